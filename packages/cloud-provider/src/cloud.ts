@@ -1,0 +1,236 @@
+/**
+ * The cloud-provider contract: the interfaces a vendor implements.
+ *
+ * Follows upstream `k8s.io/cloud-provider/cloud.go`, as idiomatic TypeScript:
+ * - Every cloud call is `async` and takes an optional `AbortSignal` last; implementations should
+ *   stop work and reject when it aborts.
+ * - A facet the cloud does not support is absent: its accessor is missing or returns `undefined`
+ *   (replacing Go's `(value, bool)`); controllers never call into an unsupported facet.
+ * - "Does not exist" is `undefined`, not an error.
+ * - Sentinel errors are classes (see `errors.ts`), checked with `instanceof` or `findError`.
+ * - Implementations must treat the `V1Node`/`V1Service` objects they receive as read-only.
+ */
+import type {
+  KubeConfig,
+  V1LoadBalancerStatus,
+  V1Node,
+  V1NodeAddress,
+  V1PersistentVolume,
+  V1Service,
+} from '@kubernetes/client-node';
+import type { SharedInformers } from './informers.js';
+
+/**
+ * Gives each controller its own Kubernetes client configuration (upstream `ControllerClientBuilder`).
+ * `name` is the controller's client name (for example `node-controller`); the user agent becomes
+ * `<default user agent>/<name>`.
+ */
+export interface ControllerClientBuilder {
+  /** A KubeConfig for the named client. Throws when no configuration is available. */
+  config(name: string): KubeConfig;
+  /**
+   * A typed API client (for example `CoreV1Api`) for the named client, sharing the process' connection
+   * pool and client-side QPS/burst limits.
+   */
+  client<T>(name: string, api: new (...args: never[]) => T): T;
+}
+
+/**
+ * The provider: the object a vendor's factory returns (upstream `cloudprovider.Interface`).
+ * Optional accessors that are missing, or return `undefined`, mean "not supported".
+ */
+export interface CloudProvider {
+  /**
+   * Called once on the elected leader before the controllers start. May start background work,
+   * which must stop when `signal` aborts. Errors thrown here are fatal to start-up.
+   */
+  initialize?(clientBuilder: ControllerClientBuilder, signal: AbortSignal): void | Promise<void>;
+  /** The load-balancer facet; without it the service-lb controller does not start. */
+  loadBalancer?(): LoadBalancer | undefined;
+  /** The legacy instances facet (used only when {@link CloudProvider.instancesV2} is unsupported). */
+  instances?(): Instances | undefined;
+  /** The preferred instances facet. When supported, Zones is never called. */
+  instancesV2?(): InstancesV2 | undefined;
+  /** Deprecated zones facet, used only with {@link CloudProvider.instances}. */
+  zones?(): Zones | undefined;
+  /** Clusters facet; no controller calls it. */
+  clusters?(): Clusters | undefined;
+  /** Routes facet; without it the node-route controller does not start. */
+  routes?(): Routes | undefined;
+  /** The provider name, also the providerID prefix (`<name>://<id>`). */
+  providerName(): string;
+  /** True when a cluster ID is required and set; start-up fails when false unless `--allow-untagged-cloud`. */
+  hasClusterID(): boolean;
+}
+
+/** Optional extra: a provider implementing this receives the shared informers right after `initialize`. */
+export interface InformerUser {
+  setInformers(informers: SharedInformers): void;
+}
+
+/** Optional extra (deprecated upstream, not called by the controllers): labels for a PersistentVolume. */
+export interface PVLabeler {
+  getLabelsForVolume(pv: V1PersistentVolume, signal?: AbortSignal): Promise<Record<string, string>>;
+}
+
+/** True when `cloud` implements the {@link InformerUser} hook. */
+export function isInformerUser(cloud: object): cloud is InformerUser {
+  return typeof (cloud as Partial<InformerUser>).setInformers === 'function';
+}
+
+/** True when `cloud` implements {@link PVLabeler}. */
+export function isPVLabeler(cloud: object): cloud is PVLabeler {
+  return typeof (cloud as Partial<PVLabeler>).getLabelsForVolume === 'function';
+}
+
+/** Clusters facet (upstream `Clusters`). */
+export interface Clusters {
+  /** Names of all clusters. */
+  listClusters(signal?: AbortSignal): Promise<string[]>;
+  /** The DNS name or IP of the named cluster's master. */
+  master(clusterName: string, signal?: AbortSignal): Promise<string>;
+}
+
+/**
+ * Load-balancer facet (upstream `LoadBalancer`). `clusterName` is `--cluster-name` (default `kubernetes`).
+ */
+export interface LoadBalancer {
+  /**
+   * The load balancer's status, or `undefined` when it does not exist. With ImplementedElsewhere
+   * semantics, report only load balancers that this provider created.
+   */
+  getLoadBalancer(
+    clusterName: string,
+    service: V1Service,
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus | undefined>;
+  /** The provider's name for the load balancer; `defaultLoadBalancerName(service)` is the legacy default. */
+  getLoadBalancerName(clusterName: string, service: V1Service): string;
+  /**
+   * Creates or updates the load balancer for `service` over `nodes` and returns its status.
+   * @throws RetryError to requeue after a fixed delay (for example while provisioning).
+   * @throws ImplementedElsewhereError when another controller owns this load balancer.
+   */
+  ensureLoadBalancer(
+    clusterName: string,
+    service: V1Service,
+    nodes: V1Node[],
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus>;
+  /**
+   * Updates only the backend hosts of the load balancer.
+   * @throws ImplementedElsewhereError when another controller owns this load balancer.
+   */
+  updateLoadBalancer(clusterName: string, service: V1Service, nodes: V1Node[], signal?: AbortSignal): Promise<void>;
+  /**
+   * Deletes the load balancer; resolves when it is gone or was already gone.
+   * Must never throw ImplementedElsewhereError: a load balancer must always be torn down.
+   */
+  ensureLoadBalancerDeleted(clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void>;
+}
+
+/** Legacy instances facet (upstream `Instances`). Node names are `metadata.name` of the Node. */
+export interface Instances {
+  /** Addresses of the named node. */
+  nodeAddresses(nodeName: string, signal?: AbortSignal): Promise<V1NodeAddress[]>;
+  /** Addresses by providerID; called off the node, so it must not use a local metadata service. */
+  nodeAddressesByProviderID(providerID: string, signal?: AbortSignal): Promise<V1NodeAddress[]>;
+  /**
+   * The cloud's instance ID of the named node.
+   * @throws InstanceNotFoundError when the instance does not exist (never for stopped instances).
+   * @throws NotImplementedError when unsupported.
+   */
+  instanceID(nodeName: string, signal?: AbortSignal): Promise<string>;
+  /** The instance type of the named node. */
+  instanceType(nodeName: string, signal?: AbortSignal): Promise<string>;
+  /** The instance type by providerID. */
+  instanceTypeByProviderID(providerID: string, signal?: AbortSignal): Promise<string>;
+  /** Unused by the controllers; may throw NotImplementedError. */
+  addSSHKeyToAllInstances(user: string, keyData: Uint8Array, signal?: AbortSignal): Promise<void>;
+  /** The node name of the host this process runs on (unused by the controllers). */
+  currentNodeName(hostname: string, signal?: AbortSignal): Promise<string>;
+  /** False (with no error) means the Node object is deleted; must stay true for stopped instances. */
+  instanceExistsByProviderID(providerID: string, signal?: AbortSignal): Promise<boolean>;
+  /** True when the instance is shut down; NotImplementedError is treated as "not shut down". */
+  instanceShutdownByProviderID(providerID: string, signal?: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * Preferred instances facet (upstream `InstancesV2`). Each method receives the whole Node:
+ * look at `node.spec.providerID` first; fall back to the name, labels or annotations.
+ */
+export interface InstancesV2 {
+  /** False (with no error) means the Node object is deleted; must stay true for stopped instances. */
+  instanceExists(node: V1Node, signal?: AbortSignal): Promise<boolean>;
+  /** True when the instance is shut down (the Node gets the shutdown taint). */
+  instanceShutdown(node: V1Node, signal?: AbortSignal): Promise<boolean>;
+  /** Metadata used to initialize the Node, or `undefined` when none is available (initialization retries). */
+  instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata | undefined>;
+}
+
+/** What a provider knows about a Node's machine (upstream `InstanceMetadata`). Empty strings mean unset. */
+export interface InstanceMetadata {
+  /** Written to `spec.providerID` once, at initialization; format `<provider>://<id>`. */
+  providerID?: string;
+  /** Becomes `node.kubernetes.io/instance-type` and `beta.kubernetes.io/instance-type`. */
+  instanceType?: string;
+  /** Becomes `status.addresses`. */
+  nodeAddresses?: V1NodeAddress[];
+  /** Becomes `topology.kubernetes.io/zone` and `failure-domain.beta.kubernetes.io/zone`. */
+  zone?: string;
+  /** Becomes `topology.kubernetes.io/region` and `failure-domain.beta.kubernetes.io/region`. */
+  region?: string;
+  /** Extra labels, filtered by the cloud-node controller (kubernetes.io / k8s.io prefixes are refused). */
+  additionalLabels?: Record<string, string>;
+}
+
+/** A zone (upstream `Zone`). */
+export interface Zone {
+  failureDomain: string;
+  region: string;
+}
+
+/** Deprecated zones facet (upstream `Zones`); never called when InstancesV2 is supported. */
+export interface Zones {
+  /** The zone of the host this process runs on. */
+  getZone(signal?: AbortSignal): Promise<Zone>;
+  /** The zone of the instance with this providerID. */
+  getZoneByProviderID(providerID: string, signal?: AbortSignal): Promise<Zone>;
+  /** The zone of the named node. */
+  getZoneByNodeName(nodeName: string, signal?: AbortSignal): Promise<Zone>;
+}
+
+/** A cloud route (upstream `Route`). */
+export interface Route {
+  /** The provider's name for the route; ignored on create. */
+  name?: string;
+  /** The Node name the route sends traffic to. */
+  targetNode: string;
+  /** When false, {@link Route.targetNodeAddresses} is ignored. */
+  enableNodeAddresses?: boolean;
+  /** The target Node's addresses, when {@link Route.enableNodeAddresses} is true. */
+  targetNodeAddresses?: V1NodeAddress[];
+  /** The destination CIDR, for example `10.244.1.0/24`. */
+  destinationCIDR: string;
+  /** A blackhole route (its target is gone); such routes inside the cluster CIDR are deleted. */
+  blackhole?: boolean;
+}
+
+/** Routes facet (upstream `Routes`). */
+export interface Routes {
+  /** The managed routes of this cluster. */
+  listRoutes(clusterName: string, signal?: AbortSignal): Promise<Route[]>;
+  /** Creates a route; `nameHint` is the Node UID and may be used to name it. */
+  createRoute(clusterName: string, nameHint: string, route: Route, signal?: AbortSignal): Promise<void>;
+  /** Deletes a route that {@link Routes.listRoutes} returned. */
+  deleteRoute(clusterName: string, route: Route, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * Builds a provider from its configuration (upstream `Factory`).
+ * @param config - the contents of the `--cloud-config` file as UTF-8 text, or `undefined` without a file.
+ * @returns the provider; `undefined` is reported by `initCloudProvider` as an unknown provider.
+ */
+export type CloudProviderFactory = (
+  config: string | undefined,
+) => CloudProvider | undefined | Promise<CloudProvider | undefined>;

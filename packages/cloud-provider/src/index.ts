@@ -1,0 +1,3 @@
+export * from './cloud.js';
+export * from './errors.js';
+export * from './informers.js';

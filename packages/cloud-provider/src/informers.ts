@@ -1,0 +1,43 @@
+/**
+ * The minimal informer shapes a provider sees through the {@link InformerUser} hook
+ * (upstream passes client-go's `SharedInformerFactory`). `@ccm-kit/runtime`'s shared informer
+ * factory implements these; they live here so a provider package depends on nothing else.
+ */
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+
+/** A read-only view of an informer's local cache. Keys are `name` or `namespace/name`. */
+export interface Lister<T> {
+  /** The cached object with this key, or `undefined`. */
+  get(key: string): T | undefined;
+  /** Every cached object. */
+  list(): T[];
+}
+
+/** A delete whose final state was missed while the watch was down (client-go `DeletedFinalStateUnknown`). */
+export interface DeletedFinalStateUnknown<T> {
+  readonly key: string;
+  readonly obj: T;
+  readonly deletedFinalStateUnknown: true;
+}
+
+/** Informer event callbacks. Exceptions thrown by handlers are caught, logged and counted. */
+export interface InformerEventHandler<T> {
+  onAdd?(obj: T, isInInitialList: boolean): void;
+  onUpdate?(oldObj: T, newObj: T): void;
+  onDelete?(obj: T | DeletedFinalStateUnknown<T>): void;
+}
+
+/** A shared informer over one resource. */
+export interface Informer<T> {
+  readonly lister: Lister<T>;
+  /** True once the initial list has been delivered to the cache. */
+  hasSynced(): boolean;
+  /** Adds a handler; returns a function that removes it. */
+  addEventHandler(handler: InformerEventHandler<T>): () => void;
+}
+
+/** The shared informers of the cloud-controller-manager. */
+export interface SharedInformers {
+  nodes(): Informer<V1Node>;
+  services(): Informer<V1Service>;
+}

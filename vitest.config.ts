@@ -1,0 +1,38 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: fast unit tests (no network) and integration tests that run
+// against a real kube-apiserver + etcd started by @ccm-kit/testing.
+// The custom "source" export condition lets tests import workspace packages
+// from their TypeScript sources; processes started by tests use dist/.
+const resolve = { conditions: ['source'] };
+
+export default defineConfig({
+  resolve,
+  test: {
+    reporters: ['default', 'json'],
+    outputFile: { json: '.vitest-report.json' },
+    projects: [
+      {
+        resolve,
+        test: {
+          name: 'unit',
+          include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'integration',
+          include: ['packages/*/test/**/*.int.test.ts', 'examples/*/test/**/*.int.test.ts'],
+          exclude: ['**/node_modules/**'],
+          globalSetup: ['packages/testing/src/vitest-global-setup.ts'],
+          // Each file starts its own control plane; 2 cores take two at a time.
+          maxWorkers: 2,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
