@@ -1,1 +1,2 @@
-export {};
+export * from './logging.js';
+export * from './metrics/registry.js';
