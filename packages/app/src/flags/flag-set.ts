@@ -1,0 +1,286 @@
+/**
+ * Kubernetes-style command-line flags (spf13/pflag semantics as the Go cloud-controller-manager uses them):
+ * `--flag=value`, `--flag value`, `--bool`, `--bool=false`, `-v 2`/`-v=2`, Go durations, comma-separated lists,
+ * `key=bool` maps (`--feature-gates`), named flag sets for the help output, and `--` ending the flags.
+ * Error messages follow pflag's (`unknown flag: --x`, `invalid argument "y" for "--x" flag: ...`).
+ */
+import { formatGoDuration, parseGoDuration } from './duration.js';
+
+/** The kinds of flag value. Durations are held in **milliseconds**. */
+export type FlagKind = 'string' | 'bool' | 'int' | 'float' | 'duration' | 'stringSlice' | 'mapStringBool';
+
+/** The TypeScript value type of each flag kind. */
+export interface FlagValueOf {
+  string: string;
+  bool: boolean;
+  int: number;
+  float: number;
+  duration: number;
+  stringSlice: string[];
+  mapStringBool: Record<string, boolean>;
+}
+
+/** One flag's definition. */
+export interface FlagDefinition<K extends FlagKind = FlagKind> {
+  /** Long name without dashes, for example `cloud-provider`. */
+  name: string;
+  /** Optional one-letter short name (`v`, `h`). */
+  shorthand?: string;
+  kind: K;
+  default: FlagValueOf[K];
+  usage: string;
+  /** Marked deprecated: still accepted, with a warning printed when used. */
+  deprecated?: string;
+  /** Extra validation after parsing; throw an Error whose message says what is wrong and how to fix it. */
+  validate?: (value: FlagValueOf[K]) => void;
+}
+
+/** A thrown error for bad command-line input; `flag` names the offending flag when known. */
+export class FlagError extends Error {
+  constructor(
+    message: string,
+    readonly flag?: string,
+  ) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+/** A named group of flags (for example `generic`, `leader-election`), as upstream's NamedFlagSets. */
+export class FlagSet {
+  readonly flags = new Map<string, FlagDefinition>();
+
+  constructor(readonly name: string) {}
+
+  /** Defines a flag; throws when the name is already defined in this set. */
+  add<K extends FlagKind>(def: FlagDefinition<K>): this {
+    if (this.flags.has(def.name)) throw new Error(`flag redefined: ${def.name}`);
+    this.flags.set(def.name, def as unknown as FlagDefinition);
+    return this;
+  }
+
+  string(name: string, def: string, usage: string, extra: Partial<FlagDefinition<'string'>> = {}): this {
+    return this.add({ name, kind: 'string', default: def, usage, ...extra });
+  }
+  bool(name: string, def: boolean, usage: string, extra: Partial<FlagDefinition<'bool'>> = {}): this {
+    return this.add({ name, kind: 'bool', default: def, usage, ...extra });
+  }
+  int(name: string, def: number, usage: string, extra: Partial<FlagDefinition<'int'>> = {}): this {
+    return this.add({ name, kind: 'int', default: def, usage, ...extra });
+  }
+  float(name: string, def: number, usage: string, extra: Partial<FlagDefinition<'float'>> = {}): this {
+    return this.add({ name, kind: 'float', default: def, usage, ...extra });
+  }
+  /** A Go-duration flag; `defMs` and the parsed value are in milliseconds. */
+  duration(
+    name: string,
+    defMs: number,
+    usage: string,
+    extra: Partial<FlagDefinition<'duration'>> = {},
+  ): this {
+    return this.add({ name, kind: 'duration', default: defMs, usage, ...extra });
+  }
+  stringSlice(
+    name: string,
+    def: string[],
+    usage: string,
+    extra: Partial<FlagDefinition<'stringSlice'>> = {},
+  ): this {
+    return this.add({ name, kind: 'stringSlice', default: def, usage, ...extra });
+  }
+  mapStringBool(
+    name: string,
+    def: Record<string, boolean>,
+    usage: string,
+    extra: Partial<FlagDefinition<'mapStringBool'>> = {},
+  ): this {
+    return this.add({ name, kind: 'mapStringBool', default: def, usage, ...extra });
+  }
+}
+
+/** Parsed flags: values by long name, and which flags were set explicitly. */
+export interface ParsedFlags {
+  values: Record<string, unknown>;
+  /** Long names given on the command line. */
+  changed: Set<string>;
+  /** Positional arguments (the CCM rejects any). */
+  args: string[];
+  /** Deprecation warnings for flags that were used. */
+  warnings: string[];
+}
+
+const GO_TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const GO_FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Parses a boolean as Go's `strconv.ParseBool`; undefined when it is not one. */
+export function parseGoBool(s: string): boolean | undefined {
+  if (GO_TRUE.has(s)) return true;
+  if (GO_FALSE.has(s)) return false;
+  return undefined;
+}
+
+function parseValue(def: FlagDefinition, raw: string, previous: unknown): unknown {
+  switch (def.kind) {
+    case 'string':
+      return raw;
+    case 'bool': {
+      const b = parseGoBool(raw);
+      if (b === undefined)
+        throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      return b;
+    }
+    case 'int': {
+      if (!/^[+-]?\d+$/.test(raw))
+        throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      return Number.parseInt(raw, 10);
+    }
+    case 'float': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n))
+        throw new Error(`strconv.ParseFloat: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      return n;
+    }
+    case 'duration':
+      return parseGoDuration(raw);
+    case 'stringSlice': {
+      // pflag: the first use replaces the default, later uses append.
+      const items = raw === '' ? [] : raw.split(',');
+      return Array.isArray(previous) ? [...previous, ...items] : items;
+    }
+    case 'mapStringBool': {
+      const out: Record<string, boolean> = { ...((previous as Record<string, boolean>) ?? {}) };
+      for (const pair of raw.split(',')) {
+        const item = pair.trim();
+        if (item === '') continue;
+        const eq = item.indexOf('=');
+        if (eq < 0) throw new Error(`missing bool value for ${item}`);
+        const key = item.slice(0, eq).trim();
+        const b = parseGoBool(item.slice(eq + 1).trim());
+        if (b === undefined)
+          throw new Error(`invalid value of ${key}: ${item.slice(eq + 1)}, err: invalid syntax`);
+        out[key] = b;
+      }
+      return out;
+    }
+  }
+}
+
+/**
+ * Parses `argv` (without the node and script entries) against the flag sets.
+ * @throws FlagError on an unknown flag, a missing or invalid value, or a failed validation — one error naming the flag.
+ */
+export function parseFlags(argv: readonly string[], sets: readonly FlagSet[]): ParsedFlags {
+  const byName = new Map<string, FlagDefinition>();
+  const byShort = new Map<string, FlagDefinition>();
+  for (const set of sets) {
+    for (const def of set.flags.values()) {
+      if (byName.has(def.name)) throw new Error(`flag redefined: ${def.name} (in flag set ${set.name})`);
+      byName.set(def.name, def);
+      if (def.shorthand) byShort.set(def.shorthand, def);
+    }
+  }
+  const values: Record<string, unknown> = {};
+  for (const def of byName.values()) values[def.name] = structuredClone(def.default);
+  const changed = new Set<string>();
+  const args: string[] = [];
+  const warnings: string[] = [];
+
+  const set = (def: FlagDefinition, raw: string, shown: string) => {
+    let v: unknown;
+    try {
+      v = parseValue(def, raw, changed.has(def.name) ? values[def.name] : undefined);
+      (def.validate as ((x: unknown) => void) | undefined)?.(v);
+    } catch (e) {
+      throw new FlagError(
+        `invalid argument ${JSON.stringify(raw)} for "${shown}" flag: ${(e as Error).message}`,
+        def.name,
+      );
+    }
+    values[def.name] = v;
+    changed.add(def.name);
+    if (def.deprecated) warnings.push(`Flag --${def.name} has been deprecated, ${def.deprecated}`);
+  };
+
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      args.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-') {
+      args.push(a);
+      continue;
+    }
+    const long = a.startsWith('--');
+    const body = a.slice(long ? 2 : 1);
+    const eq = body.indexOf('=');
+    const name = eq >= 0 ? body.slice(0, eq) : body;
+    const def = long
+      ? byName.get(name)
+      : (byShort.get(name) ?? (name.length > 1 ? byName.get(name) : undefined));
+    const shown = long ? `--${name}` : `-${name}`;
+    if (!def) {
+      throw new FlagError(
+        long ? `unknown flag: --${name}` : `unknown shorthand flag: '${name}' in -${name}`,
+        name,
+      );
+    }
+    if (eq >= 0) {
+      set(def, body.slice(eq + 1), shown);
+    } else if (def.kind === 'bool') {
+      set(def, 'true', shown);
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new FlagError(`flag needs an argument: ${shown}`, def.name);
+      set(def, next, shown);
+      i++;
+    }
+  }
+  return { values, changed, args, warnings };
+}
+
+function renderDefault(def: FlagDefinition): string {
+  const v = def.default;
+  switch (def.kind) {
+    case 'string':
+      return v === '' ? '' : ` (default ${JSON.stringify(v)})`;
+    case 'bool':
+      return v ? ' (default true)' : '';
+    case 'int':
+    case 'float':
+      return v === 0 ? '' : ` (default ${v})`;
+    case 'duration':
+      return ` (default ${formatGoDuration(v as number)})`;
+    case 'stringSlice':
+      return (v as string[]).length ? ` (default [${(v as string[]).join(',')}])` : '';
+    case 'mapStringBool':
+      return '';
+  }
+}
+
+const TYPE_NAME: Record<FlagKind, string> = {
+  string: 'string',
+  bool: '',
+  int: 'int',
+  float: 'float',
+  duration: 'duration',
+  stringSlice: 'strings',
+  mapStringBool: 'mapStringBool',
+};
+
+/** Renders help text: one section per flag set, flags sorted by name, as upstream's `cliflag.PrintSections`. */
+export function formatHelp(sets: readonly FlagSet[]): string {
+  const out: string[] = [];
+  for (const set of sets) {
+    if (set.flags.size === 0) continue;
+    out.push(`${set.name[0]!.toUpperCase()}${set.name.slice(1)} flags:\n`);
+    const defs = [...set.flags.values()].sort((a, b) => a.name.localeCompare(b.name));
+    for (const d of defs) {
+      const head = `      ${d.shorthand ? `-${d.shorthand}, ` : ''}--${d.name}${TYPE_NAME[d.kind] ? ` ${TYPE_NAME[d.kind]}` : ''}`;
+      const dep = d.deprecated ? ` (DEPRECATED: ${d.deprecated})` : '';
+      out.push(`${head}\n                ${d.usage}${renderDefault(d)}${dep}`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
