@@ -1,0 +1,7 @@
+/** Small utilities shared by the ccm-kit controllers. */
+export * from './cidr.js';
+export * from './deep-equal.js';
+export * from './go-duration.js';
+export * from './node-ownership.js';
+export * from './node-reference.js';
+export * from './periodic.js';
