@@ -1,1 +1,2 @@
-export {};
+export * from './fake-cloud/index.js';
+export * from './control-plane/index.js';
