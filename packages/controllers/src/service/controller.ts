@@ -1,0 +1,708 @@
+/**
+ * The service load-balancer controller: keeps one cloud load balancer per `LoadBalancer` Service, its hosts
+ * following the Nodes, its ingress in the Service status, and a cleanup finalizer that holds the Service until the
+ * load balancer is gone.
+ *
+ * Follows upstream `k8s.io/cloud-provider/controllers/service/controller.go` (reference §3.3, §7 items 1-11, 37).
+ * Beyond upstream (both off by default): `loadBalancerClass` serves that class instead of class-less Services, and
+ * `nodeOwnership` leaves Nodes it rejects out of every host list and ignores their events.
+ */
+import {
+  addLBFinalizer,
+  type CloudProvider,
+  findError,
+  ImplementedElsewhereError,
+  type Informer,
+  type LoadBalancer,
+  loadBalancerStatusEqual,
+  needsCleanup,
+  patchService,
+  RetryError,
+  removeLBFinalizer,
+  type ServiceStatusClient,
+} from '@ccm-kit/cloud-provider';
+import { createLogger, isNotFound, type Logger } from '@ccm-kit/runtime';
+import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
+import { formatGoDuration } from '../shared/go-duration.js';
+import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
+import {
+  EVENT_DELETED_LOAD_BALANCER,
+  EVENT_DELETING_LOAD_BALANCER,
+  EVENT_ENSURED_LOAD_BALANCER,
+  EVENT_ENSURING_LOAD_BALANCER,
+  EVENT_UNAVAILABLE_LOAD_BALANCER,
+  EVENT_UPDATED_LOAD_BALANCER,
+  REASON_DELETE_LOAD_BALANCER_FAILED,
+  REASON_SYNC_LOAD_BALANCER_FAILED,
+  REASON_UPDATE_LOAD_BALANCER_FAILED,
+} from './events.js';
+import { type ServiceControllerMetrics, serviceControllerMetrics } from './metrics.js';
+import { needsUpdateReason } from './needs-update.js';
+import {
+  formatGoStringSlice,
+  loggableNodeNames,
+  nodesSufficientlyEqual,
+  shouldSyncUpdatedNode,
+} from './node-sync-rules.js';
+import { filterWithPredicates, type NodeConditionPredicate, stableNodeSetPredicates } from './predicates.js';
+import { ServiceCache } from './service-cache.js';
+import { wantsLoadBalancer } from './service-predicates.js';
+import type { KeyQueue, ServiceEventRecorder } from './types.js';
+
+/** Upstream `minRetryDelay`: first per-key backoff of the `service` and `node` queues, in ms. */
+export const SERVICE_MIN_RETRY_DELAY_MS = 5_000;
+/** Upstream `maxRetryDelay`: backoff cap of the `service` and `node` queues, in ms. */
+export const SERVICE_MAX_RETRY_DELAY_MS = 300_000;
+/** Upstream `serviceSyncPeriod`: resync period of the service informer handler, in ms. */
+export const SERVICE_SYNC_PERIOD_MS = 30_000;
+/** Upstream `nodeSyncPeriod`: resync period of the node informer handler, in ms. */
+export const NODE_SYNC_PERIOD_MS = 100_000;
+/**
+ * The one key of the `node` queue. Upstream queues node names but ignores them (every node sync walks every
+ * service), so ccm-kit queues a single key: a burst of node events coalesces into one pending sync
+ * (docs/decisions/0201-service-node-queue-single-key.md).
+ */
+export const NODE_SYNC_KEY = 'node-sync';
+
+/** What a sync did: upstream `loadBalancerOperation`. */
+export type LoadBalancerOperation = 'delete' | 'ensure';
+
+/** Construction options of {@link ServiceController}. */
+export interface ServiceControllerOptions {
+  /** The provider; it must support the LoadBalancer facet. */
+  cloud: CloudProvider;
+  /** Sends the finalizer and status strategic merge patches to `services/<name>/status`. */
+  client: ServiceStatusClient;
+  /** The shared Service informer (its lister is read on every sync). */
+  serviceInformer: Informer<V1Service>;
+  /** The shared Node informer. */
+  nodeInformer: Informer<V1Node>;
+  /** `--cluster-name`, passed to every LoadBalancer call. */
+  clusterName: string;
+  /** Event recorder with source component `service-controller`. */
+  recorder: ServiceEventRecorder;
+  /** The `service` queue (per-key exponential backoff 5 s … 300 s). */
+  serviceQueue: KeyQueue;
+  /** The `node` queue (per-key exponential backoff 5 s … 300 s). */
+  nodeQueue: KeyQueue;
+  /** Logger (default `createLogger('service-lb-controller')`). */
+  logger?: Logger;
+  /** Beyond upstream: serve Services of this `loadBalancerClass` instead of those without a class. */
+  loadBalancerClass?: string;
+  /** Beyond upstream: Nodes for which this returns false are never load-balancer hosts and their events are ignored. */
+  nodeOwnership?: (node: V1Node) => boolean;
+  /** Metrics (default: the process-wide service controller metrics). */
+  metrics?: ServiceControllerMetrics;
+}
+
+/** A Service key as client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` without a namespace. */
+export function serviceKey(svc: Pick<V1Service, 'metadata'>): string {
+  const ns = svc.metadata?.namespace ?? '';
+  const name = svc.metadata?.name ?? '';
+  return ns === '' ? name : `${ns}/${name}`;
+}
+
+/**
+ * Splits a key as client-go's `SplitMetaNamespaceKey`.
+ * @throws Error `unexpected key format: "<key>"` when the key has more than one `/`.
+ */
+export function splitServiceKey(key: string): { namespace: string; name: string } {
+  const parts = key.split('/');
+  if (parts.length === 1) return { namespace: '', name: parts[0]! };
+  if (parts.length === 2) return { namespace: parts[0]!, name: parts[1]! };
+  throw new Error(`unexpected key format: ${JSON.stringify(key)}`);
+}
+
+/** The ObjectReference events about `svc` use (`apiVersion: v1`, `kind: Service`). */
+export function serviceReference(svc: V1Service): V1ObjectReference {
+  const ref: V1ObjectReference = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    namespace: svc.metadata?.namespace ?? '',
+    name: svc.metadata?.name ?? '',
+  };
+  if (svc.metadata?.uid) ref.uid = svc.metadata.uid;
+  if (svc.metadata?.resourceVersion) ref.resourceVersion = svc.metadata.resourceVersion;
+  return ref;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The service load-balancer controller (upstream `service.Controller`).
+ *
+ * Construct it, then call {@link ServiceController.run}. Informer handlers are registered by the constructor.
+ * Methods other than `run` mirror upstream's internal functions and are public for tests.
+ */
+export class ServiceController {
+  /** Last state processed per Service key (upstream `serviceCache`). */
+  readonly cache = new ServiceCache();
+  /** The node set last sent to the cloud, per Service key; written before each cloud call (§7 item 4). */
+  readonly lastSyncedNodes = new Map<string, V1Node[]>();
+  readonly serviceQueue: KeyQueue;
+  readonly nodeQueue: KeyQueue;
+  readonly #balancer: LoadBalancer;
+  readonly #cloud: CloudProvider;
+  readonly #client: ServiceStatusClient;
+  readonly #services: Informer<V1Service>;
+  readonly #nodes: Informer<V1Node>;
+  readonly #clusterName: string;
+  readonly #recorder: ServiceEventRecorder;
+  readonly #log: Logger;
+  readonly #lbClass: string | undefined;
+  readonly #ownership: ((node: V1Node) => boolean) | undefined;
+  readonly #nodePredicates: readonly NodeConditionPredicate[];
+  readonly #metrics: ServiceControllerMetrics;
+  readonly #removeHandlers: (() => void)[] = [];
+
+  /**
+   * Builds the controller and registers its informer handlers.
+   * @throws Error `the cloud provider does not support external load balancers` when the LoadBalancer facet is
+   *   unsupported (upstream `init`), or when `clusterName` is not a string.
+   */
+  constructor(opts: ServiceControllerOptions) {
+    const balancer = opts.cloud.loadBalancer?.();
+    if (balancer === undefined || balancer === null) {
+      throw new Error('the cloud provider does not support external load balancers');
+    }
+    if (typeof opts.clusterName !== 'string') {
+      throw new TypeError(`clusterName must be a string, got ${typeof opts.clusterName}`);
+    }
+    this.#balancer = balancer;
+    this.#cloud = opts.cloud;
+    this.#client = opts.client;
+    this.#services = opts.serviceInformer;
+    this.#nodes = opts.nodeInformer;
+    this.#clusterName = opts.clusterName;
+    this.#recorder = opts.recorder;
+    this.serviceQueue = opts.serviceQueue;
+    this.nodeQueue = opts.nodeQueue;
+    this.#log = opts.logger ?? createLogger('service-lb-controller');
+    this.#lbClass = opts.loadBalancerClass;
+    this.#ownership = opts.nodeOwnership;
+    const owned = this.#ownership;
+    this.#nodePredicates =
+      owned === undefined ? stableNodeSetPredicates : [...stableNodeSetPredicates, (n: V1Node) => owned(n)];
+    this.#metrics = opts.metrics ?? serviceControllerMetrics();
+    this.#registerHandlers();
+  }
+
+  #registerHandlers(): void {
+    this.#removeHandlers.push(
+      this.#services.addEventHandler({
+        onAdd: (svc) => {
+          // Checking cleanup here remedies changes missed while the controller was down.
+          if (this.wantsLoadBalancer(svc) || needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
+        },
+        onUpdate: (oldSvc, newSvc) => {
+          const reason = needsUpdateReason(oldSvc, newSvc, this.#lbClass);
+          if (reason !== undefined) {
+            this.#log
+              .v(2)
+              .info('Service needs a load balancer update', { service: serviceKey(newSvc), reason });
+          }
+          if (reason !== undefined || needsCleanup(newSvc)) this.serviceQueue.add(serviceKey(newSvc));
+        },
+        // No delete handler: deletions are handled through the finalizer when the deletion timestamp appears.
+      }),
+    );
+    const nodeHandler = ownedNodeHandler(
+      { nodeOwnership: this.#ownership },
+      {
+        onAdd: () => this.nodeQueue.add(NODE_SYNC_KEY),
+        onUpdate: (oldNode, newNode) => {
+          if (this.#ownershipChanged(oldNode, newNode) || shouldSyncUpdatedNode(oldNode, newNode)) {
+            this.nodeQueue.add(NODE_SYNC_KEY);
+          }
+        },
+        onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
+      },
+    );
+    this.#removeHandlers.push(this.#nodes.addEventHandler(nodeHandler));
+  }
+
+  #ownershipChanged(oldNode: V1Node, newNode: V1Node): boolean {
+    if (this.#ownership === undefined) return false;
+    const cfg = { nodeOwnership: this.#ownership };
+    return isNodeOwned(cfg, oldNode) !== isNodeOwned(cfg, newNode);
+  }
+
+  /** Upstream `wantsLoadBalancer`, with the controller's `loadBalancerClass` option applied. */
+  wantsLoadBalancer(svc: V1Service): boolean {
+    return wantsLoadBalancer(svc, this.#lbClass);
+  }
+
+  /**
+   * Runs the controller until `signal` aborts: waits for both caches, starts `workers` service workers and one
+   * node worker, and resolves once they have all stopped (the queues are shut down on abort).
+   * @param workers - `--concurrent-service-syncs` (≥ 1); also the fan-out of each node sync.
+   */
+  async run(signal: AbortSignal, workers: number): Promise<void> {
+    if (!Number.isInteger(workers) || workers < 1) {
+      throw new RangeError(`workers (concurrent-service-syncs) must be a positive integer, got ${workers}`);
+    }
+    const onAbort = () => {
+      this.serviceQueue.shutDown();
+      this.nodeQueue.shutDown();
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.#log.info('Starting service controller');
+    try {
+      if (!(await waitForCacheSync(signal, [this.#services, this.#nodes]))) return;
+      const loops: Promise<void>[] = [];
+      for (let i = 0; i < workers; i++) {
+        loops.push(
+          (async () => {
+            while (await this.processNextServiceItem(signal)) {}
+          })(),
+        );
+      }
+      loops.push(
+        (async () => {
+          while (await this.processNextNodeItem(signal, workers)) {}
+        })(),
+      );
+      await Promise.all(loops);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      onAbort();
+      for (const remove of this.#removeHandlers) remove();
+      this.#log.info('Shutting down service controller');
+    }
+  }
+
+  /** Takes one key from the node queue and runs a node sync; false once the queue is shut down. */
+  async processNextNodeItem(signal: AbortSignal, workers: number): Promise<boolean> {
+    const key = await this.nodeQueue.get();
+    if (key === undefined) return false;
+    try {
+      for (const toRetry of await this.syncNodes(workers, signal)) this.serviceQueue.add(toRetry);
+      this.nodeQueue.forget(key);
+    } catch (err) {
+      this.#log.error(err, 'node sync failed');
+    } finally {
+      this.nodeQueue.done(key);
+    }
+    return true;
+  }
+
+  /**
+   * Takes one key from the service queue and syncs it: forget on success; on a `RetryError` anywhere in the
+   * cause chain, requeue after its delay without touching the backoff; otherwise requeue rate-limited.
+   * @returns false once the queue is shut down.
+   */
+  async processNextServiceItem(signal: AbortSignal): Promise<boolean> {
+    const key = await this.serviceQueue.get();
+    if (key === undefined) return false;
+    try {
+      await this.syncService(key, signal);
+      this.serviceQueue.forget(key);
+    } catch (err) {
+      const retry = findError(err, RetryError);
+      if (retry !== undefined) {
+        this.#log.warn(
+          `error processing service ${key} (retrying in ${formatGoDuration(retry.retryAfterMs)}): ${errorMessage(err)}`,
+        );
+        this.serviceQueue.addAfter(key, retry.retryAfterMs);
+      } else {
+        this.#log.error(err, `error processing service ${key} (retrying with exponential backoff)`);
+        this.serviceQueue.addRateLimited(key);
+      }
+    } finally {
+      this.serviceQueue.done(key);
+    }
+    return true;
+  }
+
+  /**
+   * Syncs the Service with this key: the deletion path when it is gone from the lister, else create-or-update on
+   * a deep copy.
+   * @throws Error `unexpected key format: "<key>"`, or whatever the sync throws.
+   */
+  async syncService(key: string, signal?: AbortSignal): Promise<void> {
+    const start = performance.now();
+    try {
+      splitServiceKey(key);
+      const svc = this.#services.lister.get(key);
+      if (svc === undefined) {
+        await this.processServiceDeletion(key, signal);
+        return;
+      }
+      await this.processServiceCreateOrUpdate(structuredClone(svc), key, signal);
+    } finally {
+      this.#log
+        .v(4)
+        .info('Finished syncing service', { service: key, durationMs: performance.now() - start });
+    }
+  }
+
+  /** The legacy deletion path for a Service gone from the lister: deletes its cached load balancer, if any. */
+  async processServiceDeletion(key: string, signal?: AbortSignal): Promise<void> {
+    const cached = this.cache.get(key);
+    if (cached === undefined) return;
+    this.#log
+      .v(2)
+      .info('Service has been deleted. Attempting to cleanup load balancer resources', { service: key });
+    if (cached.state !== undefined) await this.processLoadBalancerDelete(cached.state, signal);
+    this.#forget(key);
+  }
+
+  /**
+   * Deletes the load balancer of a Service that did not go through the finalizer. `ImplementedElsewhere` is an
+   * error here, as upstream. Throws the provider's error unchanged.
+   */
+  async processLoadBalancerDelete(svc: V1Service, signal?: AbortSignal): Promise<void> {
+    if (!this.wantsLoadBalancer(svc)) return;
+    const ref = serviceReference(svc);
+    this.#event(ref, 'Normal', EVENT_DELETING_LOAD_BALANCER.reason, EVENT_DELETING_LOAD_BALANCER.message);
+    try {
+      await this.#balancer.ensureLoadBalancerDeleted(this.#clusterName, svc, signal);
+    } catch (err) {
+      this.#event(
+        ref,
+        'Warning',
+        REASON_DELETE_LOAD_BALANCER_FAILED,
+        `Error deleting load balancer: ${errorMessage(err)}`,
+      );
+      throw err;
+    }
+    this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
+  }
+
+  /** Processes a Service present in the lister (`svc` is a private copy). */
+  async processServiceCreateOrUpdate(svc: V1Service, key: string, signal?: AbortSignal): Promise<void> {
+    const cached = this.cache.getOrCreate(key);
+    if (cached.state !== undefined && (cached.state.metadata?.uid ?? '') !== (svc.metadata?.uid ?? '')) {
+      // Deleted and re-created quickly, without a finalizer: delete the old load balancer first.
+      await this.processLoadBalancerDelete(cached.state, signal);
+    }
+    cached.state = svc;
+    let op: LoadBalancerOperation;
+    try {
+      op = await this.syncLoadBalancerIfNeeded(svc, key, signal);
+    } catch (err) {
+      this.#event(
+        serviceReference(svc),
+        'Warning',
+        REASON_SYNC_LOAD_BALANCER_FAILED,
+        `Error syncing load balancer: ${errorMessage(err)}`,
+      );
+      throw err;
+    }
+    if (op === 'delete') this.#forget(key);
+  }
+
+  /** Removes `key` from the cache (and its last synced node set, which is rewritten before any later call). */
+  #forget(key: string): void {
+    this.cache.delete(key);
+    this.lastSyncedNodes.delete(key);
+  }
+
+  /**
+   * Ensures or deletes the Service's load balancer and patches its status (upstream `syncLoadBalancerIfNeeded`).
+   * @returns the operation taken.
+   * @throws Error with upstream's messages; on the ensure path the provider's error is the `cause`, so a
+   *   `RetryError` is honoured; on the delete path it is not chained.
+   */
+  async syncLoadBalancerIfNeeded(
+    svc: V1Service,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<LoadBalancerOperation> {
+    const previousStatus = structuredClone(svc.status?.loadBalancer ?? {});
+    let newStatus: V1LoadBalancerStatus;
+    let op: LoadBalancerOperation;
+    const ref = serviceReference(svc);
+    if (!this.wantsLoadBalancer(svc) || needsCleanup(svc)) {
+      op = 'delete';
+      newStatus = {};
+      let exists: boolean;
+      try {
+        exists = (await this.#balancer.getLoadBalancer(this.#clusterName, svc, signal)) !== undefined;
+      } catch (err) {
+        throw new Error(`failed to check if load balancer exists before cleanup: ${errorMessage(err)}`);
+      }
+      if (exists) {
+        this.#log.v(2).info('Deleting existing load balancer for service', { service: key });
+        this.#event(ref, 'Normal', EVENT_DELETING_LOAD_BALANCER.reason, EVENT_DELETING_LOAD_BALANCER.message);
+        try {
+          await this.#balancer.ensureLoadBalancerDeleted(this.#clusterName, svc, signal);
+        } catch (err) {
+          if (err instanceof ImplementedElsewhereError) {
+            this.#log
+              .v(4)
+              .info('LoadBalancer implemented by a different controller, ignoring error on deletion', {
+                service: key,
+                provider: this.#cloud.providerName(),
+              });
+          } else {
+            throw new Error(`failed to delete load balancer: ${errorMessage(err)}`);
+          }
+        }
+      }
+      try {
+        await this.removeFinalizer(svc);
+      } catch (err) {
+        throw new Error(`failed to remove load balancer cleanup finalizer: ${errorMessage(err)}`);
+      }
+      this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
+    } else {
+      op = 'ensure';
+      this.#log.v(2).info('Ensuring load balancer for service', { service: key });
+      this.#event(ref, 'Normal', EVENT_ENSURING_LOAD_BALANCER.reason, EVENT_ENSURING_LOAD_BALANCER.message);
+      try {
+        await this.addFinalizer(svc);
+      } catch (err) {
+        throw new Error(`failed to add load balancer cleanup finalizer: ${errorMessage(err)}`);
+      }
+      let status: V1LoadBalancerStatus | undefined | null;
+      try {
+        status = await this.ensureLoadBalancer(svc, signal);
+      } catch (err) {
+        if (err instanceof ImplementedElsewhereError) {
+          this.#log.v(4).info('LoadBalancer implemented by a different controller, ignoring error', {
+            service: key,
+            provider: this.#cloud.providerName(),
+          });
+          return op;
+        }
+        // Chained (Go's %w) so that a RetryError is honoured by processNextServiceItem.
+        throw new Error(`failed to ensure load balancer: ${errorMessage(err)}`, { cause: err });
+      }
+      if (status === undefined || status === null) {
+        throw new Error('service status returned by EnsureLoadBalancer is nil');
+      }
+      newStatus = status;
+      this.#event(ref, 'Normal', EVENT_ENSURED_LOAD_BALANCER.reason, EVENT_ENSURED_LOAD_BALANCER.message);
+    }
+    try {
+      await this.patchStatus(svc, previousStatus, newStatus);
+    } catch (err) {
+      // NotFound: the Service may vanish as soon as its finalizer is gone.
+      if (!isNotFound(err)) throw new Error(`failed to update load balancer status: ${errorMessage(err)}`);
+    }
+    return op;
+  }
+
+  /**
+   * Calls `ensureLoadBalancer` with the stable node set, storing that set as the Service's last synced nodes
+   * before the call. Warns `UnAvailableLoadBalancer` (and still calls) when the set is empty.
+   */
+  async ensureLoadBalancer(
+    svc: V1Service,
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus | undefined | null> {
+    const nodes = filterWithPredicates(this.#nodes.lister.list(), this.#nodePredicates);
+    if (nodes.length === 0) {
+      this.#event(
+        serviceReference(svc),
+        'Warning',
+        EVENT_UNAVAILABLE_LOAD_BALANCER.reason,
+        EVENT_UNAVAILABLE_LOAD_BALANCER.message,
+      );
+    }
+    this.lastSyncedNodes.set(serviceKey(svc), nodes);
+    return this.#balancer.ensureLoadBalancer(this.#clusterName, svc, nodes, signal);
+  }
+
+  /** Adds the cleanup finalizer with a status-subresource SMP, unless already present. */
+  async addFinalizer(svc: V1Service): Promise<void> {
+    const updated = addLBFinalizer(svc);
+    if (updated === undefined) return;
+    this.#log.v(2).info('Adding finalizer to service', { service: serviceKey(svc) });
+    await patchService(this.#client, svc, updated);
+  }
+
+  /** Removes every occurrence of the cleanup finalizer with a status-subresource SMP, when present. */
+  async removeFinalizer(svc: V1Service): Promise<void> {
+    const updated = removeLBFinalizer(svc);
+    if (updated === undefined) return;
+    this.#log.v(2).info('Removing finalizer from service', { service: serviceKey(svc) });
+    await patchService(this.#client, svc, updated);
+  }
+
+  /** Replaces `status.loadBalancer` with `newStatus` unless it is semantically equal to `previousStatus`. */
+  async patchStatus(
+    svc: V1Service,
+    previousStatus: V1LoadBalancerStatus,
+    newStatus: V1LoadBalancerStatus,
+  ): Promise<void> {
+    if (loadBalancerStatusEqual(previousStatus, newStatus)) return;
+    const updated = structuredClone(svc);
+    updated.status = { ...updated.status, loadBalancer: newStatus };
+    this.#log.v(2).info('Patching status for service', { service: serviceKey(svc) });
+    await patchService(this.#client, svc, updated);
+  }
+
+  /**
+   * Updates the hosts of every cached load-balancer Service whose stable node set changed, over `workers`
+   * concurrent updates, and observes `service_controller_nodesync_latency_seconds`.
+   * @returns the keys of the Services whose update failed (to be re-ensured through the service queue).
+   */
+  async syncNodes(workers: number, signal?: AbortSignal): Promise<Set<string>> {
+    const start = performance.now();
+    try {
+      this.#log.v(2).info('Syncing backends for all LB services.');
+      const services = this.cache.allServices();
+      const toRetry = await this.updateLoadBalancerHosts(services, workers, signal);
+      this.#log
+        .v(2)
+        .info(
+          `Successfully updated ${services.length - toRetry.size} out of ${services.length} load balancers to direct traffic to the updated set of nodes`,
+        );
+      return toRetry;
+    } finally {
+      this.#metrics.nodeSyncLatency.observe((performance.now() - start) / 1000);
+    }
+  }
+
+  /**
+   * Runs {@link ServiceController.nodeSyncService} for each service with at most `workers` at once; stops
+   * handing out services once `signal` aborts (upstream `ParallelizeUntil`).
+   * @returns the `namespace/name` keys that need a retry.
+   */
+  async updateLoadBalancerHosts(
+    services: readonly (V1Service | undefined)[],
+    workers: number,
+    signal?: AbortSignal,
+  ): Promise<Set<string>> {
+    const toRetry = new Set<string>();
+    let next = 0;
+    const worker = async () => {
+      while (next < services.length && !signal?.aborted) {
+        const svc = services[next++];
+        let retry: boolean;
+        try {
+          retry = await this.nodeSyncService(svc);
+        } catch (err) {
+          this.#log.error(err, 'node sync of a service failed unexpectedly');
+          retry = true;
+        }
+        if (retry && svc !== undefined) toRetry.add(serviceKey(svc));
+      }
+    };
+    const n = Math.max(1, Math.min(workers, services.length));
+    await Promise.all(Array.from({ length: n }, worker));
+    return toRetry;
+  }
+
+  /**
+   * Node sync of one Service (upstream `nodeSyncService`): compares the current stable node set with the one
+   * last sent, stores the current one at once, and calls `updateLoadBalancer` when they differ.
+   * @returns true when the Service should be retried.
+   */
+  async nodeSyncService(svc: V1Service | undefined): Promise<boolean> {
+    if (svc === undefined || !this.wantsLoadBalancer(svc)) return false;
+    let all: V1Node[];
+    try {
+      all = this.#nodes.lister.list();
+    } catch (err) {
+      this.#log.error(err, 'failed to retrieve node list');
+      this.#metrics.nodeSyncErrorCount.inc();
+      return true;
+    }
+    const key = serviceKey(svc);
+    const newNodes = filterWithPredicates(all, this.#nodePredicates);
+    const oldNodes = filterWithPredicates(this.lastSyncedNodes.get(key) ?? [], this.#nodePredicates);
+    // Stored before the outcome is known: a failed update is retried through the service queue (full ensure).
+    this.lastSyncedNodes.set(key, newNodes);
+    if (nodesSufficientlyEqual(oldNodes, newNodes)) return false;
+    this.#log.v(4).info('nodeSyncService started', { service: key });
+    try {
+      await this.lockedUpdateLoadBalancerHosts(svc, newNodes);
+    } catch (err) {
+      this.#log.error(err, 'failed to update load balancer hosts', { service: key });
+      this.#metrics.nodeSyncErrorCount.inc();
+      return true;
+    }
+    this.#log.v(4).info('nodeSyncService finished successfully', { service: key });
+    return false;
+  }
+
+  /**
+   * Calls `updateLoadBalancer` (without the controller's signal, as upstream's `context.TODO()`), records the
+   * outcome event, and throws the provider's error when the load balancer still exists.
+   */
+  async lockedUpdateLoadBalancerHosts(svc: V1Service, hosts: V1Node[]): Promise<void> {
+    const start = performance.now();
+    this.#metrics.loadBalancerSyncCount.inc();
+    const ref = serviceReference(svc);
+    try {
+      this.#log
+        .v(2)
+        .info(
+          `Updating backends for load balancer ${serviceKey(svc)} with ${hosts.length} nodes: ${formatGoStringSlice(loggableNodeNames(hosts))}`,
+        );
+      let updateErr: unknown;
+      try {
+        await this.#balancer.updateLoadBalancer(this.#clusterName, svc, hosts);
+        if (hosts.length === 0) {
+          this.#event(
+            ref,
+            'Warning',
+            EVENT_UNAVAILABLE_LOAD_BALANCER.reason,
+            EVENT_UNAVAILABLE_LOAD_BALANCER.message,
+          );
+        } else {
+          this.#event(ref, 'Normal', EVENT_UPDATED_LOAD_BALANCER.reason, EVENT_UPDATED_LOAD_BALANCER.message);
+        }
+        return;
+      } catch (err) {
+        updateErr = err;
+      }
+      if (updateErr instanceof ImplementedElsewhereError) return;
+      // It is only an error if the load balancer still exists.
+      try {
+        const status = await this.#balancer.getLoadBalancer(this.#clusterName, svc);
+        if (status === undefined) return;
+      } catch (err) {
+        this.#log.error(err, 'failed to check if load balancer exists for service', {
+          service: serviceKey(svc),
+        });
+      }
+      this.#event(
+        ref,
+        'Warning',
+        REASON_UPDATE_LOAD_BALANCER_FAILED,
+        `Error updating load balancer with new hosts ${formatGoStringSlice(loggableNodeNames(hosts))} [node names limited, total number of nodes: ${hosts.length}], error: ${errorMessage(updateErr)}`,
+      );
+      throw updateErr;
+    } finally {
+      this.#metrics.updateLoadBalancerHostLatency.observe((performance.now() - start) / 1000);
+    }
+  }
+
+  #event(ref: V1ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    try {
+      this.#recorder.event(ref, type, reason, message);
+    } catch (err) {
+      this.#log.error(err, 'failed to record event', { reason });
+    }
+  }
+}
+
+/**
+ * Waits until every informer has synced, polling every 100 ms.
+ * @returns false when `signal` aborted first (upstream `WaitForNamedCacheSync` failing).
+ */
+async function waitForCacheSync(
+  signal: AbortSignal,
+  informers: readonly { hasSynced(): boolean }[],
+): Promise<boolean> {
+  while (!informers.every((i) => i.hasSynced())) {
+    if (signal.aborted) return false;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, 100);
+      function done() {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+  return !signal.aborted;
+}

@@ -1,0 +1,203 @@
+/**
+ * Test doubles for the service load-balancer controller's unit tests (the upstream harness of
+ * controllers/service/controller_test.go: synced informers, a recording event recorder formatting
+ * `"<Type> <Reason> <Message>"`, a recording status patcher and a queue that records its calls).
+ */
+import type {
+  DeletedFinalStateUnknown,
+  Informer,
+  InformerEventHandler,
+  ServiceStatusClient,
+} from '@ccm-kit/cloud-provider';
+import type { V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
+import type { KeyQueue, ServiceEventRecorder } from '../src/service/types.js';
+
+/** An informer over an in-memory map, keyed `namespace/name` (or `name`). */
+export class FakeInformer<T extends { metadata?: { name?: string; namespace?: string } }>
+  implements Informer<T>
+{
+  readonly items = new Map<string, T>();
+  readonly handlers: InformerEventHandler<T>[] = [];
+  listError: Error | undefined;
+  synced = true;
+
+  readonly lister = {
+    get: (key: string) => this.items.get(key),
+    list: () => {
+      if (this.listError) throw this.listError;
+      return [...this.items.values()];
+    },
+  };
+
+  static keyOf(obj: { metadata?: { name?: string; namespace?: string } }): string {
+    const ns = obj.metadata?.namespace ?? '';
+    return ns === '' ? (obj.metadata?.name ?? '') : `${ns}/${obj.metadata?.name ?? ''}`;
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  addEventHandler(handler: InformerEventHandler<T>): () => void {
+    this.handlers.push(handler);
+    return () => {
+      const i = this.handlers.indexOf(handler);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
+  }
+
+  /** Stores objects without firing handlers (a pre-synced cache). */
+  set(...objs: T[]): void {
+    for (const o of objs) this.items.set(FakeInformer.keyOf(o), o);
+  }
+
+  add(obj: T): void {
+    this.items.set(FakeInformer.keyOf(obj), obj);
+    for (const h of this.handlers) h.onAdd?.(obj, false);
+  }
+
+  update(oldObj: T, newObj: T): void {
+    this.items.set(FakeInformer.keyOf(newObj), newObj);
+    for (const h of this.handlers) h.onUpdate?.(oldObj, newObj);
+  }
+
+  remove(obj: T, tombstone = false): void {
+    const key = FakeInformer.keyOf(obj);
+    this.items.delete(key);
+    const arg: T | DeletedFinalStateUnknown<T> = tombstone
+      ? { key, obj, deletedFinalStateUnknown: true }
+      : obj;
+    for (const h of this.handlers) h.onDelete?.(arg);
+  }
+}
+
+/** A queue recording every call; `get` hands out queued keys in order and waits when empty. */
+export class RecordingQueue implements KeyQueue {
+  readonly added: string[] = [];
+  readonly addedAfter: { key: string; delayMs: number }[] = [];
+  readonly rateLimited: string[] = [];
+  readonly forgotten: string[] = [];
+  readonly doneKeys: string[] = [];
+  readonly #requeues = new Map<string, number>();
+  readonly #pending: string[] = [];
+  #waiters: ((k: string | undefined) => void)[] = [];
+  #shutDown = false;
+
+  add(key: string): void {
+    this.added.push(key);
+    this.#push(key);
+  }
+  addAfter(key: string, delayMs: number): void {
+    this.addedAfter.push({ key, delayMs });
+  }
+  addRateLimited(key: string): void {
+    this.rateLimited.push(key);
+    this.#requeues.set(key, (this.#requeues.get(key) ?? 0) + 1);
+  }
+  forget(key: string): void {
+    this.forgotten.push(key);
+    this.#requeues.delete(key);
+  }
+  numRequeues(key: string): number {
+    return this.#requeues.get(key) ?? 0;
+  }
+  get(): Promise<string | undefined> {
+    const k = this.#pending.shift();
+    if (k !== undefined) return Promise.resolve(k);
+    if (this.#shutDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+  done(key: string): void {
+    this.doneKeys.push(key);
+  }
+  shutDown(): void {
+    this.#shutDown = true;
+    for (const w of this.#waiters) w(undefined);
+    this.#waiters = [];
+  }
+  /** Keys waiting to be handed out. */
+  get pending(): readonly string[] {
+    return this.#pending;
+  }
+  #push(key: string): void {
+    if (this.#pending.includes(key)) return;
+    const w = this.#waiters.shift();
+    if (w) w(key);
+    else this.#pending.push(key);
+  }
+}
+
+/** Records events as `"<Type> <Reason> <Message>"` (upstream's FakeRecorder format) plus the reference. */
+export class RecordingRecorder implements ServiceEventRecorder {
+  readonly events: string[] = [];
+  readonly refs: V1ObjectReference[] = [];
+  event(ref: V1ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.events.push(`${type} ${reason} ${message}`);
+    this.refs.push(ref);
+  }
+}
+
+/** One recorded `patch services/status` action. */
+export interface PatchAction {
+  namespace: string;
+  name: string;
+  patch: Record<string, unknown>;
+}
+
+/** A status client that records `patch services/status` actions and fails with `error` when set. */
+export class RecordingClient implements ServiceStatusClient {
+  readonly actions: PatchAction[] = [];
+  error: unknown;
+  async patchServiceStatus(namespace: string, name: string, patch: object): Promise<V1Service> {
+    this.actions.push({ namespace, name, patch: patch as Record<string, unknown> });
+    if (this.error !== undefined) throw this.error;
+    return {};
+  }
+}
+
+/** An error shaped like client-node's ApiException for a Kubernetes Status. */
+export function apiError(
+  code: number,
+  reason: string,
+  message: string,
+): Error & { code: number; body: string } {
+  const err = new Error(`HTTP-Code: ${code}\nMessage: ${message}`) as Error & { code: number; body: string };
+  err.code = code;
+  err.body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason, code });
+  return err;
+}
+
+/** Upstream `newService(name, type)`: namespace `default`, one port `{port 80, TCP}`, a UID. */
+export function newService(name: string, type: string, extra: Partial<V1Service> = {}): V1Service {
+  return {
+    metadata: { name, namespace: 'default', uid: `uid-${name}`, ...extra.metadata },
+    spec: { type, ports: [{ port: 80, protocol: 'TCP' }], ...extra.spec },
+    status: extra.status ?? {},
+  };
+}
+
+/** Upstream `makeNode`: name `node`, empty labels and taints, providerID `providerID`, Ready=True. */
+export function makeNode(
+  opts: {
+    name?: string;
+    labels?: Record<string, string>;
+    taints?: { key: string; effect: string; value?: string }[];
+    providerID?: string;
+    ready?: 'True' | 'False' | 'unset';
+    conditions?: { type: string; status: string }[];
+    deletionTimestamp?: Date;
+  } = {},
+): V1Node {
+  const conditions =
+    opts.conditions ?? (opts.ready === 'unset' ? [] : [{ type: 'Ready', status: opts.ready ?? 'True' }]);
+  const node: V1Node = {
+    metadata: { name: opts.name ?? 'node', labels: opts.labels ?? {} },
+    spec: { taints: opts.taints ?? [], providerID: opts.providerID ?? 'providerID' },
+    status: { conditions },
+  };
+  if (opts.deletionTimestamp) node.metadata!.deletionTimestamp = opts.deletionTimestamp;
+  return node;
+}
+
+export type ServiceInformer = FakeInformer<V1Service>;
+export type NodeInformer = FakeInformer<V1Node>;
