@@ -1,0 +1,11 @@
+export * from './aggregator.js';
+export * from './broadcaster.js';
+export * from './correlator.js';
+export * from './event-logger.js';
+export { eventAggregatorByReason, eventAggregatorByReasonMessage, getEventKey, getSpamKey } from './keys.js';
+export { type EventSourceInfo, makeEvent } from './recorder.js';
+export * from './reference.js';
+export * from './sink.js';
+export * from './spam-filter.js';
+export * from './types.js';
+export type { EventWatcher } from './watcher.js';

@@ -1,0 +1,5 @@
+export * from './bucket-rate-limiter.js';
+export * from './default-rate-limiters.js';
+export { workqueueDurationBuckets } from './metrics.js';
+export * from './queue.js';
+export * from './rate-limiter.js';
