@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { formatIP, ipEqual, isIPv4, parseCIDR, parseIP } from '../src/helpers/ip.js';
+
+const fmt = (s: string) => {
+  const ip = parseIP(s);
+  if (ip === undefined) throw new Error(`unparsable ${s}`);
+  return formatIP(ip);
+};
+
+describe('internal IP parsing (Go net semantics)', () => {
+  it('formats IPv6 as RFC 5952 and IPv4 dotted', () => {
+    expect(fmt('2600:1f14:1d4:d101:0:0:0:ba3d')).toBe('2600:1f14:1d4:d101::ba3d');
+    expect(fmt('1:0:0:2:0:0:0:3')).toBe('1:0:0:2::3');
+    expect(fmt('1:0:0:2:0:0:3:4')).toBe('1::2:0:0:3:4');
+    expect(fmt('1:0:2:3:4:5:6:7')).toBe('1:0:2:3:4:5:6:7');
+    expect(fmt('::')).toBe('::');
+    expect(fmt('FC01::ABCD')).toBe('fc01::abcd');
+    expect(fmt('::ffff:1.2.3.4')).toBe('1.2.3.4');
+    expect(fmt('001.002.003.004')).toBe('1.2.3.4');
+  });
+
+  it('treats IPv4-mapped IPv6 as IPv4, as Go does', () => {
+    const a = parseIP('::ffff:10.1.1.1');
+    const b = parseIP('10.1.1.1');
+    expect(a && b && ipEqual(a, b)).toBe(true);
+    expect(a && isIPv4(a)).toBe(true);
+  });
+
+  it.each([
+    '',
+    '1.2.3',
+    '1.2.3.4.5',
+    '1.2.3.256',
+    '1::2::3',
+    '1:2:3:4:5:6:7:8:9',
+    '12345::',
+    'fe80::1%eth0',
+    ':1:2',
+    '1.2.3.-4',
+  ])('rejects %j', (s) => {
+    expect(parseIP(s)).toBeUndefined();
+  });
+
+  it('parses CIDRs to masked networks and refuses bare IPs and oversize prefixes', () => {
+    expect(parseCIDR('192.168.7.9/16')?.text).toBe('192.168.0.0/16');
+    expect(parseCIDR('192.168.0.0/0')?.text).toBe('0.0.0.0/0');
+    expect(parseCIDR('2001:db8::1/32')?.text).toBe('2001:db8::/32');
+    expect(parseCIDR('::/0')?.text).toBe('::/0');
+    expect(parseCIDR('10.0.0.1')).toBeUndefined();
+    expect(parseCIDR('10.0.0.1/33')).toBeUndefined();
+    expect(parseCIDR('::1/129')).toBeUndefined();
+    expect(parseCIDR('10.0.0.1/-1')).toBeUndefined();
+  });
+});
