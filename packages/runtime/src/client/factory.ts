@@ -1,0 +1,150 @@
+/**
+ * The client factory: every controller's API clients come from here, so they share one connection
+ * pool, one QPS/burst limiter and the request metrics, and carry `User-Agent: <base>/<name>`.
+ * Implements `ControllerClientBuilder` from `@ccm-kit/cloud-provider` (upstream
+ * `k8s.io/controller-manager/pkg/clientbuilder.SimpleControllerClientBuilder`).
+ */
+import { createRequire } from 'node:module';
+import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
+import {
+  type Configuration,
+  createConfiguration,
+  KubeConfig,
+  ServerConfiguration,
+} from '@kubernetes/client-node';
+import type { Response } from 'undici';
+import { type RawRequestOptions, RestTransport } from './transport.js';
+
+/** Options of {@link createClientFactory}. */
+export interface ClientFactoryOptions {
+  /** Where to connect and how to authenticate (see `loadKubeConfig`). */
+  kubeConfig: KubeConfig;
+  /** Shared client-side limit in requests per second (`--kube-api-qps`, default 20); negative disables. */
+  qps?: number;
+  /** Shared burst (`--kube-api-burst`, default 30). */
+  burst?: number;
+  /** Base user agent; each client sends `<userAgent>/<name>`. Default `ccm-kit/<version> (<os>/<arch>)`. */
+  userAgent?: string;
+  /**
+   * Wire format (`--kube-api-content-type`). Only `application/json` is supported: client-node has no
+   * protobuf codec. Other values throw.
+   */
+  contentType?: string;
+  /** Per-request timeout in milliseconds (default 60 000); 0 disables. Watches are exempt. */
+  timeoutMs?: number;
+  /** Most connections to the API server (default unlimited). */
+  maxConnections?: number;
+}
+
+function packageVersion(): string {
+  try {
+    const req = createRequire(import.meta.url);
+    return (req('../../package.json') as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** The default base user agent, `ccm-kit/<version> (<os>/<arch>)`. */
+export const defaultUserAgent = `ccm-kit/${packageVersion()} (${process.platform}/${process.arch})`;
+
+type ApiConstructor<T> = new (...args: never[]) => T;
+
+export class ClientFactory implements ControllerClientBuilder {
+  readonly kubeConfig: KubeConfig;
+  readonly transport: RestTransport;
+  readonly baseUserAgent: string;
+  readonly #clients = new Map<string, Map<ApiConstructor<unknown>, unknown>>();
+
+  /** Prefer {@link createClientFactory}. */
+  constructor(opts: ClientFactoryOptions) {
+    if (!(opts.kubeConfig instanceof KubeConfig)) throw new TypeError('kubeConfig: a KubeConfig is required');
+    const contentType = opts.contentType ?? 'application/json';
+    if (contentType !== 'application/json') {
+      throw new Error(
+        `contentType: only application/json is supported (client-node has no protobuf codec), got ${contentType}`,
+      );
+    }
+    const qps = opts.qps ?? 20;
+    const burst = opts.burst ?? 30;
+    if (qps > 0 && !(Number.isInteger(burst) && burst >= 1))
+      throw new RangeError(`burst must be an integer >= 1, got ${burst}`);
+    this.kubeConfig = opts.kubeConfig;
+    this.baseUserAgent = opts.userAgent ?? defaultUserAgent;
+    this.transport = new RestTransport(opts.kubeConfig, {
+      qps,
+      burst,
+      timeoutMs: opts.timeoutMs ?? 60_000,
+      accept: contentType,
+      ...(opts.maxConnections ? { maxConnections: opts.maxConnections } : {}),
+    });
+  }
+
+  /** `<base user agent>/<name>`. */
+  userAgent(name: string): string {
+    return name ? `${this.baseUserAgent}/${name}` : this.baseUserAgent;
+  }
+
+  /** A copy of the KubeConfig (same cluster, user and context). The name is not encoded in it. */
+  config(name: string): KubeConfig {
+    checkName(name);
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [...this.kubeConfig.getClusters()],
+      users: [...this.kubeConfig.getUsers()],
+      contexts: [...this.kubeConfig.getContexts()],
+      currentContext: this.kubeConfig.getCurrentContext(),
+    });
+    return kc;
+  }
+
+  /** A client-node `Configuration` for the named client, sending through the shared transport. */
+  configuration(name: string): Configuration {
+    return createConfiguration({
+      baseServer: new ServerConfiguration(this.transport.server, {}),
+      authMethods: { default: this.kubeConfig },
+      httpApi: this.transport.httpLibrary(this.userAgent(name)),
+    });
+  }
+
+  /**
+   * A typed API client for the named client, e.g. `factory.client('node-controller', CoreV1Api)`.
+   * Clients are cached per name and class.
+   */
+  client<T>(name: string, api: ApiConstructor<T>): T {
+    checkName(name);
+    let byApi = this.#clients.get(name);
+    if (!byApi) {
+      byApi = new Map();
+      this.#clients.set(name, byApi);
+    }
+    let c = byApi.get(api) as T | undefined;
+    if (c === undefined) {
+      c = new (api as unknown as new (cfg: Configuration) => T)(this.configuration(name));
+      byApi.set(api, c);
+    }
+    return c;
+  }
+
+  /** A raw request (see {@link RestTransport.request}) with the named client's user agent. */
+  request(name: string, path: string, opts?: RawRequestOptions): Promise<Response> {
+    return this.transport.request(path, this.userAgent(name), opts);
+  }
+
+  /** Closes the shared connections. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+}
+
+function checkName(name: string): void {
+  if (typeof name !== 'string') throw new TypeError('name: a string is required');
+}
+
+/**
+ * Creates the process' client factory.
+ * @throws Error/RangeError naming `kubeConfig`, `contentType`, `qps`, `burst` or `timeoutMs` when invalid.
+ */
+export function createClientFactory(opts: ClientFactoryOptions): ClientFactory {
+  return new ClientFactory(opts);
+}

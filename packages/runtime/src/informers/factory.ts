@@ -1,0 +1,207 @@
+/**
+ * The shared informer factory (client-go `informers.SharedInformerFactory`): one informer per
+ * resource (path + namespace + selectors), shared by every controller that asks for it.
+ * Implements `SharedInformers` from `@ccm-kit/cloud-provider`.
+ *
+ * As in client-go, `start(signal)` starts the informers created so far; informers created later
+ * start on the next `start` call.
+ */
+import type { SharedInformers } from '@ccm-kit/cloud-provider';
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import type { ClientFactory } from '../client/factory.js';
+import type { ReconnectBackoffOptions } from './backoff.js';
+import type { ObjectWithMeta } from './keys.js';
+import { type ListerWatcher, type ListPage, restListerWatcher } from './list-watch.js';
+import type { TransformFunc } from './normalize.js';
+import { SharedInformer } from './shared-informer.js';
+import type { IndexFunc } from './store.js';
+import { waitForCacheSync } from './wait.js';
+
+/** The parameters client-node's typed list methods take, e.g. `core.listNode(params)`. */
+export interface ListFnParams {
+  limit?: number;
+  _continue?: string;
+  resourceVersion?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** What client-node's typed list methods return (`V1NodeList`, ...). */
+export interface ListFnResult {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; _continue?: string; continue?: string };
+  items: unknown[];
+}
+
+/** A resource to inform on. */
+export interface ResourceInformerOptions<T> {
+  /** Cluster-wide collection path, e.g. `/api/v1/nodes` or `/apis/discovery.k8s.io/v1/endpointslices`. */
+  path: string;
+  /**
+   * Optional typed list function, e.g. `(p) => core.listNode(p)`; its results are normalised to
+   * plain JSON. Default: a raw LIST of `path` through the client factory.
+   */
+  listFn?: (params: ListFnParams, signal: AbortSignal) => Promise<ListFnResult>;
+  /** Restrict to one namespace (`/api/v1/services` becomes `/api/v1/namespaces/<ns>/services`). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** `apiVersion`/`kind` set on list items; default derived from the list. */
+  apiVersion?: string;
+  kind?: string;
+  /** Overrides the factory's transform for this resource. */
+  transform?: TransformFunc<T>;
+  indexers?: Record<string, IndexFunc<T>>;
+  /** Overrides the factory's resync period (milliseconds). */
+  resyncPeriodMs?: number;
+}
+
+/** Options of {@link SharedInformerFactory}. */
+export interface SharedInformerFactoryOptions {
+  /** Default resync period in milliseconds (0 = none, the default). */
+  resyncPeriodMs?: number;
+  /** Default transform (default: strip `metadata.managedFields`). */
+  transform?: TransformFunc<unknown>;
+  /** Client name for the user agent (default `shared-informers`). */
+  clientName?: string;
+  /** Watch inactivity timeout in milliseconds (default 120 000). */
+  watchInactivityTimeoutMs?: number;
+  /** Lower bound of the random watch `timeoutSeconds`, in milliseconds (default 300 000). */
+  minWatchTimeoutMs?: number;
+  /** LIST page size (default 500). */
+  pageSize?: number;
+  backoff?: ReconnectBackoffOptions;
+}
+
+/** `/api/v1/services` + `ns` -> `/api/v1/namespaces/ns/services`. */
+export function namespacedPath(path: string, namespace: string | undefined): string {
+  if (!namespace) return path;
+  const i = path.lastIndexOf('/');
+  if (i <= 0)
+    throw new Error(`path: expected a collection path like /api/v1/services, got ${JSON.stringify(path)}`);
+  return `${path.slice(0, i)}/namespaces/${encodeURIComponent(namespace)}${path.slice(i)}`;
+}
+
+function listFnListerWatcher(
+  base: ListerWatcher,
+  listFn: NonNullable<ResourceInformerOptions<unknown>['listFn']>,
+  sel: ListFnParams,
+): ListerWatcher {
+  return {
+    async list(req): Promise<ListPage> {
+      const res = await listFn(
+        {
+          ...sel,
+          ...(req.limit ? { limit: req.limit } : {}),
+          ...(req.continue ? { _continue: req.continue } : {}),
+          ...(req.resourceVersion !== undefined ? { resourceVersion: req.resourceVersion } : {}),
+        },
+        req.signal,
+      );
+      const cont = res.metadata?._continue ?? res.metadata?.continue;
+      return {
+        items: res.items ?? [],
+        resourceVersion: res.metadata?.resourceVersion ?? '',
+        ...(cont ? { continue: cont } : {}),
+        ...(res.apiVersion ? { apiVersion: res.apiVersion } : {}),
+        ...(res.kind ? { kind: res.kind } : {}),
+      };
+    },
+    watch: (req) => base.watch(req),
+  };
+}
+
+export class SharedInformerFactory implements SharedInformers {
+  readonly #clients: ClientFactory;
+  readonly #opts: SharedInformerFactoryOptions;
+  readonly #informers = new Map<string, SharedInformer<ObjectWithMeta>>();
+  readonly #started = new Map<string, Promise<void>>();
+
+  constructor(clients: ClientFactory, opts: SharedInformerFactoryOptions = {}) {
+    this.#clients = clients;
+    this.#opts = opts;
+  }
+
+  /** The Node informer (`/api/v1/nodes`). */
+  nodes(): SharedInformer<V1Node> {
+    return this.forResource<V1Node>({ path: '/api/v1/nodes', apiVersion: 'v1', kind: 'Node' });
+  }
+
+  /** The Service informer, all namespaces (`/api/v1/services`). */
+  services(): SharedInformer<V1Service> {
+    return this.forResource<V1Service>({ path: '/api/v1/services', apiVersion: 'v1', kind: 'Service' });
+  }
+
+  /**
+   * The shared informer for a resource, created on first use. Later calls with the same path,
+   * namespace and selectors return the same informer (their other options are ignored).
+   * @throws Error naming `path` when it is not an absolute collection path.
+   */
+  forResource<T extends ObjectWithMeta>(opts: ResourceInformerOptions<T>): SharedInformer<T> {
+    if (typeof opts.path !== 'string' || !/^\/(api|apis)\/.+[^/]$/.test(opts.path)) {
+      throw new Error(
+        `path: expected a collection path like /api/v1/nodes, got ${JSON.stringify(opts.path)}`,
+      );
+    }
+    const path = namespacedPath(opts.path, opts.namespace);
+    const id = JSON.stringify([path, opts.labelSelector ?? '', opts.fieldSelector ?? '']);
+    const existing = this.#informers.get(id);
+    if (existing) return existing as unknown as SharedInformer<T>;
+    const rest = restListerWatcher(this.#clients, {
+      path,
+      ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
+      ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
+      ...(this.#opts.clientName ? { clientName: this.#opts.clientName } : {}),
+      ...(this.#opts.watchInactivityTimeoutMs
+        ? { inactivityTimeoutMs: this.#opts.watchInactivityTimeoutMs }
+        : {}),
+    });
+    const sel: ListFnParams = {
+      ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
+      ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
+    };
+    const lw = opts.listFn ? listFnListerWatcher(rest, opts.listFn, sel) : rest;
+    const transform = opts.transform ?? (this.#opts.transform as TransformFunc<T> | undefined);
+    const resync = opts.resyncPeriodMs ?? this.#opts.resyncPeriodMs;
+    const informer = new SharedInformer<T>({
+      name:
+        path +
+        (opts.labelSelector ? `?labelSelector=${opts.labelSelector}` : '') +
+        (opts.fieldSelector ? `?fieldSelector=${opts.fieldSelector}` : ''),
+      lw,
+      ...(opts.apiVersion ? { apiVersion: opts.apiVersion } : {}),
+      ...(opts.kind ? { kind: opts.kind } : {}),
+      ...(transform ? { transform } : {}),
+      ...(opts.indexers ? { indexers: opts.indexers } : {}),
+      ...(resync !== undefined ? { resyncPeriodMs: resync } : {}),
+      ...(this.#opts.pageSize !== undefined ? { pageSize: this.#opts.pageSize } : {}),
+      ...(this.#opts.minWatchTimeoutMs !== undefined
+        ? { minWatchTimeoutMs: this.#opts.minWatchTimeoutMs }
+        : {}),
+      ...(this.#opts.backoff ? { backoff: this.#opts.backoff } : {}),
+    });
+    this.#informers.set(id, informer as unknown as SharedInformer<ObjectWithMeta>);
+    return informer;
+  }
+
+  /** Starts every informer created so far that is not running; they stop when `signal` aborts. */
+  start(signal: AbortSignal): void {
+    for (const [id, inf] of this.#informers) {
+      if (!this.#started.has(id)) this.#started.set(id, inf.run(signal));
+    }
+  }
+
+  /** Resolves `true` once every started informer has synced, `false` if `signal` aborts first. */
+  waitForCacheSync(signal: AbortSignal): Promise<boolean> {
+    const started = [...this.#started.keys()].map(
+      (id) => this.#informers.get(id) as SharedInformer<ObjectWithMeta>,
+    );
+    return waitForCacheSync(signal, ...started);
+  }
+
+  /** Resolves when every started informer has stopped (after the start signal aborted). */
+  async shutdown(): Promise<void> {
+    await Promise.all(this.#started.values());
+  }
+}

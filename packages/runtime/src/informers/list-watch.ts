@@ -1,0 +1,190 @@
+/**
+ * The list and watch calls an informer makes (client-go `cache.ListerWatcher`), and their REST
+ * implementation: a raw paged LIST and a raw WATCH stream read line by line, both through the
+ * shared client transport so they reuse connections and count in the QPS limiter and metrics.
+ */
+import { ApiException } from '@kubernetes/client-node';
+import type { Response } from 'undici';
+import type { ClientFactory } from '../client/factory.js';
+
+/** One page of a LIST. */
+export interface ListPage {
+  /** Items as received (list items have no apiVersion/kind). */
+  items: unknown[];
+  /** The list's resourceVersion. */
+  resourceVersion: string;
+  /** Continue token when more pages exist. */
+  continue?: string;
+  /** The list's `apiVersion` (e.g. `v1`) and `kind` (e.g. `NodeList`), when known. */
+  apiVersion?: string;
+  kind?: string;
+}
+
+/** Parameters of one LIST call. */
+export interface ListRequest {
+  /** Page size; absent for an unpaged list. */
+  limit?: number;
+  continue?: string;
+  /** Absent for a consistent (quorum) read. */
+  resourceVersion?: string;
+  signal: AbortSignal;
+}
+
+/** Parameters of one WATCH call. */
+export interface WatchRequest {
+  resourceVersion: string;
+  /** Server-side duration of the watch, in seconds. */
+  timeoutSeconds: number;
+  signal: AbortSignal;
+}
+
+/** One watch event; `object` is the server's JSON (a `Status` for `ERROR`). */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: Record<string, unknown>;
+}
+
+/** What an informer needs from the API. Errors are thrown (`ApiException` for HTTP errors). */
+export interface ListerWatcher {
+  list(req: ListRequest): Promise<ListPage>;
+  /** Events until the server closes the stream (normal end) or an error is thrown. */
+  watch(req: WatchRequest): AsyncIterable<WatchEvent>;
+}
+
+/** Thrown when a watch delivered no data for longer than its inactivity timeout. */
+export class WatchInactivityError extends Error {
+  constructor(ms: number) {
+    super(`watch received nothing for ${ms} ms`);
+    this.name = 'WatchInactivityError';
+  }
+}
+
+/** Options of {@link restListerWatcher}. */
+export interface RestListerWatcherOptions {
+  /** Collection path, e.g. `/api/v1/nodes` or `/api/v1/namespaces/x/services`. */
+  path: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Client name for the user agent (default `shared-informers`). */
+  clientName?: string;
+  /** A watch with no bytes for this long is abandoned (milliseconds, default 120 000). */
+  inactivityTimeoutMs?: number;
+}
+
+async function throwForStatus(resp: Response, what: string): Promise<void> {
+  if (resp.status >= 200 && resp.status < 300) return;
+  const text = await resp.text().catch(() => '');
+  const headers: Record<string, string> = {};
+  resp.headers.forEach((v, k) => {
+    headers[k] = v;
+  });
+  let message = text;
+  try {
+    message = (JSON.parse(text) as { message?: string }).message ?? text;
+  } catch {
+    // not a Status
+  }
+  throw new ApiException(resp.status, `${what}: HTTP ${resp.status}: ${message}`, text, headers);
+}
+
+/** A ListerWatcher over raw REST calls through the client factory. */
+export function restListerWatcher(clients: ClientFactory, opts: RestListerWatcherOptions): ListerWatcher {
+  const name = opts.clientName ?? 'shared-informers';
+  const inactivityMs = opts.inactivityTimeoutMs ?? 120_000;
+  const selectors = {
+    labelSelector: opts.labelSelector || undefined,
+    fieldSelector: opts.fieldSelector || undefined,
+  };
+  return {
+    async list(req) {
+      const resp = await clients.request(name, opts.path, {
+        query: {
+          ...selectors,
+          limit: req.limit,
+          continue: req.continue,
+          resourceVersion: req.resourceVersion,
+        },
+        signal: req.signal,
+      });
+      await throwForStatus(resp, `list ${opts.path}`);
+      const body = (await resp.json()) as {
+        apiVersion?: string;
+        kind?: string;
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: unknown[];
+      };
+      return {
+        items: body.items ?? [],
+        resourceVersion: body.metadata?.resourceVersion ?? '',
+        ...(body.metadata?.continue ? { continue: body.metadata.continue } : {}),
+        ...(body.apiVersion ? { apiVersion: body.apiVersion } : {}),
+        ...(body.kind ? { kind: body.kind } : {}),
+      };
+    },
+    watch(req) {
+      return watchStream(clients, name, opts.path, selectors, req, inactivityMs);
+    },
+  };
+}
+
+async function* watchStream(
+  clients: ClientFactory,
+  name: string,
+  path: string,
+  selectors: { labelSelector: string | undefined; fieldSelector: string | undefined },
+  req: WatchRequest,
+  inactivityMs: number,
+): AsyncGenerator<WatchEvent> {
+  const ac = new AbortController();
+  const onAbort = () => ac.abort(req.signal.reason);
+  req.signal.addEventListener('abort', onAbort, { once: true });
+  let inactive = false;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      inactive = true;
+      ac.abort(new WatchInactivityError(inactivityMs));
+    }, inactivityMs);
+    timer.unref?.();
+  };
+  try {
+    arm();
+    const resp = await clients.request(name, path, {
+      query: {
+        ...selectors,
+        watch: true,
+        resourceVersion: req.resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: req.timeoutSeconds,
+      },
+      signal: ac.signal,
+      watch: true,
+    });
+    await throwForStatus(resp, `watch ${path}`);
+    if (!resp.body) return;
+    const decoder = new TextDecoder();
+    let buf = '';
+    for await (const chunk of resp.body as AsyncIterable<Uint8Array>) {
+      arm();
+      buf += decoder.decode(chunk, { stream: true });
+      let nl = buf.indexOf('\n');
+      while (nl >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        nl = buf.indexOf('\n');
+        if (line === '') continue;
+        yield JSON.parse(line) as WatchEvent;
+      }
+    }
+    const rest = (buf + decoder.decode()).trim();
+    if (rest !== '') yield JSON.parse(rest) as WatchEvent;
+  } catch (err) {
+    if (inactive) throw new WatchInactivityError(inactivityMs);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    req.signal.removeEventListener('abort', onAbort);
+    ac.abort();
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The list-then-watch loop behind an informer (client-go tools/cache `Reflector.ListAndWatch`):
+ * - a paged LIST (`limit`, `continue`; a continue token that expires restarts the list unpaged);
+ * - then WATCH from the list's resourceVersion with bookmarks and a random 5–10 min
+ *   `timeoutSeconds`; a watch the server ends normally is re-opened at once from the last version;
+ * - on 410 Gone / "too old resource version" it relists; on any other error, or a silent watch, it
+ *   retries the watch after an exponential, jittered backoff (800 ms .. 30 s); a failed LIST is
+ *   retried the same way. It never gives up until the signal aborts.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isGone } from '../client/errors.js';
+import { createLogger, type Logger } from '../logging.js';
+import { ReconnectBackoff, type ReconnectBackoffOptions } from './backoff.js';
+import { type ListerWatcher, type ListPage, type WatchEvent, WatchInactivityError } from './list-watch.js';
+import { informerListsTotal, informerWatchErrorsTotal } from './metrics.js';
+
+/** Where the reflector delivers what it reads. Exceptions thrown here are the sink's bug and end a watch. */
+export interface ReflectorSink {
+  /** The full state after a LIST. */
+  replace(items: unknown[], resourceVersion: string, list: Pick<ListPage, 'apiVersion' | 'kind'>): void;
+  /** One ADDED, MODIFIED or DELETED event. */
+  event(ev: WatchEvent): void;
+}
+
+/** Options of a {@link Reflector}. */
+export interface ReflectorOptions {
+  /** For logs and metric labels, e.g. the collection path. */
+  name: string;
+  lw: ListerWatcher;
+  sink: ReflectorSink;
+  /** LIST page size (default 500). */
+  pageSize?: number;
+  /** The watch `timeoutSeconds` is random in [min, 2·min) seconds; min in milliseconds (default 300 000). */
+  minWatchTimeoutMs?: number;
+  backoff?: ReconnectBackoffOptions;
+  /** Sleep used between retries (tests may shorten it). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+class RestartWatch extends Error {}
+
+export class Reflector {
+  readonly name: string;
+  readonly #lw: ListerWatcher;
+  readonly #sink: ReflectorSink;
+  readonly #pageSize: number;
+  readonly #minWatchTimeoutMs: number;
+  readonly #backoff: ReconnectBackoff;
+  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #log: Logger;
+  #resourceVersion = '';
+  #needList = true;
+  #watchAbort: AbortController | undefined;
+
+  constructor(opts: ReflectorOptions) {
+    this.name = opts.name;
+    this.#lw = opts.lw;
+    this.#sink = opts.sink;
+    this.#pageSize = opts.pageSize ?? 500;
+    this.#minWatchTimeoutMs = opts.minWatchTimeoutMs ?? 300_000;
+    if (!(Number.isInteger(this.#pageSize) && this.#pageSize >= 0))
+      throw new RangeError(`pageSize must be an integer >= 0, got ${this.#pageSize}`);
+    if (!(this.#minWatchTimeoutMs >= 1000))
+      throw new RangeError(`minWatchTimeoutMs must be >= 1000, got ${this.#minWatchTimeoutMs}`);
+    this.#backoff = new ReconnectBackoff(opts.backoff);
+    this.#sleep = opts.sleep ?? ((ms, signal) => sleep(ms, undefined, { signal }));
+    this.#log = createLogger('reflector').with({ resource: opts.name });
+  }
+
+  /** The resourceVersion of the last list, watch event or bookmark ('' before the first list). */
+  get lastSyncResourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  /**
+   * For tests: sets the resourceVersion and re-opens the watch from it (e.g. `'1'`, which the server
+   * answers with 410 Gone, forcing a relist).
+   */
+  restartWatchFrom(resourceVersion: string): void {
+    this.#resourceVersion = resourceVersion;
+    this.#needList = false;
+    this.#watchAbort?.abort(new RestartWatch('restart requested'));
+  }
+
+  /** Runs until `signal` aborts; never rejects. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      if (this.#needList) {
+        try {
+          await this.#list(signal);
+        } catch (err) {
+          if (signal.aborted) break;
+          informerWatchErrorsTotal.inc({ resource: this.name, reason: 'list_error' });
+          const delay = this.#backoff.next();
+          this.#log.warn('list failed; retrying', { err: errText(err), retryInMs: Math.round(delay) });
+          await this.#pause(delay, signal);
+          continue;
+        }
+      }
+      const outcome = await this.#watch(signal);
+      if (signal.aborted) break;
+      if (outcome === 'closed' || outcome === 'restart') continue;
+      await this.#pause(this.#backoff.next(), signal);
+    }
+  }
+
+  async #pause(ms: number, signal: AbortSignal): Promise<void> {
+    try {
+      await this.#sleep(ms, signal);
+    } catch {
+      // aborted
+    }
+  }
+
+  async #list(signal: AbortSignal): Promise<void> {
+    informerListsTotal.inc({ resource: this.name });
+    let items: unknown[] = [];
+    let page: ListPage | undefined;
+    let cont: string | undefined;
+    let limit: number | undefined = this.#pageSize > 0 ? this.#pageSize : undefined;
+    for (;;) {
+      try {
+        page = await this.#lw.list({
+          signal,
+          ...(limit ? { limit } : {}),
+          ...(cont ? { continue: cont } : {}),
+        });
+      } catch (err) {
+        if (cont !== undefined && isGone(err)) {
+          // The continue token expired mid-list: start over with one unpaged list (client-go pager).
+          this.#log.info('list continue token expired; listing without paging');
+          items = [];
+          cont = undefined;
+          limit = undefined;
+          continue;
+        }
+        throw err;
+      }
+      for (const it of page.items) items.push(it);
+      cont = page.continue;
+      if (!cont) break;
+    }
+    this.#sink.replace(items, page.resourceVersion, page);
+    this.#resourceVersion = page.resourceVersion;
+    this.#needList = false;
+    this.#log.v(2).info('listed', { items: items.length, resourceVersion: page.resourceVersion });
+  }
+
+  /** One watch; returns how it ended. */
+  async #watch(signal: AbortSignal): Promise<'closed' | 'restart' | 'expired' | 'error'> {
+    const ac = new AbortController();
+    this.#watchAbort = ac;
+    const onAbort = () => ac.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timeoutSeconds = Math.floor((this.#minWatchTimeoutMs / 1000) * (1 + Math.random()));
+    const started = performance.now();
+    let events = 0;
+    try {
+      const stream = this.#lw.watch({
+        resourceVersion: this.#resourceVersion,
+        timeoutSeconds,
+        signal: ac.signal,
+      });
+      for await (const ev of stream) {
+        if (ac.signal.aborted) break;
+        events++;
+        switch (ev.type) {
+          case 'ERROR': {
+            const status = ev.object;
+            if (isGone({ body: status, code: status.code }))
+              throw Object.assign(new Error(String(status.message)), { code: 410 });
+            throw Object.assign(
+              new Error(`watch error: ${String(status.message ?? JSON.stringify(status))}`),
+              {
+                body: status,
+              },
+            );
+          }
+          case 'BOOKMARK': {
+            const rv = (ev.object.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+            if (rv) this.#resourceVersion = rv;
+            break;
+          }
+          case 'ADDED':
+          case 'MODIFIED':
+          case 'DELETED': {
+            this.#sink.event(ev);
+            const rv = (ev.object.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+            if (rv) this.#resourceVersion = rv;
+            break;
+          }
+          default:
+            this.#log.warn('unknown watch event type', { type: (ev as { type?: unknown }).type });
+        }
+      }
+      if (ac.signal.reason instanceof RestartWatch) return 'restart';
+      if (events === 0 && performance.now() - started < 1000) {
+        // client-go: a watch that closes within a second with nothing received is treated as an error.
+        informerWatchErrorsTotal.inc({ resource: this.name, reason: 'error' });
+        this.#log.warn('watch closed immediately with no events; backing off');
+        return 'error';
+      }
+      return 'closed';
+    } catch (err) {
+      if (signal.aborted) return 'closed';
+      if (ac.signal.reason instanceof RestartWatch) return 'restart';
+      if (isGone(err)) {
+        informerWatchErrorsTotal.inc({ resource: this.name, reason: 'expired' });
+        this.#log.info('watch expired (410); relisting', {
+          resourceVersion: this.#resourceVersion,
+          err: errText(err),
+        });
+        this.#needList = true;
+        return 'expired';
+      }
+      const reason = err instanceof WatchInactivityError ? 'inactivity' : 'error';
+      informerWatchErrorsTotal.inc({ resource: this.name, reason });
+      this.#log.warn('watch ended with an error; reconnecting', { reason, err: errText(err) });
+      return 'error';
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.#watchAbort = undefined;
+      ac.abort();
+    }
+  }
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,390 @@
+/**
+ * Leader election on a Lease (client-go tools/leaderelection `LeaderElector`).
+ *
+ * - Acquire: try at once, then every `retryPeriodMs` × (1 + rand·1.2) until the lease is won or
+ *   `signal` aborts. A lease held by another identity counts as expired only when its record has
+ *   not changed for `leaseDurationSeconds` as judged by THIS process' clock from when it observed the
+ *   last change, so clock skew between candidates is harmless.
+ * - Win or lose a race: create (409 AlreadyExists = lost) or update with the resourceVersion read
+ *   (409 Conflict = lost).
+ * - Renew: every `retryPeriodMs`; each round retries every `retryPeriodMs` until `renewDeadlineMs`
+ *   from its start. A round that fails ends leadership: the leading signal aborts, the
+ *   `leader_election_master_status` gauge drops to 0 and `onStoppedLeading` runs.
+ * - On cancel with `releaseOnCancel`: the leading signal aborts, the work is given up to
+ *   `renewDeadlineMs` to settle, and the Lease is released (holder '', duration 1 s) so another
+ *   candidate takes over at once.
+ *
+ * Differences from client-go (recorded here and in docs/decisions if adopted): `onStoppedLeading`
+ * runs only after `onStartedLeading` did (client-go calls it whenever Run returns), `onNewLeader`
+ * is not called for an empty holder, and `leaseDurationSeconds` is rounded up, never down.
+ */
+import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
+import { createLogger, type Logger } from '../logging.js';
+import { type LeaseClient, LeaseLock } from './lease-lock.js';
+import { leaderElectionMasterStatus } from './metrics.js';
+import { type LeaderElectionRecord, recordFingerprint } from './record.js';
+
+/** client-go's `JitterFactor`: the acquire retry waits retryPeriod × (1 + rand × 1.2). */
+export const leaderElectionJitterFactor = 1.2;
+
+/** Callbacks; exceptions and rejections are caught and logged. */
+export interface LeaderCallbacks {
+  /** Called on winning; `signal` aborts when leadership is lost or the election is cancelled. */
+  onStartedLeading(signal: AbortSignal): void | Promise<void>;
+  /** Called once leadership has ended (only if it started). */
+  onStoppedLeading?(): void;
+  /** Called when the observed holder changes to a non-empty identity (including this process). */
+  onNewLeader?(identity: string): void;
+}
+
+/** Options of {@link LeaderElector}; durations in milliseconds. */
+export interface LeaderElectionOptions {
+  /** The Lease API (e.g. `clients.client('leader-election', CoordinationV1Api)`). */
+  client: LeaseClient;
+  /** The Lease; default `kube-system/cloud-controller-manager`. */
+  lock?: { namespace?: string; name?: string };
+  /** Unique identity of this candidate; default `<hostname>_<uuid>`. */
+  identity?: string;
+  /** How long a lease lasts without renewal (default 15 000). Must exceed `renewDeadlineMs`. */
+  leaseDurationMs?: number;
+  /** How long the leader keeps retrying a renewal before giving up (default 10 000). Must exceed 1.2 × `retryPeriodMs`. */
+  renewDeadlineMs?: number;
+  /** Time between attempts (default 2 000). */
+  retryPeriodMs?: number;
+  /** Release the lease when the election is cancelled (default false, as client-go). */
+  releaseOnCancel?: boolean;
+  /** Label of the `leader_election_master_status` gauge; default the lock name. */
+  name?: string;
+  callbacks: LeaderCallbacks;
+  /** Receives `"<identity> became leader"` / `"<identity> stopped leading"` (an event recorder hook). */
+  recordEvent?: (message: string) => void;
+  /** Monotonic clock in ms (tests). */
+  now?: () => number;
+}
+
+/** The defaults of the cloud-controller-manager's `--leader-elect-*` flags. */
+export const leaderElectionDefaults = {
+  namespace: 'kube-system',
+  name: 'cloud-controller-manager',
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+} as const;
+
+export class LeaderElector {
+  readonly identity: string;
+  readonly lock: LeaseLock;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  readonly #opts: LeaderElectionOptions;
+  readonly #name: string;
+  readonly #now: () => number;
+  readonly #log: Logger;
+  #observed: LeaderElectionRecord | undefined;
+  #observedFingerprint = '';
+  #observedAt = 0;
+  #reportedLeader = '';
+  #leading = false;
+  #running = false;
+
+  /** @throws RangeError naming the field when durations are inconsistent; Error for an empty identity. */
+  constructor(opts: LeaderElectionOptions) {
+    this.leaseDurationMs = opts.leaseDurationMs ?? leaderElectionDefaults.leaseDurationMs;
+    this.renewDeadlineMs = opts.renewDeadlineMs ?? leaderElectionDefaults.renewDeadlineMs;
+    this.retryPeriodMs = opts.retryPeriodMs ?? leaderElectionDefaults.retryPeriodMs;
+    if (!(this.leaseDurationMs > 0))
+      throw new RangeError(`leaseDurationMs must be > 0, got ${this.leaseDurationMs}`);
+    if (!(this.renewDeadlineMs > 0))
+      throw new RangeError(`renewDeadlineMs must be > 0, got ${this.renewDeadlineMs}`);
+    if (!(this.retryPeriodMs > 0))
+      throw new RangeError(`retryPeriodMs must be > 0, got ${this.retryPeriodMs}`);
+    if (!(this.leaseDurationMs > this.renewDeadlineMs)) {
+      throw new RangeError(
+        `leaseDurationMs (${this.leaseDurationMs}) must be greater than renewDeadlineMs (${this.renewDeadlineMs})`,
+      );
+    }
+    if (!(this.renewDeadlineMs > leaderElectionJitterFactor * this.retryPeriodMs)) {
+      throw new RangeError(
+        `renewDeadlineMs (${this.renewDeadlineMs}) must be greater than retryPeriodMs × ${leaderElectionJitterFactor} (${leaderElectionJitterFactor * this.retryPeriodMs})`,
+      );
+    }
+    if (typeof opts.callbacks?.onStartedLeading !== 'function')
+      throw new Error('callbacks.onStartedLeading: required');
+    this.identity = opts.identity ?? `${os.hostname()}_${randomUUID()}`;
+    if (!this.identity) throw new Error('identity: must not be empty');
+    this.lock = new LeaseLock(
+      opts.client,
+      opts.lock?.namespace ?? leaderElectionDefaults.namespace,
+      opts.lock?.name ?? leaderElectionDefaults.name,
+    );
+    this.#opts = opts;
+    this.#name = opts.name ?? this.lock.name;
+    this.#now = opts.now ?? (() => performance.now());
+    this.#log = createLogger('leader-election').with({ lock: this.lock.describe(), identity: this.identity });
+  }
+
+  /** True while this candidate leads (between winning and stepping down). */
+  isLeader(): boolean {
+    return this.#leading;
+  }
+
+  /** The holder last observed ('' when none). */
+  getLeader(): string {
+    return this.#observed?.holderIdentity ?? '';
+  }
+
+  /**
+   * client-go `LeaderElector.Check`: throws when this candidate leads but has not renewed for longer
+   * than the lease duration plus `maxTolerableExpiredLeaseMs`. Healthy when not leading.
+   */
+  check(maxTolerableExpiredLeaseMs: number): void {
+    if (!this.#leading) return;
+    const since = this.#now() - this.#observedAt;
+    if (since > this.leaseDurationMs + maxTolerableExpiredLeaseMs) {
+      throw new Error(`failed election to renew leadership on lease ${this.lock.describe()}`);
+    }
+  }
+
+  /**
+   * Campaigns, leads, and returns when leadership is lost or `signal` aborts. Never rejects.
+   * @throws Error when called while already running.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error('LeaderElector.run: already running');
+    this.#running = true;
+    leaderElectionMasterStatus.set({ name: this.#name }, 0);
+    try {
+      if (!(await this.#acquire(signal))) return;
+      await this.#lead(signal);
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #lead(signal: AbortSignal): Promise<void> {
+    this.#leading = true;
+    leaderElectionMasterStatus.set({ name: this.#name }, 1);
+    this.#opts.recordEvent?.(`${this.identity} became leader`);
+    this.#log.info('successfully acquired lease');
+    const leading = new AbortController();
+    const onAbort = () => leading.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let work: Promise<unknown> = Promise.resolve();
+    try {
+      const r = this.#opts.callbacks.onStartedLeading(leading.signal);
+      if (r && typeof (r as Promise<void>).then === 'function') {
+        work = (r as Promise<void>).then(undefined, (err: unknown) =>
+          this.#log.error(err, 'onStartedLeading failed'),
+        );
+      }
+    } catch (err) {
+      this.#log.error(err, 'onStartedLeading failed');
+    }
+    const lost = await this.#renewLoop(signal);
+    this.#leading = false;
+    leaderElectionMasterStatus.set({ name: this.#name }, 0);
+    signal.removeEventListener('abort', onAbort);
+    leading.abort(lost ? new Error('leadership lost') : signal.reason);
+    if (lost) {
+      this.#log.info('failed to renew lease; stopped leading');
+    } else if (this.#opts.releaseOnCancel) {
+      await Promise.race([work, sleep(this.renewDeadlineMs, undefined, { ref: false })]);
+      await this.#release();
+    }
+    this.#opts.recordEvent?.(`${this.identity} stopped leading`);
+    try {
+      this.#opts.callbacks.onStoppedLeading?.();
+    } catch (err) {
+      this.#log.error(err, 'onStoppedLeading failed');
+    }
+  }
+
+  /** Loops until the lease is acquired (true) or `signal` aborts (false). */
+  async #acquire(signal: AbortSignal): Promise<boolean> {
+    this.#log.info('attempting to acquire leader lease');
+    while (!signal.aborted) {
+      const ok = await this.#tryAcquireOrRenew(signal);
+      this.#maybeReportTransition();
+      if (ok) return true;
+      if (signal.aborted) return false;
+      this.#log.v(4).info('failed to acquire lease');
+      const wait = this.retryPeriodMs * (1 + Math.random() * leaderElectionJitterFactor);
+      try {
+        await sleep(wait, undefined, { signal });
+      } catch {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** Renews until a round fails (returns true: lost) or `signal` aborts (false). */
+  async #renewLoop(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      try {
+        await sleep(this.retryPeriodMs, undefined, { signal });
+      } catch {
+        return false;
+      }
+      const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)]);
+      let ok = false;
+      while (!deadline.aborted) {
+        ok = await this.#tryAcquireOrRenew(deadline);
+        this.#maybeReportTransition();
+        if (ok || deadline.aborted) break;
+        try {
+          await sleep(this.retryPeriodMs, undefined, { signal: deadline });
+        } catch {
+          break;
+        }
+      }
+      if (signal.aborted) return false;
+      if (!ok) return true;
+      this.#log.v(5).info('successfully renewed lease');
+    }
+  }
+
+  #leaseDurationSeconds(): number {
+    return Math.max(1, Math.ceil(this.leaseDurationMs / 1000));
+  }
+
+  #setObserved(r: LeaderElectionRecord): void {
+    this.#observed = r;
+    this.#observedFingerprint = recordFingerprint(r);
+    this.#observedAt = this.#now();
+  }
+
+  #isLeaseValid(now: number): boolean {
+    const r = this.#observed;
+    if (!r) return false;
+    return this.#observedAt + r.leaseDurationSeconds * 1000 > now;
+  }
+
+  /** client-go `tryAcquireOrRenew`: true when this candidate holds the lease afterwards. */
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const wall = new Date();
+    const fresh: LeaderElectionRecord = {
+      holderIdentity: this.identity,
+      leaseDurationSeconds: this.#leaseDurationSeconds(),
+      acquireTime: wall,
+      renewTime: wall,
+      leaderTransitions: 0,
+    };
+    // Fast path: the leader renews without reading first while its lease is valid.
+    if (this.#leading && this.#observed && this.lock.hasLease() && this.#isLeaseValid(this.#now())) {
+      const rec: LeaderElectionRecord = {
+        ...fresh,
+        leaderTransitions: this.#observed.leaderTransitions,
+        ...(this.#observed.acquireTime ? { acquireTime: this.#observed.acquireTime } : {}),
+      };
+      try {
+        await this.lock.update(rec, signal);
+        this.#setObserved(rec);
+        return true;
+      } catch (err) {
+        if (signal.aborted) return false;
+        this.#log.warn('failed to update lease optimistically; falling back to slow path', {
+          err: errText(err),
+        });
+      }
+    }
+
+    let old: LeaderElectionRecord;
+    try {
+      old = await this.lock.get(signal);
+    } catch (err) {
+      if (!isNotFound(err)) {
+        if (!signal.aborted) this.#log.warn('error retrieving lease', { err: errText(err) });
+        return false;
+      }
+      try {
+        await this.lock.create(fresh, signal);
+      } catch (cerr) {
+        if (!signal.aborted && !isAlreadyExists(cerr))
+          this.#log.warn('error creating lease', { err: errText(cerr) });
+        return false;
+      }
+      this.#setObserved(fresh);
+      return true;
+    }
+
+    if (recordFingerprint(old) !== this.#observedFingerprint) this.#setObserved(old);
+    const now = this.#now();
+    if (old.holderIdentity !== '' && old.holderIdentity !== this.identity && this.#isLeaseValid(now)) {
+      this.#log
+        .v(4)
+        .info('lock is held by another candidate and has not yet expired', { holder: old.holderIdentity });
+      return false;
+    }
+
+    const rec: LeaderElectionRecord = { ...fresh };
+    if (old.holderIdentity === this.identity) {
+      rec.leaderTransitions = old.leaderTransitions;
+      if (old.acquireTime) rec.acquireTime = old.acquireTime;
+    } else {
+      rec.leaderTransitions = old.leaderTransitions + 1;
+    }
+    try {
+      await this.lock.update(rec, signal);
+    } catch (err) {
+      if (!signal.aborted && !isConflict(err))
+        this.#log.warn('failed to update lease', { err: errText(err) });
+      return false;
+    }
+    this.#setObserved(rec);
+    return true;
+  }
+
+  /** client-go `release`: holder '' and a 1 s duration, so the next candidate need not wait. */
+  async #release(): Promise<void> {
+    const obs = this.#observed;
+    if (!obs || obs.holderIdentity !== this.identity || !this.lock.hasLease()) return;
+    const now = new Date();
+    const rec: LeaderElectionRecord = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: now,
+      renewTime: now,
+      leaderTransitions: obs.leaderTransitions,
+    };
+    try {
+      await this.lock.update(rec, AbortSignal.timeout(this.renewDeadlineMs));
+      this.#setObserved(rec);
+      this.#log.info('released lease');
+    } catch (err) {
+      this.#log.warn('failed to release lease', { err: errText(err) });
+    }
+  }
+
+  #maybeReportTransition(): void {
+    const holder = this.#observed?.holderIdentity ?? '';
+    if (holder === this.#reportedLeader) return;
+    this.#reportedLeader = holder;
+    if (holder === '') return;
+    if (holder !== this.identity) this.#log.info('new leader elected', { leader: holder });
+    try {
+      this.#opts.callbacks.onNewLeader?.(holder);
+    } catch (err) {
+      this.#log.error(err, 'onNewLeader failed');
+    }
+  }
+}
+
+/**
+ * Runs a leader election until leadership is lost or `signal` aborts; resolves then. Never rejects.
+ * @throws (synchronously, as a rejected promise) the option errors of {@link LeaderElector}.
+ */
+export async function runLeaderElection(
+  opts: LeaderElectionOptions & { signal: AbortSignal },
+): Promise<void> {
+  const { signal, ...rest } = opts;
+  await new LeaderElector(rest).run(signal);
+}
+
+function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

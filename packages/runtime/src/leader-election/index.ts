@@ -1,0 +1,5 @@
+export * from './elector.js';
+export * from './healthz.js';
+export * from './lease-lock.js';
+export * from './metrics.js';
+export * from './record.js';
