@@ -96,7 +96,10 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
   });
 
   it('ensureLoadBalancer records create then get-zone, stores the balancer and returns the status', async () => {
-    const cloud = new FakeCloud({ zone: { failureDomain: 'z1', region: 'us-central' }, externalIP: '5.6.7.8' });
+    const cloud = new FakeCloud({
+      zone: { failureDomain: 'z1', region: 'us-central' },
+      externalIP: '5.6.7.8',
+    });
     const svc = service('a', 'uid-a', {
       loadBalancerIP: '10.9.9.9',
       ports: [{ port: 80, protocol: 'UDP' }, { port: 443 }],
@@ -157,7 +160,9 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
     cloud.ensureCallCb = () => {
       throw new ImplementedElsewhereError();
     };
-    await expect(cloud.ensureLoadBalancer(CLUSTER, svc, [])).rejects.toBeInstanceOf(ImplementedElsewhereError);
+    await expect(cloud.ensureLoadBalancer(CLUSTER, svc, [])).rejects.toBeInstanceOf(
+      ImplementedElsewhereError,
+    );
   });
 
   it('an async ensureCallCb blocks later ensure calls until it settles (upstream lock)', async () => {
@@ -172,9 +177,15 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
         if (call.service.metadata?.name === 'first') await gate;
       },
     });
-    const first = cloud.ensureLoadBalancer(CLUSTER, service('first'), []).then(() => order.push('first done'));
-    const second = cloud.ensureLoadBalancer(CLUSTER, service('second'), []).then(() => order.push('second done'));
-    const update = cloud.updateLoadBalancer(CLUSTER, service('third'), []).then(() => order.push('update done'));
+    const first = cloud
+      .ensureLoadBalancer(CLUSTER, service('first'), [])
+      .then(() => order.push('first done'));
+    const second = cloud
+      .ensureLoadBalancer(CLUSTER, service('second'), [])
+      .then(() => order.push('second done'));
+    const update = cloud
+      .updateLoadBalancer(CLUSTER, service('third'), [])
+      .then(() => order.push('update done'));
     await update;
     await new Promise((r) => setTimeout(r, 10));
     expect(order).toEqual(['cb first', 'update done']);
@@ -195,7 +206,10 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
     expect(cloud.calls).toEqual(['update']);
     expect(cloud.updateCalls).toEqual([{ service: svc, hosts: [node('n1'), node('n2')] }]);
     expect(seen).toEqual(cloud.updateCalls);
-    expect(cloud.balancers.get(cloud.getLoadBalancerName(CLUSTER, svc))?.hosts).toEqual([node('n1'), node('n2')]);
+    expect(cloud.balancers.get(cloud.getLoadBalancerName(CLUSTER, svc))?.hosts).toEqual([
+      node('n1'),
+      node('n2'),
+    ]);
     cloud.err = new Error('error updating');
     await expect(cloud.updateLoadBalancer(CLUSTER, svc, [])).rejects.toThrow('error updating');
     expect(cloud.updateCalls).toHaveLength(2);
@@ -212,7 +226,9 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
     expect(cloud.balancers.size).toBe(0);
     await cloud.ensureLoadBalancerDeleted(CLUSTER, svc);
     cloud.err = new Error('error Deleting the Loadbalancer');
-    await expect(cloud.ensureLoadBalancerDeleted(CLUSTER, svc)).rejects.toThrow(/^error Deleting the Loadbalancer$/);
+    await expect(cloud.ensureLoadBalancerDeleted(CLUSTER, svc)).rejects.toThrow(
+      /^error Deleting the Loadbalancer$/,
+    );
     expect(cloud.calls).toEqual(['delete', 'delete', 'delete']);
   });
 
@@ -245,7 +261,10 @@ describe('FakeCloud instances v1 (upstream knobs)', () => {
   });
 
   it('instanceID answers extID, "" when missing, and extIDErr first', async () => {
-    const cloud = new FakeCloud({ extID: { node0: '12345' }, extIDErr: { node1: new InstanceNotFoundError() } });
+    const cloud = new FakeCloud({
+      extID: { node0: '12345' },
+      extIDErr: { node1: new InstanceNotFoundError() },
+    });
     expect(await cloud.instanceID('node0')).toBe('12345');
     expect(await cloud.instanceID('nodeX')).toBe('');
     expect(await cloud.instanceID('toString')).toBe('');
@@ -314,7 +333,12 @@ describe('FakeCloud instancesV2 (upstream knobs)', () => {
     cloud.errShutdownByProviderID = new Error('shutdown failed');
     await expect(cloud.instanceExists(node('node0'))).rejects.toThrow('exists failed');
     await expect(cloud.instanceShutdown(node('node0'))).rejects.toThrow('shutdown failed');
-    expect(cloud.calls).toEqual(['instance-exists', 'instance-shutdown', 'instance-exists', 'instance-shutdown']);
+    expect(cloud.calls).toEqual([
+      'instance-exists',
+      'instance-shutdown',
+      'instance-exists',
+      'instance-shutdown',
+    ]);
   });
 
   it('instanceMetadata builds metadata from providerID[name], instanceTypes[spec.providerID], addresses, zone and additionalLabels', async () => {
@@ -441,7 +465,10 @@ describe('FakeCloud routes', () => {
 
   it('a seeded routeMap is listed; a missing routeMap is recreated instead of failing', async () => {
     const cloud = new FakeCloud();
-    cloud.routeMap.set('r1', { clusterName: 'my-k8s', route: route('node-x', '10.120.2.0/24', { name: 'r1' }) });
+    cloud.routeMap.set('r1', {
+      clusterName: 'my-k8s',
+      route: route('node-x', '10.120.2.0/24', { name: 'r1' }),
+    });
     expect(await cloud.listRoutes('my-k8s')).toEqual([route('node-x', '10.120.2.0/24', { name: 'r1' })]);
     (cloud as { routeMap: unknown }).routeMap = undefined;
     await cloud.createRoute('my-k8s', 'h', route('node-1', '10.120.0.0/24'));

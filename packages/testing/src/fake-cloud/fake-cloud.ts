@@ -6,6 +6,7 @@
 import {
   type CloudProvider,
   type Clusters,
+  defaultLoadBalancerName,
   type InstanceMetadata,
   InstanceNotFoundError,
   type Instances,
@@ -47,7 +48,6 @@ import {
   KNOB_NAMES,
   type UpdateBalancerCall,
 } from './knobs.js';
-import { defaultLoadBalancerName } from './load-balancer-name.js';
 import type { FakeCloudMethod } from './methods.js';
 import type { FakeRoute } from './routes.js';
 import * as routeTable from './routes.js';
