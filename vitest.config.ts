@@ -5,15 +5,19 @@ import { defineConfig } from 'vitest/config';
 // The custom "source" export condition lets tests import workspace packages
 // from their TypeScript sources; processes started by tests use dist/.
 const resolve = { conditions: ['source'] };
+// Vite resolves Node-side (SSR) imports with its own conditions list.
+const ssr = { resolve: { conditions: ['source'], externalConditions: ['source'] } };
 
 export default defineConfig({
   resolve,
+  ssr,
   test: {
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },
     projects: [
       {
         resolve,
+        ssr,
         test: {
           name: 'unit',
           include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
@@ -22,6 +26,7 @@ export default defineConfig({
       },
       {
         resolve,
+        ssr,
         test: {
           name: 'integration',
           include: ['packages/*/test/**/*.int.test.ts', 'examples/*/test/**/*.int.test.ts'],
