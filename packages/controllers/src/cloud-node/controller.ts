@@ -1,0 +1,385 @@
+/**
+ * The cloud-node controller: initializes Nodes registered with the uninitialized taint from the cloud's
+ * instance metadata, keeps the GA topology labels in step with the beta ones, and refreshes every
+ * initialized Node's addresses periodically.
+ *
+ * Follows upstream `controllers/node/node_controller.go` (`CloudNodeController`). Reference:
+ * upstream-behaviour.md §3.0, §3.1, §7 items 12–20.
+ */
+import {
+  addOrUpdateLabelsOnNode,
+  type CloudProvider,
+  type Informer,
+  type InstanceMetadata,
+  type NodeClient,
+  nodeClientFromCoreV1Api,
+  retryOnConflict,
+  type SharedInformers,
+  UPDATE_NODE_SPEC_BACKOFF,
+} from '@ccm-kit/cloud-provider';
+import {
+  controllerStarted,
+  controllerStopped,
+  createLogger,
+  defaultControllerRateLimiter,
+  type EventRecorder,
+  type Logger,
+  parseTime,
+  patchOptions,
+  runWorkers,
+  until,
+  Workqueue,
+  waitForCacheSync,
+} from '@ccm-kit/runtime';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { isNodeOwned, nodeReference, ownedNodeHandler } from '../shared/index.js';
+import { desiredNodeAddresses, nodeAddressesStatusPatch } from './addresses.js';
+import { isUninitialized } from './cloud-taint.js';
+import { getInstanceMetadata, getInstanceNodeAddresses } from './instance-metadata.js';
+import { labelsToReconcile } from './labels.js';
+import { initialNodeSyncDelay, removeCloudProviderTaintDelay } from './metrics.js';
+import { applyModifiers, nodeModifiersFromMetadata, removeCloudTaint } from './modifiers.js';
+
+/** The queue name (labels the `workqueue_*` metrics). */
+export const CLOUD_NODE_QUEUE_NAME = 'Nodes';
+/** The legacy short name used for `running_managed_controllers{name}`. */
+export const CLOUD_NODE_METRICS_NAME = 'cloud-node';
+/** Default `--node-status-update-frequency`, in ms (5 minutes). */
+export const DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_MS = 5 * 60_000;
+
+/** Construction options of {@link CloudNodeController}. Durations in milliseconds. */
+export interface CloudNodeControllerOptions {
+  /** Shared informers; the controller uses `nodes()` (lister + add/update handlers). */
+  informers: Pick<SharedInformers, 'nodes'>;
+  /** The `node-controller` API client. */
+  client: CoreV1Api;
+  /** The provider; must support InstancesV2 or Instances. */
+  cloud: CloudProvider;
+  /** Records the `Synced` event (component `cloud-node-controller`). */
+  recorder: EventRecorder;
+  /** Status-loop period (`--node-status-update-frequency`), default 300 000 ms; sliding, as upstream. */
+  nodeStatusUpdateFrequencyMs?: number;
+  /** Initialization workers (`--concurrent-node-syncs`), default 1; 0 starts none (accepted upstream). */
+  workerCount?: number;
+  /** Status-loop parallelism (`--concurrent-node-status-updates`); 0 or unset falls back to `workerCount`. */
+  statusUpdateWorkerCount?: number;
+  /** Beyond upstream: Nodes for which this returns false are ignored (never queued, never refreshed). */
+  nodeOwnership?: (node: V1Node) => boolean;
+  /** Logger; default `createLogger('cloud-node-controller')`. */
+  logger?: Logger;
+}
+
+function nonNegativeInt(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(`CloudNodeController: ${field} must be an integer ≥ 0, got ${value}`);
+  }
+  return value;
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function secondsSince(timestamp: unknown): number | undefined {
+  try {
+    const t = parseTime(timestamp as string | Date | undefined);
+    return t === undefined ? undefined : (Date.now() - t.getTime()) / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cloud-node controller (upstream `CloudNodeController`). Build it, then call {@link CloudNodeController.run}.
+ *
+ * - Add and Update events of Nodes (every update, resyncs included) enqueue the Node name on the `Nodes` queue
+ *   (client-go default controller rate limiter); there is no Delete handler.
+ * - {@link CloudNodeController.syncNode} initializes a tainted Node, or reconciles the labels of an initialized one.
+ * - {@link CloudNodeController.updateNodeStatus} refreshes addresses of initialized Nodes every period.
+ */
+export class CloudNodeController {
+  readonly #informer: Informer<V1Node>;
+  readonly #client: CoreV1Api;
+  readonly #nodeClient: NodeClient;
+  readonly #cloud: CloudProvider;
+  readonly #recorder: EventRecorder;
+  readonly #periodMs: number;
+  readonly #workers: number;
+  readonly #statusWorkers: number;
+  readonly #ownership: Pick<CloudNodeControllerOptions, 'nodeOwnership'>;
+  readonly #log: Logger;
+  readonly #queue: Workqueue<string>;
+  readonly #removeHandler: () => void;
+
+  /**
+   * Registers the Node event handlers; nothing else runs until {@link CloudNodeController.run}.
+   * @throws Error `cloud provider does not support instances` when neither InstancesV2 nor Instances is
+   *   supported (the app then skips the controller).
+   * @throws RangeError naming the field for a bad period or worker count.
+   */
+  constructor(options: CloudNodeControllerOptions) {
+    const { cloud } = options;
+    if (!cloud.instances?.() && !cloud.instancesV2?.()) {
+      throw new Error('cloud provider does not support instances');
+    }
+    const period = options.nodeStatusUpdateFrequencyMs ?? DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_MS;
+    if (!Number.isFinite(period) || period <= 0) {
+      throw new RangeError(`CloudNodeController: nodeStatusUpdateFrequencyMs must be > 0, got ${period}`);
+    }
+    this.#workers = nonNegativeInt(options.workerCount, 1, 'workerCount');
+    const statusWorkers = nonNegativeInt(options.statusUpdateWorkerCount, 0, 'statusUpdateWorkerCount');
+    this.#statusWorkers = statusWorkers > 0 ? statusWorkers : Math.max(1, this.#workers);
+    this.#periodMs = period;
+    this.#cloud = cloud;
+    this.#client = options.client;
+    this.#nodeClient = nodeClientFromCoreV1Api(options.client);
+    this.#recorder = options.recorder;
+    this.#ownership = { nodeOwnership: options.nodeOwnership };
+    this.#log = options.logger ?? createLogger('cloud-node-controller');
+    this.#informer = options.informers.nodes();
+    this.#queue = new Workqueue<string>({
+      name: CLOUD_NODE_QUEUE_NAME,
+      rateLimiter: defaultControllerRateLimiter(),
+    });
+    this.#removeHandler = this.#informer.addEventHandler(
+      ownedNodeHandler(this.#ownership, {
+        onAdd: (node) => this.#enqueue(node),
+        onUpdate: (_old, node) => this.#enqueue(node),
+      }),
+    );
+  }
+
+  #enqueue(node: V1Node): void {
+    const name = node.metadata?.name;
+    if (!name) {
+      this.#log.error(new Error('node has no metadata.name'), 'Cannot enqueue node');
+      return;
+    }
+    this.#queue.add(name);
+  }
+
+  /**
+   * Runs until `signal` aborts: waits for the Node cache to sync, starts the status loop (immediately, then
+   * every `nodeStatusUpdateFrequencyMs` after each pass ends) and the initialization workers. Resolves once
+   * everything has stopped; the queue is shut down and the event handlers are removed on the way out.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    controllerStarted(CLOUD_NODE_METRICS_NAME);
+    try {
+      this.#log.info('Waiting for informer caches to sync');
+      if (!(await waitForCacheSync(signal, this.#informer))) {
+        this.#log.error(new Error('failed to wait for caches to sync'), 'Cannot start cloud-node controller');
+        return;
+      }
+      // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
+      const statusLoop = until(
+        signal,
+        (loopSignal) => this.updateNodeStatus(loopSignal),
+        this.#periodMs,
+        this.#log,
+      );
+      // Upstream starts `--concurrent-node-syncs` workers; 0 is accepted and starts none.
+      const workers =
+        this.#workers > 0
+          ? runWorkers({
+              name: CLOUD_NODE_QUEUE_NAME,
+              queue: this.#queue,
+              workers: this.#workers,
+              signal,
+              logger: this.#log,
+              // Upstream requeues every failure rate-limited; a RetryError gets no special delay here.
+              honorRetryError: false,
+              reconcile: (key, workerSignal) => this.#syncHandler(key, workerSignal),
+            })
+          : Promise.resolve();
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      this.#queue.shutDown();
+      await Promise.all([statusLoop, workers]);
+    } finally {
+      this.#queue.shutDown();
+      this.#removeHandler();
+      controllerStopped(CLOUD_NODE_METRICS_NAME);
+    }
+  }
+
+  async #syncHandler(key: string, signal: AbortSignal): Promise<void> {
+    const parts = key.split('/');
+    const name = parts.at(-1) ?? '';
+    if (parts.length > 2 || name === '') {
+      this.#log.error(new Error(`invalid resource key: ${key}`), 'Dropping key');
+      return;
+    }
+    await this.syncNode(name, signal);
+  }
+
+  /**
+   * Initializes the named Node when it still has the uninitialized taint (upstream `syncNode`), else reconciles
+   * its labels ({@link CloudNodeController.reconcileNodeLabels}). A Node missing from the lister is ignored.
+   *
+   * Initialization: instance metadata (nil metadata: log and return, nothing written), node modifiers, then a
+   * conflict-retried (20 × 50 ms) full **PUT** of the lister's copy with the modifiers and the taint removal
+   * applied, followed by the status addresses patch (failures logged only), the `Synced` event and the metrics.
+   * @throws Error `failed to get instance metadata for node <name>: <err>` /
+   *   `failed to get node modifiers from cloud provider: <err>` / the update error; the worker requeues it.
+   */
+  async syncNode(name: string, signal?: AbortSignal): Promise<void> {
+    const cached = this.#informer.lister.get(name);
+    if (!cached || !isNodeOwned(this.#ownership, cached)) return;
+    if (!isUninitialized(cached)) {
+      await this.reconcileNodeLabels(name);
+      return;
+    }
+    this.#log.info('Initializing node with cloud provider', { node: name });
+    const copy = structuredClone(cached);
+    let metadata: InstanceMetadata | undefined;
+    try {
+      metadata = await getInstanceMetadata(this.#cloud, copy, this.#log, signal);
+    } catch (err) {
+      throw new Error(`failed to get instance metadata for node ${name}: ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+    if (!metadata) {
+      this.#log.info('Skip sync node because cloud provided nil metadata', { node: name });
+      return;
+    }
+    let modifiers: ReturnType<typeof nodeModifiersFromMetadata>;
+    try {
+      modifiers = nodeModifiersFromMetadata(copy, metadata, (d) => {
+        if (d.reason === 'kubernetes-namespace') {
+          this.#log.warn('Discarding node label with kubernetes namespace', { node: name, label: d.key });
+        } else if (d.conflicting) {
+          this.#log.warn('Discarding node label that is already present', { node: name, label: d.key });
+        }
+      });
+    } catch (err) {
+      throw new Error(`failed to get node modifiers from cloud provider: ${errorMessage(err)}`, {
+        cause: err,
+      });
+    }
+    modifiers.push(removeCloudTaint);
+
+    let latest: V1Node = cached;
+    await retryOnConflict(
+      async () => {
+        const current = this.#informer.lister.get(name);
+        if (!current) throw new Error(`node "${name}" not found in the informer cache`);
+        latest = current;
+        const updated = applyModifiers(current, modifiers);
+        updated.apiVersion = 'v1';
+        updated.kind = 'Node';
+        await this.#client.replaceNode({ name, body: updated });
+        const taintDelay = secondsSince(updated.metadata?.creationTimestamp);
+        if (taintDelay !== undefined) removeCloudProviderTaintDelay.observe(taintDelay);
+        await this.updateNodeAddress(updated, metadata, signal);
+        this.#log.info('Successfully initialized node with cloud provider', { node: name });
+      },
+      { backoff: UPDATE_NODE_SPEC_BACKOFF },
+    );
+    this.#recorder.event(nodeReference(copy), 'Normal', 'Synced', 'Node synced successfully');
+    const syncDelay = secondsSince(latest.metadata?.creationTimestamp);
+    if (syncDelay !== undefined) initialNodeSyncDelay.observe(syncDelay);
+  }
+
+  /**
+   * Copies each beta topology/instance-type label to its GA label when missing or different (upstream
+   * `reconcileNodeLabels`), with a labels-only strategic merge patch and conflict retry (5 × 100 ms).
+   * @throws Error `failed update labels for node <name>` when the patch fails (the worker requeues).
+   */
+  async reconcileNodeLabels(name: string): Promise<void> {
+    const node = this.#informer.lister.get(name);
+    if (!node?.metadata?.labels) return;
+    const labels = labelsToReconcile(node.metadata.labels);
+    if (Object.keys(labels).length === 0) return;
+    let failure: Error | undefined;
+    const ok = await addOrUpdateLabelsOnNode(this.#nodeClient, labels, node, {
+      onError: (err) => {
+        failure = err;
+      },
+    });
+    if (!ok) throw new Error(`failed update labels for node ${name}`, { cause: failure });
+  }
+
+  /**
+   * Writes the addresses the cloud reports for an initialized Node (upstream `updateNodeAddress`): nothing for a
+   * Node still tainted, for empty cloud addresses or for no change; else a strategic merge patch of
+   * `status.addresses` on `nodes/<name>/status`. Never throws: failures are logged.
+   */
+  async updateNodeAddress(node: V1Node, metadata: InstanceMetadata, signal?: AbortSignal): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    if (isUninitialized(node)) {
+      this.#log.v(5).info('This node is still tainted. Will not process.', { node: name });
+      return;
+    }
+    let addresses: ReturnType<typeof desiredNodeAddresses>;
+    try {
+      addresses = desiredNodeAddresses(node, metadata.nodeAddresses);
+    } catch (err) {
+      this.#log.error(err, 'Failed to update node addresses for node', { node: name });
+      return;
+    }
+    if (!addresses) return;
+    try {
+      await this.#client.patchNodeStatus(
+        { name, body: nodeAddressesStatusPatch(addresses) },
+        patchOptions('strategic', { signal }),
+      );
+    } catch (err) {
+      this.#log.error(err, 'Error patching node with cloud ip addresses', { node: name });
+    }
+  }
+
+  /**
+   * One pass of the status loop (upstream `UpdateNodeStatus`): for every owned, initialized Node in the lister,
+   * asks the cloud for its addresses (InstancesV2 metadata, or v1 addresses by providerID then name) and calls
+   * {@link CloudNodeController.updateNodeAddress}, `statusUpdateWorkerCount` Nodes at a time. Cloud errors and
+   * nil metadata skip the Node (decision 0100). Stops handing out Nodes when `signal` aborts.
+   */
+  async updateNodeStatus(signal?: AbortSignal): Promise<void> {
+    const start = performance.now();
+    const nodes = this.#informer.lister.list();
+    let next = 0;
+    const worker = async () => {
+      while (!signal?.aborted) {
+        const i = next++;
+        if (i >= nodes.length) return;
+        await this.#refreshNode(nodes[i]!, signal);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#statusWorkers, nodes.length) }, worker));
+    this.#log.v(2).info('Updated nodes status', {
+      nodes: nodes.length,
+      durationMs: Math.round(performance.now() - start),
+    });
+  }
+
+  async #refreshNode(cached: V1Node, signal?: AbortSignal): Promise<void> {
+    const name = cached.metadata?.name ?? '';
+    try {
+      if (!isNodeOwned(this.#ownership, cached)) return;
+      if (isUninitialized(cached)) {
+        this.#log.v(5).info('This node is still tainted. Will not process.', { node: name });
+        return;
+      }
+      const node = structuredClone(cached);
+      let metadata: InstanceMetadata | undefined;
+      try {
+        metadata = await getInstanceNodeAddresses(this.#cloud, node, signal);
+      } catch (err) {
+        this.#log.error(err, 'Error getting instance metadata for node addresses', { node: name });
+        return;
+      }
+      if (!metadata) {
+        this.#log.v(4).info('Skipping node address update: cloud provided nil metadata', { node: name });
+        return;
+      }
+      await this.updateNodeAddress(node, metadata, signal);
+    } catch (err) {
+      this.#log.error(err, 'Unexpected error updating node status', { node: name });
+    }
+  }
+}

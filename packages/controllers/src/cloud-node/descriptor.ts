@@ -1,0 +1,62 @@
+/**
+ * The `cloud-node-controller` descriptor the app starts. Follows upstream `app/core.go`
+ * (`startCloudNodeController`): skipped with a warning when the provider supports neither InstancesV2 nor
+ * Instances; otherwise built with `--node-status-update-frequency`, `--concurrent-node-syncs` and
+ * `--concurrent-node-status-updates`, its events sent as component `cloud-node-controller`.
+ */
+import {
+  CLOUD_NODE_CONTROLLER,
+  CLOUD_NODE_CONTROLLER_EVENT_SOURCE,
+  NODE_CONTROLLER_CLIENT_NAME,
+} from '@ccm-kit/cloud-provider';
+import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { CloudNodeController } from './controller.js';
+
+const NO_INSTANCES = 'cloud provider does not support instances';
+
+async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
+  const log = ctx.logger.with({}, CLOUD_NODE_CONTROLLER);
+  if (!ctx.cloud.instancesV2?.() && !ctx.cloud.instances?.()) {
+    log.warn('Failed to start cloud node controller', { err: NO_INSTANCES });
+    return { started: false, reason: NO_INSTANCES };
+  }
+  const { config } = ctx;
+  const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Api);
+  // Upstream creates its broadcaster in Run: core/v1 events (namespace `default` for Nodes) and a
+  // structured log line per event.
+  const broadcaster = new EventBroadcaster({ logger: log });
+  broadcaster.startStructuredLogging(0, log);
+  broadcaster.startRecordingToSink(coreV1EventSink(client));
+  let controller: CloudNodeController;
+  try {
+    controller = new CloudNodeController({
+      informers: ctx.informers,
+      client,
+      cloud: ctx.cloud,
+      recorder: broadcaster.newRecorder(CLOUD_NODE_CONTROLLER_EVENT_SOURCE),
+      nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
+      workerCount: config.concurrentNodeSyncs,
+      statusUpdateWorkerCount: config.concurrentNodeStatusUpdates,
+      nodeOwnership: config.nodeOwnership,
+      logger: log,
+    });
+  } catch (err) {
+    await broadcaster.shutdown(0);
+    throw err;
+  }
+  const done = controller.run(ctx.signal).finally(() => broadcaster.shutdown());
+  return { started: true, done };
+}
+
+/**
+ * `cloud-node-controller` (alias `cloud-node`, client `node-controller`): initializes Nodes that carry the
+ * uninitialized taint and refreshes their addresses. See {@link CloudNodeController}.
+ */
+export const cloudNodeController: ControllerDescriptor = Object.freeze({
+  name: CLOUD_NODE_CONTROLLER,
+  aliases: Object.freeze(['cloud-node']),
+  clientName: NODE_CONTROLLER_CLIENT_NAME,
+  init,
+});

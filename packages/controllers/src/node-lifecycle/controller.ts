@@ -1,0 +1,194 @@
+/**
+ * The cloud-node-lifecycle controller: deletes Nodes whose instance is gone from the cloud and taints Nodes
+ * whose instance is shut down.
+ *
+ * Follows upstream `controllers/nodelifecycle/node_lifecycle_controller.go` (`CloudNodeLifecycleController`).
+ * Reference: upstream-behaviour.md §3.2, §7 items 21–23.
+ */
+import {
+  addOrUpdateTaintOnNode,
+  type CloudProvider,
+  type Lister,
+  type NodeClient,
+  nodeClientFromCoreV1Api,
+  removeTaintOffNode,
+  type SharedInformers,
+} from '@ccm-kit/cloud-provider';
+import {
+  callOptions,
+  controllerStarted,
+  controllerStopped,
+  createLogger,
+  type EventRecorder,
+  type Logger,
+  until,
+} from '@ccm-kit/runtime';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { isNodeOwned, nodeReference } from '../shared/index.js';
+import { instanceExists, instanceShutdown } from './instance-state.js';
+import { readyConditionStatus, SHUTDOWN_TAINT } from './node-state.js';
+
+/** The legacy short name used for `running_managed_controllers{name}`. */
+export const CLOUD_NODE_LIFECYCLE_METRICS_NAME = 'cloud-node-lifecycle';
+/** Default `--node-monitor-period`, in ms. */
+export const DEFAULT_NODE_MONITOR_PERIOD_MS = 5_000;
+/** Event reason when a Node is deleted because its instance is gone. */
+export const DELETE_NODE_EVENT = 'DeletingNode';
+/** Event reason when that delete fails. */
+export const DELETE_NODE_FAILED_EVENT = 'DeletingNodeFailed';
+
+/** Construction options of {@link CloudNodeLifecycleController}. Durations in milliseconds. */
+export interface CloudNodeLifecycleControllerOptions {
+  /** Shared informers; only the Node **lister** is used (no handlers, no wait for sync, as upstream). */
+  informers: Pick<SharedInformers, 'nodes'>;
+  /** The `node-controller` API client. */
+  client: CoreV1Api;
+  /** The provider; must support InstancesV2 or Instances. */
+  cloud: CloudProvider;
+  /** Records `DeletingNode` / `DeletingNodeFailed` (component `cloud-node-lifecycle-controller`). */
+  recorder: EventRecorder;
+  /** `--node-monitor-period`, default 5000 ms. */
+  nodeMonitorPeriodMs?: number;
+  /** Beyond upstream: Nodes for which this returns false are never checked, tainted or deleted. */
+  nodeOwnership?: (node: V1Node) => boolean;
+  /** Logger; default `createLogger('cloud-node-lifecycle-controller')`. */
+  logger?: Logger;
+}
+
+/**
+ * The cloud-node-lifecycle controller (upstream `CloudNodeLifecycleController`). Every period, one Node after
+ * another from the lister:
+ * - Ready=True: only the shutdown taint is removed (no cloud call).
+ * - otherwise: an instance that does not exist (false, or `InstanceNotFoundError` from the providerID lookup)
+ *   means the Node is **deleted** (event `DeletingNode`); any other cloud error skips the Node this pass — it is
+ *   never deleted on an error; an existing, shut-down instance gets the `NoSchedule` shutdown taint.
+ */
+export class CloudNodeLifecycleController {
+  readonly #lister: Lister<V1Node>;
+  readonly #client: CoreV1Api;
+  readonly #nodeClient: NodeClient;
+  readonly #cloud: CloudProvider;
+  readonly #recorder: EventRecorder;
+  readonly #periodMs: number;
+  readonly #ownership: Pick<CloudNodeLifecycleControllerOptions, 'nodeOwnership'>;
+  readonly #log: Logger;
+
+  /**
+   * @throws Error `kubernetes client is nil`, `no cloud provider provided`, or
+   *   `cloud provider does not support instances` (in that order, as upstream; the app then skips it).
+   * @throws RangeError when `nodeMonitorPeriodMs` is not a positive number.
+   */
+  constructor(options: CloudNodeLifecycleControllerOptions) {
+    if (!options.client) throw new Error('kubernetes client is nil');
+    if (!options.cloud) throw new Error('no cloud provider provided');
+    if (!options.cloud.instances?.() && !options.cloud.instancesV2?.()) {
+      throw new Error('cloud provider does not support instances');
+    }
+    const period = options.nodeMonitorPeriodMs ?? DEFAULT_NODE_MONITOR_PERIOD_MS;
+    if (!Number.isFinite(period) || period <= 0) {
+      throw new RangeError(`CloudNodeLifecycleController: nodeMonitorPeriodMs must be > 0, got ${period}`);
+    }
+    this.#periodMs = period;
+    this.#client = options.client;
+    this.#nodeClient = nodeClientFromCoreV1Api(options.client);
+    this.#cloud = options.cloud;
+    this.#recorder = options.recorder;
+    this.#ownership = { nodeOwnership: options.nodeOwnership };
+    this.#log = options.logger ?? createLogger('cloud-node-lifecycle-controller');
+    this.#lister = options.informers.nodes().lister;
+  }
+
+  /**
+   * Runs {@link CloudNodeLifecycleController.monitorNodes} now and then `nodeMonitorPeriodMs` after each pass
+   * ends (upstream `wait.UntilWithContext`, sliding) until `signal` aborts; resolves once the last pass is done.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    controllerStarted(CLOUD_NODE_LIFECYCLE_METRICS_NAME);
+    try {
+      // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
+      await until(signal, (loopSignal) => this.monitorNodes(loopSignal), this.#periodMs, this.#log);
+    } finally {
+      controllerStopped(CLOUD_NODE_LIFECYCLE_METRICS_NAME);
+    }
+  }
+
+  /** One pass over every owned Node of the lister (upstream `MonitorNodes`); never throws for a single Node. */
+  async monitorNodes(signal?: AbortSignal): Promise<void> {
+    let nodes: V1Node[];
+    try {
+      nodes = this.#lister.list();
+    } catch (err) {
+      this.#log.error(err, 'error listing nodes from cache');
+      return;
+    }
+    for (const node of nodes) {
+      if (signal?.aborted) return;
+      if (!isNodeOwned(this.#ownership, node)) continue;
+      try {
+        await this.#monitorNode(node, signal);
+      } catch (err) {
+        this.#log.error(err, 'Unexpected error monitoring node', { node: node.metadata?.name });
+      }
+    }
+  }
+
+  async #monitorNode(node: V1Node, signal?: AbortSignal): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    if (readyConditionStatus(node) === 'True') {
+      try {
+        await removeTaintOffNode(this.#nodeClient, name, node, [SHUTDOWN_TAINT]);
+      } catch (err) {
+        this.#log.error(err, 'error patching node taints', { node: name });
+      }
+      return;
+    }
+
+    let exists: boolean;
+    try {
+      exists = await instanceExists(this.#cloud, node, signal);
+    } catch (err) {
+      this.#log.error(err, 'error checking if node exists', { node: name });
+      return;
+    }
+
+    if (!exists) {
+      this.#log.v(2).info('deleting node since it is no longer present in cloud provider', { node: name });
+      const ref = nodeReference(node);
+      this.#recorder.event(
+        ref,
+        'Normal',
+        DELETE_NODE_EVENT,
+        `Deleting node ${name} because it does not exist in the cloud provider`,
+      );
+      try {
+        await this.#client.deleteNode({ name }, callOptions({ signal }));
+      } catch (err) {
+        this.#log.error(err, 'unable to delete node', { node: name });
+        const message = err instanceof Error ? err.message : String(err);
+        this.#recorder.event(
+          ref,
+          'Warning',
+          DELETE_NODE_FAILED_EVENT,
+          `Failed deleting node ${name}: ${message}`,
+        );
+      }
+      return;
+    }
+
+    let shutdown: boolean;
+    try {
+      shutdown = await instanceShutdown(this.#cloud, node, signal);
+    } catch (err) {
+      this.#log.error(err, 'error checking if node is shutdown', { node: name });
+      return;
+    }
+    if (!shutdown) return;
+    try {
+      await addOrUpdateTaintOnNode(this.#nodeClient, name, [SHUTDOWN_TAINT]);
+    } catch (err) {
+      this.#log.error(err, 'failed to apply shutdown taint to node, it may have been deleted.', {
+        node: name,
+      });
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The `cloud-node-lifecycle-controller` descriptor the app starts. Follows upstream `app/core.go`
+ * (`startCloudNodeLifecycleController`): skipped with a warning when the provider supports neither
+ * InstancesV2 nor Instances; otherwise built with `--node-monitor-period`, its events sent as component
+ * `cloud-node-lifecycle-controller`.
+ */
+import {
+  CLOUD_NODE_LIFECYCLE_CONTROLLER,
+  CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE,
+  NODE_CONTROLLER_CLIENT_NAME,
+} from '@ccm-kit/cloud-provider';
+import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { CloudNodeLifecycleController } from './controller.js';
+
+const NO_INSTANCES = 'cloud provider does not support instances';
+
+async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
+  const log = ctx.logger.with({}, CLOUD_NODE_LIFECYCLE_CONTROLLER);
+  if (!ctx.cloud.instancesV2?.() && !ctx.cloud.instances?.()) {
+    log.warn('Failed to start cloud node lifecycle controller', { err: NO_INSTANCES });
+    return { started: false, reason: NO_INSTANCES };
+  }
+  const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Api);
+  const broadcaster = new EventBroadcaster({ logger: log });
+  broadcaster.startStructuredLogging(0, log);
+  broadcaster.startRecordingToSink(coreV1EventSink(client));
+  let controller: CloudNodeLifecycleController;
+  try {
+    controller = new CloudNodeLifecycleController({
+      informers: ctx.informers,
+      client,
+      cloud: ctx.cloud,
+      recorder: broadcaster.newRecorder(CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE),
+      nodeMonitorPeriodMs: ctx.config.nodeMonitorPeriodMs,
+      nodeOwnership: ctx.config.nodeOwnership,
+      logger: log,
+    });
+  } catch (err) {
+    await broadcaster.shutdown(0);
+    throw err;
+  }
+  const done = controller.run(ctx.signal).finally(() => broadcaster.shutdown());
+  return { started: true, done };
+}
+
+/**
+ * `cloud-node-lifecycle-controller` (alias `cloud-node-lifecycle`, client `node-controller`): deletes Nodes
+ * whose instance is gone and taints shut-down ones. See {@link CloudNodeLifecycleController}.
+ */
+export const cloudNodeLifecycleController: ControllerDescriptor = Object.freeze({
+  name: CLOUD_NODE_LIFECYCLE_CONTROLLER,
+  aliases: Object.freeze(['cloud-node-lifecycle']),
+  clientName: NODE_CONTROLLER_CLIENT_NAME,
+  init,
+});
