@@ -4,7 +4,6 @@ import { deepEqualNilStrict } from '../src/shared/deep-equal.js';
 import { formatGoDuration } from '../src/shared/go-duration.js';
 import { isNodeOwned, ownedNodeHandler, ownedNodes } from '../src/shared/node-ownership.js';
 import { nodeReference } from '../src/shared/node-reference.js';
-import { runPeriodically, waitForCacheSync } from '../src/shared/periodic.js';
 
 const n = (name: string, providerID?: string): V1Node => ({
   metadata: { name, uid: `uid-${name}` },
@@ -73,53 +72,5 @@ describe('nodeReference and deepEqualNilStrict', () => {
     expect(deepEqualNilStrict([{ a: 1 }], [{ a: 1 }])).toBe(true);
     expect(deepEqualNilStrict([{ a: 1 }], [{ a: 2 }])).toBe(false);
     expect(deepEqualNilStrict({}, [])).toBe(false);
-  });
-});
-
-describe('runPeriodically and waitForCacheSync', () => {
-  it('non-sliding: runs immediately, then every period from each start; stops on abort', async () => {
-    let t = 0;
-    const starts: number[] = [];
-    const ac = new AbortController();
-    await runPeriodically(
-      async () => {
-        starts.push(t);
-        t += 30; // each run "takes" 30 ms of clock time
-        if (starts.length === 3) ac.abort();
-      },
-      { periodMs: 20, sliding: false, signal: ac.signal, now: () => t },
-    );
-    expect(starts).toEqual([0, 30, 60]);
-  });
-
-  it('errors go to onError and the loop continues', async () => {
-    const ac = new AbortController();
-    const errors: unknown[] = [];
-    let runs = 0;
-    await runPeriodically(
-      () => {
-        runs++;
-        if (runs === 2) ac.abort();
-        throw new Error(`boom ${runs}`);
-      },
-      { periodMs: 1, sliding: true, signal: ac.signal, onError: (e) => errors.push(e) },
-    );
-    expect(runs).toBe(2);
-    expect(errors.map((e) => (e as Error).message)).toEqual(['boom 1', 'boom 2']);
-  });
-
-  it('rejects a non-positive period', async () => {
-    await expect(
-      runPeriodically(() => {}, { periodMs: 0, sliding: false, signal: new AbortController().signal }),
-    ).rejects.toThrow(/periodMs/);
-  });
-
-  it('waitForCacheSync resolves true once synced, false when aborted first', async () => {
-    let synced = false;
-    setTimeout(() => (synced = true), 150);
-    expect(await waitForCacheSync(new AbortController().signal, { hasSynced: () => synced })).toBe(true);
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 50);
-    expect(await waitForCacheSync(ac.signal, { hasSynced: () => false })).toBe(false);
   });
 });

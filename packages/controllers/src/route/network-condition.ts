@@ -4,21 +4,31 @@
  * `node/util.SetNodeCondition` (a strategic merge patch of `nodes/<name>/status` carrying one condition,
  * merged by type; both timestamps set to now).
  */
+import {
+  NETWORK_UNAVAILABLE_MESSAGE_NO_ROUTE_CREATED,
+  NETWORK_UNAVAILABLE_MESSAGE_ROUTE_CREATED,
+  NETWORK_UNAVAILABLE_REASON_NO_ROUTE_CREATED,
+  NETWORK_UNAVAILABLE_REASON_ROUTE_CREATED,
+  NODE_CONDITION_NETWORK_UNAVAILABLE,
+} from '@ccm-kit/cloud-provider';
 import type { V1Node } from '@kubernetes/client-node';
 
 /** The condition type. */
-export const NETWORK_UNAVAILABLE = 'NetworkUnavailable';
+export const NETWORK_UNAVAILABLE = NODE_CONDITION_NETWORK_UNAVAILABLE;
 /** Reason and message when every route of the Node exists (status `False`). */
-export const ROUTE_CREATED = { reason: 'RouteCreated', message: 'RouteController created a route' } as const;
+export const ROUTE_CREATED = Object.freeze({
+  reason: NETWORK_UNAVAILABLE_REASON_ROUTE_CREATED,
+  message: NETWORK_UNAVAILABLE_MESSAGE_ROUTE_CREATED,
+});
 /** Reason and message otherwise (status `True`). */
-export const NO_ROUTE_CREATED = {
-  reason: 'NoRouteCreated',
-  message: 'RouteController failed to create a route',
-} as const;
+export const NO_ROUTE_CREATED = Object.freeze({
+  reason: NETWORK_UNAVAILABLE_REASON_NO_ROUTE_CREATED,
+  message: NETWORK_UNAVAILABLE_MESSAGE_NO_ROUTE_CREATED,
+});
 
 /** The condition as sent on the wire (field order as Go marshals `v1.NodeCondition`; times RFC 3339, seconds). */
 export interface NetworkConditionBody {
-  type: typeof NETWORK_UNAVAILABLE;
+  type: string;
   status: 'True' | 'False';
   lastHeartbeatTime: string;
   lastTransitionTime: string;

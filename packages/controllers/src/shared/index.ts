@@ -4,4 +4,3 @@ export * from './deep-equal.js';
 export * from './go-duration.js';
 export * from './node-ownership.js';
 export * from './node-reference.js';
-export * from './periodic.js';

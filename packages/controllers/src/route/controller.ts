@@ -1,0 +1,361 @@
+/**
+ * The node-route controller: keeps the cloud's routes in line with the Nodes' Pod CIDRs inside the cluster
+ * CIDR(s), and reports the outcome in each Node's `NetworkUnavailable` condition.
+ * Follows upstream `controllers/route/route_controller.go` (`RouteController`: `New`, `Run`,
+ * `reconcileNodeRoutes`, `reconcile`, `updateNetworkingCondition`, `handleNodeUpdate`, `processNextWorkItem`).
+ */
+import type { Informer, Route, Routes } from '@ccm-kit/cloud-provider';
+import {
+  type Backoff,
+  controllerStarted,
+  controllerStopped,
+  createLogger,
+  type Logger,
+  nonSlidingUntil,
+  retryOnConflict,
+  routeQueueRateLimiter,
+  until,
+  Workqueue,
+  waitForCacheSync,
+} from '@ccm-kit/runtime';
+import type { V1Node, V1ObjectReference } from '@kubernetes/client-node';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { CloudControllerConfig } from '../context.js';
+import type { CIDR } from '../shared/cidr.js';
+import { formatGoDuration } from '../shared/go-duration.js';
+import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
+import { nodeReference } from '../shared/node-reference.js';
+import { routeSyncTotal } from './metrics.js';
+import {
+  NETWORK_UNAVAILABLE,
+  type NetworkConditionPatch,
+  networkConditionNeedsUpdate,
+  networkConditionPatch,
+  networkUnavailableCondition,
+} from './network-condition.js';
+import { nodeUpdateAffectsRoutes } from './node-update.js';
+import { type PlannedCreate, RoutePlan } from './plan.js';
+import { isResponsibleForRoute } from './responsibility.js';
+
+/** At most this many cloud route operations (deletes and creates together) run at once. */
+export const MAX_CONCURRENT_ROUTE_OPERATIONS = 200;
+
+/** Upstream `updateNetworkConditionBackoff`: 5 steps of 100 ms, jitter 1.0, factor 0 (conflict retries). */
+export const UPDATE_NETWORK_CONDITION_BACKOFF: Readonly<Backoff> = Object.freeze({
+  steps: 5,
+  durationMs: 100,
+  factor: 0,
+  jitter: 1.0,
+});
+
+/** The single key of the watch-based `Routes` queue: every event asks for one whole-cluster pass. */
+export const ROUTES_QUEUE_KEY = 'routes';
+
+/** Writes a Node's status with a strategic merge patch (`PATCH nodes/<name>/status`). */
+export type NodeStatusPatcher = (
+  nodeName: string,
+  patch: NetworkConditionPatch,
+  signal: AbortSignal,
+) => Promise<unknown>;
+
+/** What the controller needs of an event recorder (the runtime's `EventRecorder` fits). */
+export interface RouteEventRecorder {
+  event(ref: V1ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+/** Construction options of {@link NodeRouteController}. */
+export interface NodeRouteControllerOptions {
+  /** The cloud's Routes facet. */
+  routes: Routes;
+  /** The shared Node informer (its lister is read every pass). */
+  nodes: Informer<V1Node>;
+  /** Writes the `NetworkUnavailable` condition. */
+  patchNodeStatus: NodeStatusPatcher;
+  /** `--cluster-name`, passed to every Routes call. */
+  clusterName: string;
+  /** The parsed `--cluster-cidr` (1 or 2 CIDRs); routes outside them are never touched. */
+  clusterCIDRs: readonly CIDR[];
+  /** Records `FailedToCreateRoute` Warning events on Nodes. */
+  recorder?: RouteEventRecorder;
+  /** Watch-based mode (gate `CloudControllerManagerWatchBasedRoutesReconciliation`): passes are driven by Node events. */
+  watchBased?: boolean;
+  /** Beyond upstream: Nodes this rejects are ignored, and routes targeting them are left alone. */
+  nodeOwnership?: CloudControllerConfig['nodeOwnership'];
+  /** Logger (default `node-route-controller`). */
+  logger?: Logger;
+  /** Wall clock for condition timestamps (default `new Date()`). */
+  now?: () => Date;
+}
+
+/** One cloud-route reconciler per manager. */
+export class NodeRouteController {
+  /** The `Routes` queue; present only in watch-based mode. */
+  readonly queue: Workqueue<string> | undefined;
+  readonly #o: NodeRouteControllerOptions;
+  readonly #log: Logger;
+  readonly #now: () => Date;
+  readonly #removeHandler: (() => void) | undefined;
+
+  /**
+   * Builds the controller and, in watch-based mode, creates the `Routes` queue (token bucket: one pass per
+   * 10 s, burst 1, waits capped at 10 s) and registers the Node event handlers.
+   * @throws Error when `clusterCIDRs` is empty (upstream exits the process here).
+   */
+  constructor(opts: NodeRouteControllerOptions) {
+    if (opts.clusterCIDRs.length === 0) throw new Error('RouteController: Must specify clusterCIDR.');
+    this.#o = opts;
+    this.#log = opts.logger ?? createLogger('node-route-controller');
+    this.#now = opts.now ?? (() => new Date());
+    if (opts.watchBased) {
+      this.queue = new Workqueue<string>({ name: 'Routes', rateLimiter: routeQueueRateLimiter<string>() });
+      const enqueue = () => this.queue!.addRateLimited(ROUTES_QUEUE_KEY);
+      this.#removeHandler = opts.nodes.addEventHandler(
+        ownedNodeHandler(opts, {
+          onAdd: enqueue,
+          onUpdate: (oldNode, newNode) => this.handleNodeUpdate(oldNode, newNode),
+          onDelete: enqueue,
+        }),
+      );
+    }
+  }
+
+  /**
+   * Watch-based mode: enqueues a pass on a resync (equal resourceVersions) or when Pod CIDRs or addresses change.
+   * No-op without the queue.
+   */
+  handleNodeUpdate(oldNode: V1Node, newNode: V1Node): void {
+    if (this.queue && nodeUpdateAffectsRoutes(oldNode, newNode)) this.queue.addRateLimited(ROUTES_QUEUE_KEY);
+  }
+
+  /**
+   * Runs until `signal` aborts: waits for the Node cache, then reconciles every `periodMs` milliseconds
+   * (non-sliding, first pass at once), or in watch-based mode one worker drains the `Routes` queue
+   * (`periodMs` unused). Resolves once stopped.
+   * @throws RangeError when not watch-based and `periodMs` is not a positive number.
+   */
+  async run(signal: AbortSignal, periodMs: number): Promise<void> {
+    if (!this.queue && !(Number.isFinite(periodMs) && periodMs > 0)) {
+      throw new RangeError(
+        `route reconciliation period must be a positive number of milliseconds, got ${periodMs}`,
+      );
+    }
+    this.#log.info('Starting route controller');
+    controllerStarted('route');
+    const stopQueue = () => this.queue?.shutDown();
+    signal.addEventListener('abort', stopQueue, { once: true });
+    try {
+      if (!(await waitForCacheSync(signal, this.#o.nodes))) return;
+      if (this.queue) {
+        await until(signal, () => this.#runWorker(signal), 1_000, this.#log);
+      } else {
+        await nonSlidingUntil(
+          signal,
+          async () => {
+            try {
+              await this.reconcileNodeRoutes(signal);
+            } catch (err) {
+              this.#log.error(err, "Couldn't reconcile node routes");
+            }
+          },
+          periodMs,
+          this.#log,
+        );
+      }
+    } finally {
+      signal.removeEventListener('abort', stopQueue);
+      this.queue?.shutDown();
+      this.#removeHandler?.();
+      controllerStopped('route');
+      this.#log.info('Shutting down route controller');
+    }
+  }
+
+  async #runWorker(signal: AbortSignal): Promise<void> {
+    const queue = this.queue!;
+    for (;;) {
+      const key = await queue.get();
+      if (key === undefined) return;
+      // Forget before the pass: an event arriving mid-pass must still cause another pass.
+      queue.forget(key);
+      try {
+        await this.reconcileNodeRoutes(signal);
+      } catch (err) {
+        queue.addRateLimited(key);
+        this.#log.info(
+          `Couldn't reconcile node routes: ${(err as Error)?.message ?? String(err)}, requeuing`,
+        );
+      } finally {
+        queue.done(key);
+      }
+    }
+  }
+
+  /**
+   * One pass: counts `route_controller_route_sync_total`, lists the cloud's routes and the cached Nodes,
+   * then {@link reconcile}s them.
+   * @throws Error `error listing routes: …` / `error listing nodes: …` (the cause attached).
+   */
+  async reconcileNodeRoutes(signal: AbortSignal): Promise<void> {
+    routeSyncTotal.inc();
+    let routes: Route[];
+    try {
+      routes = await this.#o.routes.listRoutes(this.#o.clusterName, signal);
+    } catch (err) {
+      throw new Error(`error listing routes: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    }
+    let nodes: V1Node[];
+    try {
+      nodes = this.#o.nodes.lister.list();
+    } catch (err) {
+      throw new Error(`error listing nodes: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+    }
+    await this.reconcile(nodes, routes, signal);
+  }
+
+  /**
+   * Deletes stale and blackhole routes inside the cluster CIDRs, creates missing ones (name hint: the Node UID),
+   * then writes each concerned Node's `NetworkUnavailable` condition. Individual failures are logged (and
+   * create failures raised as `FailedToCreateRoute` events); this never throws for them.
+   */
+  async reconcile(allNodes: readonly V1Node[], routes: readonly Route[], signal: AbortSignal): Promise<void> {
+    const nodes: V1Node[] = [];
+    const foreign = new Set<string>();
+    for (const n of allNodes) {
+      if (isNodeOwned(this.#o, n)) nodes.push(n);
+      else foreign.add(n.metadata?.name ?? '');
+    }
+    const plan = new RoutePlan(nodes, routes);
+    for (const d of plan.decisions) {
+      this.#log.v(2).info('Route action', { node: d.node, cidr: d.podCIDR, action: d.action });
+    }
+    const limit = pLimit(MAX_CONCURRENT_ROUTE_OPERATIONS);
+    const responsible = (r: Route) =>
+      !foreign.has(r.targetNode) &&
+      isResponsibleForRoute(this.#o.clusterCIDRs, r, (err) =>
+        this.#log.error(err, `Ignoring route ${r.name ?? ''}, unparsable CIDR`),
+      );
+    const deletes = plan.routesToDelete(responsible).map((route) => this.#deleteRoute(route, limit, signal));
+    if (plan.createsWaitForDeletes()) await Promise.all(deletes);
+    const creates = plan.plannedCreates().map((c) => this.#createRoute(c, plan, limit, signal));
+    await Promise.all([...deletes, ...creates]);
+    if (signal.aborted) return;
+    await Promise.all(
+      nodes.map(async (node) => {
+        const outcome = plan.conditionOutcome(node);
+        if (outcome === 'skip') return;
+        if (plan.byNode.get(node.metadata?.name ?? '')?.actions.size === 0) {
+          this.#log.info('Node has no routes assigned to it; NodeNetworkUnavailable will be set to true', {
+            node: node.metadata?.name,
+          });
+        }
+        try {
+          await this.updateNetworkingCondition(node, outcome === 'routes-created', signal);
+        } catch {
+          // logged by updateNetworkingCondition
+        }
+      }),
+    );
+  }
+
+  async #deleteRoute(route: Route, limit: LimitFunction, signal: AbortSignal): Promise<void> {
+    const start = performance.now();
+    await limit(async () => {
+      if (signal.aborted) return;
+      const fields = { route: route.name ?? '', cidr: route.destinationCIDR, targetNode: route.targetNode };
+      this.#log.info('Deleting route', fields);
+      try {
+        await this.#o.routes.deleteRoute(this.#o.clusterName, route, signal);
+        this.#log.info('Deleted route', { ...fields, after: formatGoDuration(performance.now() - start) });
+      } catch (err) {
+        this.#log.error(err, 'Could not delete route', {
+          ...fields,
+          after: formatGoDuration(performance.now() - start),
+        });
+      }
+    });
+  }
+
+  async #createRoute(
+    c: PlannedCreate,
+    plan: RoutePlan,
+    limit: LimitFunction,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const cidr = c.route.destinationCIDR;
+    try {
+      await retryOnConflict(
+        UPDATE_NETWORK_CONDITION_BACKOFF,
+        async () => {
+          const start = performance.now();
+          await limit(async () => {
+            if (signal.aborted) throw signal.reason ?? new Error('aborted');
+            this.#log.info('Creating route', {
+              node: c.nodeName,
+              cidr,
+              nameHint: c.nameHint,
+              throttled: formatGoDuration(performance.now() - start),
+            });
+            try {
+              await this.#o.routes.createRoute(this.#o.clusterName, c.nameHint, c.route, signal);
+            } catch (err) {
+              const msg = `Could not create route ${c.nameHint} ${cidr} for node ${c.nodeName} after ${formatGoDuration(
+                performance.now() - start,
+              )}: ${(err as Error)?.message ?? String(err)}`;
+              if (!signal.aborted)
+                this.#o.recorder?.event(nodeReference(c.node), 'Warning', 'FailedToCreateRoute', msg);
+              this.#log.v(4).info(msg);
+              throw err;
+            }
+          });
+          plan.markCreated(c.nodeName, cidr);
+          this.#log.info('Created route', {
+            node: c.nodeName,
+            cidr,
+            nameHint: c.nameHint,
+            after: formatGoDuration(performance.now() - start),
+          });
+        },
+        { signal },
+      );
+    } catch (err) {
+      if (!signal.aborted) {
+        this.#log.error(err, 'Could not create route', { nameHint: c.nameHint, cidr, node: c.nodeName });
+      }
+    }
+  }
+
+  /**
+   * Sets `NetworkUnavailable` on `node` (the cached object): `False`/`RouteCreated` when `routesCreated`, else
+   * `True`/`NoRouteCreated`; skipped when the Node already has exactly that status and reason. Both timestamps
+   * are set to now. Conflicts are retried with {@link UPDATE_NETWORK_CONDITION_BACKOFF}.
+   * @throws the patch error once retries end (it is logged too).
+   */
+  async updateNetworkingCondition(node: V1Node, routesCreated: boolean, signal: AbortSignal): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    if (!networkConditionNeedsUpdate(node, routesCreated)) {
+      this.#log
+        .v(2)
+        .info(
+          `set node ${name} with NodeNetworkUnavailable=${!routesCreated} was canceled because it is already set`,
+        );
+      return;
+    }
+    const previous = node.status?.conditions?.find((c) => c.type === NETWORK_UNAVAILABLE);
+    this.#log.info('Patching node status', { node: name, routesCreated, previous });
+    try {
+      await retryOnConflict(
+        UPDATE_NETWORK_CONDITION_BACKOFF,
+        () =>
+          this.#o.patchNodeStatus(
+            name,
+            networkConditionPatch(networkUnavailableCondition(routesCreated, this.#now())),
+            signal,
+          ),
+        { signal },
+      );
+    } catch (err) {
+      this.#log.error(err, 'Error updating node', { node: name });
+      throw err;
+    }
+  }
+}

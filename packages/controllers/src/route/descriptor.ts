@@ -1,0 +1,77 @@
+/**
+ * The `node-route-controller` descriptor the app starts. Follows upstream `app/core.go`
+ * (`startRouteController`): started only when `--configure-cloud-routes` is set and the provider has the
+ * Routes facet; a bad `--cluster-cidr` is an init error, fatal for the manager.
+ */
+import {
+  NODE_ROUTE_CONTROLLER,
+  ROUTE_CONTROLLER_CLIENT_NAME,
+  ROUTE_CONTROLLER_EVENT_SOURCE,
+} from '@ccm-kit/cloud-provider';
+import { coreV1EventSink, EventBroadcaster, patchOptions } from '@ccm-kit/runtime';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { parseClusterCIDRs } from './cluster-cidrs.js';
+import { NodeRouteController } from './controller.js';
+
+/** The alpha gate that switches the controller to Node-event-driven passes (default off). */
+export const WATCH_BASED_ROUTES_GATE = 'CloudControllerManagerWatchBasedRoutesReconciliation';
+
+async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
+  const log = ctx.logger.with({}, NODE_ROUTE_CONTROLLER);
+  const { config } = ctx;
+  if (!config.configureCloudRoutes) {
+    log.info('Will not configure cloud provider routes, --configure-cloud-routes: false');
+    return { started: false, reason: '--configure-cloud-routes is false' };
+  }
+  const routes = ctx.cloud.routes?.();
+  if (!routes) {
+    log.warn(
+      '--configure-cloud-routes is set, but cloud provider does not support routes. Will not configure cloud provider routes.',
+    );
+    return { started: false, reason: 'cloud provider does not support routes' };
+  }
+  const clusterCIDRs = parseClusterCIDRs(config.clusterCIDR);
+  const watchBased = config.featureGates[WATCH_BASED_ROUTES_GATE] === true;
+  if (
+    !watchBased &&
+    !(Number.isFinite(config.routeReconciliationPeriodMs) && config.routeReconciliationPeriodMs > 0)
+  ) {
+    throw new RangeError(
+      `routeReconciliationPeriodMs (--route-reconciliation-period) must be > 0 ms, got ${config.routeReconciliationPeriodMs}`,
+    );
+  }
+  const core = ctx.clients.client(nodeRouteController.clientName, CoreV1Api);
+  // Upstream creates its broadcaster in Run: events to core/v1 (namespace of the object, `default` for
+  // Nodes) from component `route_controller`, and a structured log line per event.
+  const broadcaster = new EventBroadcaster({ logger: log });
+  broadcaster.startStructuredLogging(0, log);
+  broadcaster.startRecordingToSink(coreV1EventSink(core));
+  const controller = new NodeRouteController({
+    routes,
+    nodes: ctx.informers.nodes(),
+    patchNodeStatus: (name, body, signal) =>
+      core.patchNodeStatus({ name, body }, patchOptions('strategic', { signal })),
+    clusterName: config.clusterName,
+    clusterCIDRs,
+    watchBased,
+    nodeOwnership: config.nodeOwnership,
+    recorder: broadcaster.newRecorder(ROUTE_CONTROLLER_EVENT_SOURCE),
+    logger: log,
+  });
+  const done = controller
+    .run(ctx.signal, config.routeReconciliationPeriodMs)
+    .finally(() => broadcaster.shutdown());
+  return { started: true, done };
+}
+
+/**
+ * `node-route-controller` (alias `route`, client `route-controller`): reconciles cloud routes with the Nodes'
+ * Pod CIDRs and sets their `NetworkUnavailable` condition. See {@link NodeRouteController}.
+ */
+export const nodeRouteController: ControllerDescriptor = Object.freeze({
+  name: NODE_ROUTE_CONTROLLER,
+  aliases: Object.freeze(['route']),
+  clientName: ROUTE_CONTROLLER_CLIENT_NAME,
+  init,
+});

@@ -1,0 +1,109 @@
+import type {
+  CloudProvider,
+  ControllerClientBuilder,
+  Informer,
+  SharedInformers,
+} from '@ccm-kit/cloud-provider';
+import type { Logger } from '@ccm-kit/runtime';
+import { FakeCloud } from '@ccm-kit/testing';
+import type { V1Node } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { builtInControllers } from '../src/builtin.js';
+import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
+import { ClusterCIDRError } from '../src/route/cluster-cidrs.js';
+import { nodeRouteController } from '../src/route/descriptor.js';
+
+function recordingLogger(lines: string[]): Logger {
+  const l: Logger = {
+    name: 'test',
+    info: (m) => void lines.push(`I ${m}`),
+    warn: (m) => void lines.push(`W ${m}`),
+    error: (_e, m) => void lines.push(`E ${m}`),
+    v: () => ({ enabled: false, info() {} }),
+    with: () => l,
+  };
+  return l;
+}
+
+function context(cloud: CloudProvider, config: Partial<ControllerContext['config']>, lines: string[] = []) {
+  const clientCalls: string[] = [];
+  const nodes: Informer<V1Node> = {
+    lister: { list: () => [], get: () => undefined },
+    hasSynced: () => true,
+    addEventHandler: () => () => {},
+  };
+  const ac = new AbortController();
+  const ctx: ControllerContext = {
+    cloud,
+    clients: {
+      config: () => {
+        throw new Error('unused');
+      },
+      client: (name: string, Api: new (...args: never[]) => unknown) => {
+        clientCalls.push(name);
+        return Object.create(Api.prototype);
+      },
+    } as ControllerClientBuilder,
+    informers: { nodes: () => nodes, services: () => undefined as never } as SharedInformers,
+    config: { ...defaultCloudControllerConfig, ...config },
+    signal: ac.signal,
+    logger: recordingLogger(lines),
+  };
+  return { ctx, ac, clientCalls };
+}
+
+describe('nodeRouteController descriptor (app/core.go startRouteController)', () => {
+  it('has the upstream name, alias and client name', () => {
+    expect(nodeRouteController.name).toBe('node-route-controller');
+    expect(nodeRouteController.aliases).toEqual(['route']);
+    expect(nodeRouteController.clientName).toBe('route-controller');
+    expect(builtInControllers).toContain(nodeRouteController);
+  });
+
+  it('does not start when configureCloudRoutes is false, without looking at the CIDR', async () => {
+    const lines: string[] = [];
+    const { ctx } = context(new FakeCloud(), { configureCloudRoutes: false, clusterCIDR: 'garbage' }, lines);
+    await expect(nodeRouteController.init(ctx)).resolves.toEqual({
+      started: false,
+      reason: '--configure-cloud-routes is false',
+    });
+    expect(lines).toEqual(['I Will not configure cloud provider routes, --configure-cloud-routes: false']);
+  });
+
+  it('does not start when the provider has no Routes facet (warning)', async () => {
+    const lines: string[] = [];
+    const { ctx } = context(new FakeCloud({ disableRoutes: true }), { clusterCIDR: '' }, lines);
+    const res = await nodeRouteController.init(ctx);
+    expect(res.started).toBe(false);
+    expect(res.reason).toBe('cloud provider does not support routes');
+    expect(lines[0]).toMatch(
+      /^W --configure-cloud-routes is set, but cloud provider does not support routes/,
+    );
+  });
+
+  it.each([
+    ['', /invalid CIDR\[0\] "".*required by the node-route-controller/],
+    ['10.0.0.0/16,10.1.0.0/16', /not configured as dual stack/],
+    ['10.0.0.0/16, fd00::/48', /invalid CIDR\[1\]/],
+  ])('throws (fatal) for --cluster-cidr %j', async (cidr, msg) => {
+    const { ctx } = context(new FakeCloud(), { clusterCIDR: cidr });
+    const p = nodeRouteController.init(ctx);
+    await expect(p).rejects.toThrow(ClusterCIDRError);
+    await expect(p).rejects.toThrow(msg);
+  });
+
+  it('starts with a valid CIDR, uses the route-controller client, and done resolves after abort', async () => {
+    const cloud = new FakeCloud();
+    const { ctx, ac, clientCalls } = context(cloud, {
+      clusterCIDR: '10.120.0.0/16',
+      routeReconciliationPeriodMs: 50,
+    });
+    const res = await nodeRouteController.init(ctx);
+    expect(res.started).toBe(true);
+    expect(clientCalls).toEqual(['route-controller']);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(cloud.calls).toContain('list-routes');
+    ac.abort();
+    await expect(res.done).resolves.toBeUndefined();
+  });
+});
