@@ -9,10 +9,13 @@ import {
   LOAD_BALANCER_CLEANUP_FINALIZER,
   RetryError,
 } from '@ccm-kit/cloud-provider';
+import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
 import { FakeCloud, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
+import { serviceLbController } from '../src/service/descriptor.js';
 import {
   apiError,
   FakeInformer,
@@ -930,7 +933,7 @@ describe('construction', () => {
     const h = newController({ services: [svc], nodes: [node('node1')] });
     h.nodes.synced = false;
     const ac = new AbortController();
-    await expect(h.controller.run(ac.signal, 0)).rejects.toThrow(/workers/);
+    await expect(h.controller.run(ac.signal, -1)).rejects.toThrow(/workers/);
     const running = h.controller.run(ac.signal, 2);
     h.serviceQueue.add(key(svc));
     await new Promise((r) => setTimeout(r, 150));
@@ -942,5 +945,94 @@ describe('construction', () => {
     ac.abort();
     await running;
     expect(h.services.handlers).toHaveLength(0);
+  });
+});
+
+describe('serviceLbController descriptor', () => {
+  const capturingLogger = () => {
+    const lines: { level: string; msg: string; err?: unknown }[] = [];
+    const logger: Logger = {
+      name: 'test',
+      info: (msg) => lines.push({ level: 'info', msg }),
+      warn: (msg) => lines.push({ level: 'warn', msg }),
+      error: (err, msg) => lines.push({ level: 'error', msg, err }),
+      v: () => ({ enabled: false, info: () => {} }),
+      with: () => logger,
+    };
+    return { logger, lines };
+  };
+  const ctx = (cloud: FakeCloud, logger: Logger): ControllerContext => ({
+    cloud,
+    clients: {
+      config: () => {
+        throw new Error('no API in this test');
+      },
+      client: () => {
+        throw new Error('no API in this test');
+      },
+    },
+    informers: { nodes: () => new FakeInformer<V1Node>(), services: () => new FakeInformer<V1Service>() },
+    config: { ...defaultCloudControllerConfig },
+    signal: new AbortController().signal,
+    logger,
+  });
+
+  it('names, alias and client name are upstream', () => {
+    expect(serviceLbController.name).toBe('service-lb-controller');
+    expect(serviceLbController.aliases).toEqual(['service']);
+    expect(serviceLbController.clientName).toBe('service-controller');
+    expect(serviceLbController.disabledByDefault).toBeFalsy();
+  });
+
+  it('a provider without the LoadBalancer facet: started false, with a log line, and no API use', async () => {
+    const { logger, lines } = capturingLogger();
+    const result = await serviceLbController.init(ctx(new FakeCloud({ disableLoadBalancers: true }), logger));
+    expect(result).toEqual({
+      started: false,
+      reason: 'the cloud provider does not support external load balancers',
+    });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.msg).toBe('Failed to start service controller');
+    expect((lines[0]!.err as Error).message).toBe(
+      'the cloud provider does not support external load balancers',
+    );
+  });
+
+  it('a negative --concurrent-service-syncs is refused naming the flag', async () => {
+    const { logger } = capturingLogger();
+    const c = ctx(new FakeCloud(), logger);
+    await expect(
+      serviceLbController.init({ ...c, config: { ...c.config, concurrentServiceSyncs: -1 } }),
+    ).rejects.toThrow(/--concurrent-service-syncs/);
+  });
+});
+
+describe('metrics', () => {
+  it('node syncs count UpdateLoadBalancer attempts and errors and observe both latencies', async () => {
+    const value = async (name: string) => {
+      const m = await metricsRegistry.getSingleMetric(name)!.get();
+      const v = m.type === 'histogram' ? m.values.find((x) => x.metricName === `${name}_count`) : m.values[0];
+      return v?.value ?? 0;
+    };
+    const h = newController({ nodes: [node('node1')] });
+    const svc = newService('metered', 'LoadBalancer');
+    h.controller.cache.getOrCreate(key(svc)).state = svc;
+    const syncs = await value('service_controller_loadbalancer_sync_total');
+    const errors = await value('service_controller_nodesync_error_total');
+    const nodeSyncs = await value('service_controller_nodesync_latency_seconds');
+    const hostUpdates = await value('service_controller_update_loadbalancer_host_latency_seconds');
+    await h.controller.syncNodes(1);
+    h.nodes.add(node('node2'));
+    h.cloud.exists = true;
+    h.cloud.err = new Error('nope');
+    await h.controller.syncNodes(1);
+    expect(await value('service_controller_loadbalancer_sync_total')).toBe(syncs + 2);
+    expect(await value('service_controller_nodesync_error_total')).toBe(errors + 1);
+    expect(await value('service_controller_nodesync_latency_seconds')).toBe(nodeSyncs + 2);
+    expect(await value('service_controller_update_loadbalancer_host_latency_seconds')).toBe(hostUpdates + 2);
+    const hist = await metricsRegistry.getSingleMetric('service_controller_nodesync_latency_seconds')!.get();
+    const les = hist.values.filter((v) => v.metricName?.endsWith('_bucket')).map((v) => v.labels.le);
+    expect(les.slice(0, 3)).toEqual([1, 2, 4]);
+    expect(les).toContain(16384);
   });
 });

@@ -21,7 +21,13 @@ import {
   removeLBFinalizer,
   type ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
-import { createLogger, isNotFound, type Logger } from '@ccm-kit/runtime';
+import {
+  controllerStarted,
+  controllerStopped,
+  createLogger,
+  isNotFound,
+  type Logger,
+} from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import { formatGoDuration } from '../shared/go-duration.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
@@ -53,10 +59,10 @@ import type { KeyQueue, ServiceEventRecorder } from './types.js';
 export const SERVICE_MIN_RETRY_DELAY_MS = 5_000;
 /** Upstream `maxRetryDelay`: backoff cap of the `service` and `node` queues, in ms. */
 export const SERVICE_MAX_RETRY_DELAY_MS = 300_000;
+/** The `name` label of `running_managed_controllers` for this controller (upstream's legacy short name). */
+export const SERVICE_CONTROLLER_METRICS_NAME = 'service';
 /** Upstream `serviceSyncPeriod`: resync period of the service informer handler, in ms. */
 export const SERVICE_SYNC_PERIOD_MS = 30_000;
-/** Upstream `nodeSyncPeriod`: resync period of the node informer handler, in ms. */
-export const NODE_SYNC_PERIOD_MS = 100_000;
 /**
  * The one key of the `node` queue. Upstream queues node names but ignores them (every node sync walks every
  * service), so ccm-kit queues a single key: a burst of node events coalesces into one pending sync
@@ -93,6 +99,8 @@ export interface ServiceControllerOptions {
   nodeOwnership?: (node: V1Node) => boolean;
   /** Metrics (default: the process-wide service controller metrics). */
   metrics?: ServiceControllerMetrics;
+  /** Period of {@link ServiceController.resyncServices} in ms (default {@link SERVICE_SYNC_PERIOD_MS}). */
+  serviceResyncPeriodMs?: number;
 }
 
 /** A Service key as client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` without a namespace. */
@@ -156,6 +164,7 @@ export class ServiceController {
   readonly #nodePredicates: readonly NodeConditionPredicate[];
   readonly #metrics: ServiceControllerMetrics;
   readonly #removeHandlers: (() => void)[] = [];
+  readonly #servicesResyncMs: number;
 
   /**
    * Builds the controller and registers its informer handlers.
@@ -186,6 +195,12 @@ export class ServiceController {
     this.#nodePredicates =
       owned === undefined ? stableNodeSetPredicates : [...stableNodeSetPredicates, (n: V1Node) => owned(n)];
     this.#metrics = opts.metrics ?? serviceControllerMetrics();
+    this.#servicesResyncMs = opts.serviceResyncPeriodMs ?? SERVICE_SYNC_PERIOD_MS;
+    if (!(Number.isFinite(this.#servicesResyncMs) && this.#servicesResyncMs > 0)) {
+      throw new RangeError(
+        `serviceResyncPeriodMs must be a positive number of ms, got ${opts.serviceResyncPeriodMs}`,
+      );
+    }
     this.#registerHandlers();
   }
 
@@ -237,12 +252,16 @@ export class ServiceController {
   /**
    * Runs the controller until `signal` aborts: waits for both caches, starts `workers` service workers and one
    * node worker, and resolves once they have all stopped (the queues are shut down on abort).
-   * @param workers - `--concurrent-service-syncs` (≥ 1); also the fan-out of each node sync.
+   * @param workers - `--concurrent-service-syncs` (≥ 0, as upstream 0 starts no service worker); also the fan-out
+   *   of each node sync.
+   * @throws RangeError when `workers` is negative or not an integer.
    */
   async run(signal: AbortSignal, workers: number): Promise<void> {
-    if (!Number.isInteger(workers) || workers < 1) {
-      throw new RangeError(`workers (concurrent-service-syncs) must be a positive integer, got ${workers}`);
+    if (!Number.isInteger(workers) || workers < 0) {
+      throw new RangeError(`workers (concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`);
     }
+    if (workers === 0)
+      this.#log.warn('concurrent-service-syncs is 0: no service workers, node syncs update nothing');
     const onAbort = () => {
       this.serviceQueue.shutDown();
       this.nodeQueue.shutDown();
@@ -250,8 +269,12 @@ export class ServiceController {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     this.#log.info('Starting service controller');
+    controllerStarted(SERVICE_CONTROLLER_METRICS_NAME);
+    let resync: NodeJS.Timeout | undefined;
     try {
       if (!(await waitForCacheSync(signal, [this.#services, this.#nodes]))) return;
+      resync = setInterval(() => this.resyncServices(), this.#servicesResyncMs);
+      resync.unref?.();
       const loops: Promise<void>[] = [];
       for (let i = 0; i < workers; i++) {
         loops.push(
@@ -267,10 +290,23 @@ export class ServiceController {
       );
       await Promise.all(loops);
     } finally {
+      if (resync !== undefined) clearInterval(resync);
       signal.removeEventListener('abort', onAbort);
       onAbort();
       for (const remove of this.#removeHandlers) remove();
+      controllerStopped(SERVICE_CONTROLLER_METRICS_NAME);
       this.#log.info('Shutting down service controller');
+    }
+  }
+
+  /**
+   * The effect of upstream's 30 s resync of the service handler: every cached Service is re-delivered as an
+   * update with itself, which enqueues exactly those that need cleanup (`needsUpdate(s, s)` is false).
+   * {@link ServiceController.run} calls it every {@link SERVICE_SYNC_PERIOD_MS}.
+   */
+  resyncServices(): void {
+    for (const svc of this.#services.lister.list()) {
+      if (needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
     }
   }
 
@@ -584,7 +620,8 @@ export class ServiceController {
         if (retry && svc !== undefined) toRetry.add(serviceKey(svc));
       }
     };
-    const n = Math.max(1, Math.min(workers, services.length));
+    // As upstream ParallelizeUntil: no more workers than services, and none at all for workers ≤ 0.
+    const n = Math.max(0, Math.min(workers, services.length));
     await Promise.all(Array.from({ length: n }, worker));
     return toRetry;
   }

@@ -23,33 +23,40 @@ let registered: ServiceControllerMetrics | undefined;
 /** Buckets 1, 2, 4 … 16384 seconds (exponential, start 1, factor 2, 15 buckets), as upstream. */
 const LATENCY_BUCKETS = exponentialBuckets(1, 2, 15);
 
-/** Registers the metrics on first call (like upstream `registerMetrics`, guarded by `sync.Once`) and returns them. */
+function counter(name: string, help: string): Counter {
+  const existing = metricsRegistry.getSingleMetric(name);
+  if (existing instanceof Counter) return existing;
+  return new Counter({ name, help, registers: [metricsRegistry] });
+}
+
+function histogram(name: string, help: string): Histogram {
+  const existing = metricsRegistry.getSingleMetric(name);
+  if (existing instanceof Histogram) return existing;
+  return new Histogram({ name, help, buckets: LATENCY_BUCKETS, registers: [metricsRegistry] });
+}
+
+/**
+ * Registers the metrics on first call (like upstream `registerMetrics`, guarded by `sync.Once`) and returns them;
+ * metrics already in the registry under these names are reused.
+ */
 export function serviceControllerMetrics(): ServiceControllerMetrics {
-  if (registered !== undefined) return registered;
-  const registers = [metricsRegistry];
-  registered = {
-    loadBalancerSyncCount: new Counter({
-      name: 'service_controller_loadbalancer_sync_total',
-      help: '[ALPHA] A metric counting the amount of times any load balancer has been configured, as an effect of service/node changes on the cluster',
-      registers,
-    }),
-    nodeSyncErrorCount: new Counter({
-      name: 'service_controller_nodesync_error_total',
-      help: '[ALPHA] A metric counting the amount of times any load balancer has been configured and errored, as an effect of node changes on the cluster',
-      registers,
-    }),
-    nodeSyncLatency: new Histogram({
-      name: 'service_controller_nodesync_latency_seconds',
-      help: '[ALPHA] A metric measuring the latency for nodesync which updates loadbalancer hosts on cluster node updates.',
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
-    updateLoadBalancerHostLatency: new Histogram({
-      name: 'service_controller_update_loadbalancer_host_latency_seconds',
-      help: '[ALPHA] A metric measuring the latency for updating each load balancer hosts.',
-      buckets: LATENCY_BUCKETS,
-      registers,
-    }),
+  registered ??= {
+    loadBalancerSyncCount: counter(
+      'service_controller_loadbalancer_sync_total',
+      '[ALPHA] A metric counting the amount of times any load balancer has been configured, as an effect of service/node changes on the cluster',
+    ),
+    nodeSyncErrorCount: counter(
+      'service_controller_nodesync_error_total',
+      '[ALPHA] A metric counting the amount of times any load balancer has been configured and errored, as an effect of node changes on the cluster',
+    ),
+    nodeSyncLatency: histogram(
+      'service_controller_nodesync_latency_seconds',
+      '[ALPHA] A metric measuring the latency for nodesync which updates loadbalancer hosts on cluster node updates.',
+    ),
+    updateLoadBalancerHostLatency: histogram(
+      'service_controller_update_loadbalancer_host_latency_seconds',
+      '[ALPHA] A metric measuring the latency for updating each load balancer hosts.',
+    ),
   };
   return registered;
 }

@@ -1,0 +1,65 @@
+/**
+ * The `service-lb-controller` descriptor the app starts. Follows upstream `app/core.go`
+ * (`startServiceController`) and `controllers/service/controller.go` (`New`, `Run`): skipped with a log line
+ * when the provider has no LoadBalancer facet; otherwise one `service` and one `node` queue (per-key exponential
+ * backoff 5 s … 300 s), `--concurrent-service-syncs` workers, events from component `service-controller`.
+ */
+import {
+  SERVICE_CONTROLLER_CLIENT_NAME,
+  SERVICE_CONTROLLER_EVENT_SOURCE,
+  SERVICE_LB_CONTROLLER,
+  serviceStatusClientFromCoreV1Api,
+} from '@ccm-kit/cloud-provider';
+import { coreV1EventSink, EventBroadcaster, serviceQueueRateLimiter, Workqueue } from '@ccm-kit/runtime';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { ServiceController } from './controller.js';
+
+/** Upstream's reason when the LoadBalancer facet is missing (`the cloud provider does not support external load balancers`). */
+export const NO_LOAD_BALANCER_REASON = 'the cloud provider does not support external load balancers';
+
+async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
+  const log = ctx.logger.with({}, SERVICE_LB_CONTROLLER);
+  const { config } = ctx;
+  if (ctx.cloud.loadBalancer?.() === undefined) {
+    log.error(new Error(NO_LOAD_BALANCER_REASON), 'Failed to start service controller');
+    return { started: false, reason: NO_LOAD_BALANCER_REASON };
+  }
+  const workers = config.concurrentServiceSyncs;
+  if (!Number.isInteger(workers) || workers < 0) {
+    throw new RangeError(
+      `concurrentServiceSyncs (--concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`,
+    );
+  }
+  const core = ctx.clients.client(serviceLbController.clientName, CoreV1Api);
+  const broadcaster = new EventBroadcaster({ logger: log });
+  broadcaster.startStructuredLogging(0, log);
+  broadcaster.startRecordingToSink(coreV1EventSink(core));
+  const controller = new ServiceController({
+    cloud: ctx.cloud,
+    client: serviceStatusClientFromCoreV1Api(core),
+    serviceInformer: ctx.informers.services(),
+    nodeInformer: ctx.informers.nodes(),
+    clusterName: config.clusterName,
+    recorder: broadcaster.newRecorder(SERVICE_CONTROLLER_EVENT_SOURCE),
+    serviceQueue: new Workqueue<string>({ name: 'service', rateLimiter: serviceQueueRateLimiter<string>() }),
+    nodeQueue: new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter<string>() }),
+    logger: log,
+    loadBalancerClass: config.loadBalancerClass,
+    nodeOwnership: config.nodeOwnership,
+  });
+  const done = controller.run(ctx.signal, workers).finally(() => broadcaster.shutdown());
+  return { started: true, done };
+}
+
+/**
+ * `service-lb-controller` (alias `service`, client `service-controller`): one cloud load balancer per
+ * `LoadBalancer` Service, with hosts following the Nodes and the ingress written to the Service status.
+ * See {@link ServiceController}.
+ */
+export const serviceLbController: ControllerDescriptor = Object.freeze({
+  name: SERVICE_LB_CONTROLLER,
+  aliases: Object.freeze(['service']),
+  clientName: SERVICE_CONTROLLER_CLIENT_NAME,
+  init,
+});

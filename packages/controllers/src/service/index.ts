@@ -1,0 +1,21 @@
+/** The service load-balancer controller (`service-lb-controller`): its descriptor, class and upstream logic. */
+export * from './controller.js';
+export * from './descriptor.js';
+export * from './events.js';
+export * from './metrics.js';
+export { type NeedsUpdateReason, needsUpdate, needsUpdateReason, portsEqualForLB } from './needs-update.js';
+export { loggableNodeNames, nodesSufficientlyEqual, shouldSyncUpdatedNode } from './node-sync-rules.js';
+export {
+  allNodePredicates,
+  filterWithPredicates,
+  listWithPredicates,
+  type NodeConditionPredicate,
+  nodeIncludedPredicate,
+  nodeNotDeletedPredicate,
+  nodeReadyPredicate,
+  nodeUnTaintedPredicate,
+  respectsPredicates,
+  stableNodeSetPredicates,
+} from './predicates.js';
+export { type CachedService, ServiceCache } from './service-cache.js';
+export type { KeyQueue, ServiceEventRecorder } from './types.js';

@@ -1,0 +1,373 @@
+/**
+ * service-lb-controller against a real kube-apiserver and FakeCloud: started through its descriptor with the
+ * runtime's client factory and shared informers, as the app starts it. One control plane and one controller
+ * for the file; each test uses its own namespace and Node names and removes its Nodes afterwards.
+ */
+import { LOAD_BALANCER_CLEANUP_FINALIZER, RetryError } from '@ccm-kit/cloud-provider';
+import {
+  type ClientFactory,
+  createClientFactory,
+  createLogger,
+  patchOptions,
+  SharedInformerFactory,
+} from '@ccm-kit/runtime';
+import { FakeCloud, useControlPlane } from '@ccm-kit/testing';
+import {
+  ApiException,
+  CoreV1Api,
+  type CoreV1Event,
+  type V1Node,
+  type V1Service,
+} from '@kubernetes/client-node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
+import { serviceLbController } from '../src/service/descriptor.js';
+
+const cp = useControlPlane();
+const run = Date.now().toString(36);
+let seq = 0;
+const uniq = (s: string) => `${s}-${run}-${++seq}`;
+
+async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+const isNotFound = (err: unknown) => err instanceof ApiException && err.code === 404;
+
+type EnsureHook = (svc: V1Service) => void | Promise<void>;
+
+let clients: ClientFactory;
+let informers: SharedInformerFactory;
+let core: CoreV1Api;
+let cloud: FakeCloud;
+let started: ControllerStartResult;
+const stop = new AbortController();
+/** Per-Service (`namespace/name`) hooks run before FakeCloud's own method; a throw fails the call. */
+const ensureHooks = new Map<string, EnsureHook>();
+const getHooks = new Map<string, EnsureHook>();
+const nodesToDelete = new Set<string>();
+
+const svcKey = (svc: V1Service) => `${svc.metadata?.namespace}/${svc.metadata?.name}`;
+
+beforeAll(async () => {
+  clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
+  informers = new SharedInformerFactory(clients);
+  core = clients.client('test', CoreV1Api);
+  cloud = new FakeCloud({
+    externalIP: '10.1.2.3',
+    exists: true,
+    zone: { failureDomain: 'a', region: 'us-central' },
+  });
+  const ensure = cloud.ensureLoadBalancer.bind(cloud);
+  cloud.ensureLoadBalancer = async (cluster, svc, nodes, signal) => {
+    await ensureHooks.get(svcKey(svc))?.(svc);
+    return ensure(cluster, svc, nodes, signal);
+  };
+  const get = cloud.getLoadBalancer.bind(cloud);
+  cloud.getLoadBalancer = async (cluster, svc, signal) => {
+    await getHooks.get(svcKey(svc))?.(svc);
+    return get(cluster, svc, signal);
+  };
+  started = await serviceLbController.init({
+    cloud,
+    clients,
+    informers,
+    config: { ...defaultCloudControllerConfig, clusterName: 'int-cluster' },
+    signal: stop.signal,
+    logger: createLogger('service-lb-int'),
+  });
+  informers.start(stop.signal);
+  expect(await informers.waitForCacheSync(stop.signal)).toBe(true);
+});
+
+afterAll(async () => {
+  stop.abort();
+  await started?.done;
+  await informers?.shutdown();
+  await clients?.close();
+});
+
+afterEach(async () => {
+  for (const name of nodesToDelete) {
+    await core.deleteNode({ name }).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+  nodesToDelete.clear();
+});
+
+async function newNamespace(): Promise<string> {
+  const name = uniq('svc');
+  await core.createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+async function createNode(name: string, labels: Record<string, string> = {}): Promise<V1Node> {
+  nodesToDelete.add(name);
+  return core.createNode({ body: { metadata: { name, labels }, spec: { providerID: `fake://${name}` } } });
+}
+
+async function createLBService(namespace: string, name: string): Promise<V1Service> {
+  return core.createNamespacedService({
+    namespace,
+    body: {
+      metadata: { name },
+      spec: { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] },
+    },
+  });
+}
+
+const read = (namespace: string, name: string) => core.readNamespacedService({ namespace, name });
+
+async function events(namespace: string, reason?: string): Promise<CoreV1Event[]> {
+  const list = await core.listNamespacedEvent({ namespace });
+  return list.items.filter((e) => reason === undefined || e.reason === reason);
+}
+
+/** Hosts of the update calls for one Service, oldest first. */
+const updateHosts = (namespace: string, name: string) =>
+  cloud.updateCalls
+    .filter((c) => c.service.metadata?.namespace === namespace && c.service.metadata?.name === name)
+    .map((c) => c.hosts.map((h) => h.metadata?.name ?? '').sort());
+
+describe('service-lb-controller with a real API server', () => {
+  it('starts through its descriptor', () => {
+    expect(started.started).toBe(true);
+    expect(serviceLbController.name).toBe('service-lb-controller');
+    expect(serviceLbController.aliases).toEqual(['service']);
+    expect(serviceLbController.clientName).toBe('service-controller');
+  });
+
+  it('a LoadBalancer Service gets its ingress IP and the finalizer', async () => {
+    const ns = await newNamespace();
+    await createNode(uniq('node'));
+    await createLBService(ns, 'web');
+    const svc = await eventually(async () => {
+      const s = await read(ns, 'web');
+      expect(s.status?.loadBalancer?.ingress?.[0]?.ip).toBe('10.1.2.3');
+      return s;
+    });
+    expect(svc.metadata?.finalizers).toEqual([LOAD_BALANCER_CLEANUP_FINALIZER]);
+    expect(svc.status?.loadBalancer?.ingress?.[0]?.ports).toEqual([{ port: 80, protocol: 'TCP' }]);
+    // The spec is untouched by the status-subresource patches.
+    expect(svc.spec?.type).toBe('LoadBalancer');
+    const ensured = await eventually(async () => {
+      const evs = await events(ns, 'EnsuredLoadBalancer');
+      expect(evs.length).toBeGreaterThan(0);
+      return evs[0]!;
+    });
+    expect(ensured.message).toBe('Ensured load balancer');
+    expect(ensured.source?.component).toBe('service-controller');
+    expect(ensured.involvedObject).toMatchObject({
+      kind: 'Service',
+      apiVersion: 'v1',
+      name: 'web',
+      namespace: ns,
+    });
+    expect((await events(ns, 'EnsuringLoadBalancer'))[0]?.message).toBe('Ensuring load balancer');
+    const name = cloud.getLoadBalancerName('int-cluster', svc);
+    expect(cloud.balancers.get(name)?.region).toBe('us-central');
+  });
+
+  it('its load balancer follows Nodes joining and leaving', async () => {
+    const ns = await newNamespace();
+    const first = uniq('node');
+    await createNode(first);
+    await createLBService(ns, 'follow');
+    await eventually(async () => {
+      expect((await read(ns, 'follow')).status?.loadBalancer?.ingress).toHaveLength(1);
+    });
+    const joined = uniq('node');
+    await createNode(joined);
+    await eventually(() => {
+      expect(updateHosts(ns, 'follow').some((hosts) => hosts.includes(joined) && hosts.includes(first))).toBe(
+        true,
+      );
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    // One UpdateLoadBalancer per change of the node set.
+    expect(updateHosts(ns, 'follow').filter((hosts) => hosts.includes(joined))).toHaveLength(1);
+    const callsBefore = updateHosts(ns, 'follow').length;
+    // Readiness is not part of the node set (§7 item 1) ...
+    await core.patchNodeStatus({
+      name: joined,
+      body: [
+        { op: 'add', path: '/status/conditions', value: [{ type: 'Ready', status: 'False', reason: 'x' }] },
+      ],
+    });
+    // ... but the exclusion label does.
+    await core.patchNode(
+      {
+        name: first,
+        body: { metadata: { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } } },
+      },
+      patchOptions('merge'),
+    );
+    await eventually(() => {
+      const hosts = updateHosts(ns, 'follow');
+      expect(hosts.length).toBe(callsBefore + 1);
+      expect(hosts.at(-1)).toContain(joined);
+      expect(hosts.at(-1)).not.toContain(first);
+    });
+    await core.deleteNode({ name: joined });
+    await eventually(() => {
+      expect(updateHosts(ns, 'follow').at(-1)).not.toContain(joined);
+    });
+    const hosts = updateHosts(ns, 'follow');
+    for (let i = 1; i < hosts.length; i++) expect(hosts[i]).not.toEqual(hosts[i - 1]);
+    const updated = await eventually(async () => {
+      const evs = await events(ns, 'UpdatedLoadBalancer');
+      expect(evs.length).toBeGreaterThan(0);
+      return evs[0]!;
+    });
+    expect(updated.message).toBe('Updated load balancer with new hosts');
+  });
+
+  it('a burst of Node events coalesces: at most one update per node-set change, ending with every node', async () => {
+    const ns = await newNamespace();
+    await createNode(uniq('node'));
+    await createLBService(ns, 'burst');
+    await eventually(async () => {
+      expect((await read(ns, 'burst')).status?.loadBalancer?.ingress).toHaveLength(1);
+    });
+    const before = updateHosts(ns, 'burst').length;
+    const burst = Array.from({ length: 10 }, () => uniq('burst'));
+    await Promise.all(burst.map((n) => createNode(n)));
+    await eventually(() => {
+      const last = updateHosts(ns, 'burst').at(-1) ?? [];
+      for (const n of burst) expect(last).toContain(n);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const calls = updateHosts(ns, 'burst').slice(before);
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(calls.length).toBeLessThanOrEqual(burst.length);
+    for (let i = 1; i < calls.length; i++) expect(calls[i]).not.toEqual(calls[i - 1]);
+    console.info(
+      `[figure] 10 Node creations in a burst gave ${calls.length} UpdateLoadBalancer call(s) for the Service`,
+    );
+  });
+
+  it('after the Service is deleted the load balancer is gone and the Service is released', async () => {
+    const ns = await newNamespace();
+    await createNode(uniq('node'));
+    const created = await createLBService(ns, 'doomed');
+    const svc = await eventually(async () => {
+      const s = await read(ns, 'doomed');
+      expect(s.status?.loadBalancer?.ingress).toHaveLength(1);
+      return s;
+    });
+    const lbName = cloud.getLoadBalancerName('int-cluster', svc);
+    expect(cloud.balancers.has(lbName)).toBe(true);
+    const deletesBefore = cloud.callLog
+      .entries()
+      .filter((e) => e.method === 'ensureLoadBalancerDeleted').length;
+    await core.deleteNamespacedService({ namespace: ns, name: 'doomed' });
+    await eventually(async () => {
+      const err = await read(ns, 'doomed').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isNotFound(err)).toBe(true);
+    });
+    const deletes = cloud.callLog
+      .entries()
+      .filter((e) => e.method === 'ensureLoadBalancerDeleted' && e.subject === `${ns}/doomed`);
+    expect(deletes.length).toBeGreaterThan(0);
+    expect(
+      cloud.callLog.entries().filter((e) => e.method === 'ensureLoadBalancerDeleted').length,
+    ).toBeGreaterThan(deletesBefore);
+    expect(cloud.balancers.has(lbName)).toBe(false);
+    await eventually(async () => {
+      const reasons = (await events(ns))
+        .filter((e) => e.involvedObject?.uid === created.metadata?.uid)
+        .map((e) => e.reason);
+      expect(reasons).toEqual(expect.arrayContaining(['DeletingLoadBalancer', 'DeletedLoadBalancer']));
+    });
+  });
+
+  it('a RetryError from ensure requeues after its delay', async () => {
+    const ns = await newNamespace();
+    await createNode(uniq('node'));
+    const attempts: number[] = [];
+    ensureHooks.set(`${ns}/slow`, () => {
+      attempts.push(Date.now());
+      if (attempts.length === 1) throw new RetryError('LB create in progress', 1_500);
+    });
+    await createLBService(ns, 'slow');
+    await eventually(async () => {
+      expect((await read(ns, 'slow')).status?.loadBalancer?.ingress?.[0]?.ip).toBe('10.1.2.3');
+    });
+    expect(attempts).toHaveLength(2);
+    const gap = attempts[1]! - attempts[0]!;
+    // The fixed delay, not the 5 s first step of the exponential backoff.
+    expect(gap).toBeGreaterThanOrEqual(1_400);
+    expect(gap).toBeLessThan(4_500);
+    const failed = await eventually(async () => {
+      const evs = await events(ns, 'SyncLoadBalancerFailed');
+      expect(evs.length).toBeGreaterThan(0);
+      return evs[0]!;
+    });
+    expect(failed.type).toBe('Warning');
+    expect(failed.message).toBe(
+      'Error syncing load balancer: failed to ensure load balancer: LB create in progress',
+    );
+  });
+
+  it('a cloud error never loses the finalizer', async () => {
+    const ns = await newNamespace();
+    await createNode(uniq('node'));
+    const key = `${ns}/fragile`;
+    let ensureFailures = 0;
+    ensureHooks.set(key, () => {
+      ensureFailures++;
+      throw new Error('cloud is down');
+    });
+    await createLBService(ns, 'fragile');
+    // The finalizer is written before the (failing) cloud call, and stays.
+    await eventually(async () => {
+      expect(ensureFailures).toBeGreaterThan(0);
+      const s = await read(ns, 'fragile');
+      expect(s.metadata?.finalizers).toEqual([LOAD_BALANCER_CLEANUP_FINALIZER]);
+      expect(s.status?.loadBalancer?.ingress ?? []).toEqual([]);
+    });
+    // Deleting while the cloud still fails: the Service stays (Terminating) with its finalizer.
+    let getFailures = 0;
+    getHooks.set(key, () => {
+      getFailures++;
+      throw new Error('cloud is still down');
+    });
+    await core.deleteNamespacedService({ namespace: ns, name: 'fragile' });
+    await eventually(() => expect(getFailures).toBeGreaterThan(0));
+    const terminating = await read(ns, 'fragile');
+    expect(terminating.metadata?.deletionTimestamp).toBeDefined();
+    expect(terminating.metadata?.finalizers).toEqual([LOAD_BALANCER_CLEANUP_FINALIZER]);
+    const failed = await eventually(async () => {
+      const evs = (await events(ns, 'SyncLoadBalancerFailed')).filter((e) =>
+        e.message?.includes('still down'),
+      );
+      expect(evs.length).toBeGreaterThan(0);
+      return evs[0]!;
+    });
+    expect(failed.message).toBe(
+      'Error syncing load balancer: failed to check if load balancer exists before cleanup: cloud is still down',
+    );
+    // Once the cloud recovers, the retry (per-key backoff) releases the Service.
+    getHooks.delete(key);
+    ensureHooks.delete(key);
+    await eventually(async () => {
+      const err = await read(ns, 'fragile').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isNotFound(err)).toBe(true);
+    }, 40_000);
+  }, 60_000);
+});
