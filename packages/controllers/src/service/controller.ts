@@ -66,7 +66,7 @@ export const SERVICE_SYNC_PERIOD_MS = 30_000;
 /**
  * The one key of the `node` queue. Upstream queues node names but ignores them (every node sync walks every
  * service), so ccm-kit queues a single key: a burst of node events coalesces into one pending sync
- * (docs/decisions/0201-service-node-queue-single-key.md).
+ * (docs/decisions/0200-service-node-queue-single-key.md).
  */
 export const NODE_SYNC_KEY = 'node-sync';
 
