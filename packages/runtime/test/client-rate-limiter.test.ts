@@ -34,7 +34,10 @@ describe('ClientRateLimiter', () => {
     const t = fakeTime();
     const rl = new ClientRateLimiter(5, 1, {
       clock: t.clock,
-      sleep: async (ms) => (t.sleeps.push(ms), true),
+      sleep: async (ms) => {
+        t.sleeps.push(ms);
+        return true;
+      },
     });
     await Promise.all([rl.wait(), rl.wait(), rl.wait()]);
     expect(t.sleeps.map((ms) => Math.round(ms))).toEqual([200, 400]);

@@ -120,11 +120,8 @@ export class Reflector {
     let limit: number | undefined = this.#pageSize > 0 ? this.#pageSize : undefined;
     for (;;) {
       try {
-        page = await this.#lw.list({
-          signal,
-          ...(limit ? { limit } : {}),
-          ...(cont ? { continue: cont } : {}),
-        });
+        const req = { signal, ...(limit ? { limit } : {}), ...(cont ? { continue: cont } : {}) };
+        page = await untilAborted(this.#lw.list(req), signal);
       } catch (err) {
         if (cont !== undefined && isGone(err)) {
           // The continue token expired mid-list: start over with one unpaged list (client-go pager).
@@ -223,6 +220,25 @@ export class Reflector {
       ac.abort();
     }
   }
+}
+
+/** Settles with `p`, or rejects with the abort reason as soon as `signal` aborts (even if `p` ignores it). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 function errText(err: unknown): string {

@@ -1,0 +1,5 @@
+/** Re-exports for the informer tests (one import site). */
+import type { DeletedFinalStateUnknown } from '@ccm-kit/cloud-provider';
+
+export * from '../src/index.js';
+export type DeletedFinalStateUnknownLike = DeletedFinalStateUnknown<unknown>;

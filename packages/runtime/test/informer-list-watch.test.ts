@@ -1,0 +1,214 @@
+import type { ServerResponse } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type ClientFactory,
+  createClientFactory,
+  isGone,
+  namespacedPath,
+  restListerWatcher,
+  SharedInformerFactory,
+  type WatchEvent,
+  WatchInactivityError,
+} from '../src/index.js';
+import { sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
+
+describe('restListerWatcher', () => {
+  let srv: TestServer;
+  let clients: ClientFactory;
+  beforeEach(async () => {
+    srv = await startTestServer();
+    clients = createClientFactory({ kubeConfig: srv.kubeConfig, qps: -1, userAgent: 'ua' });
+  });
+  afterEach(async () => {
+    await clients.close();
+    await srv.close();
+  });
+
+  it('lists with limit, continue and selectors and returns the page', async () => {
+    srv.setHandler((req, res) =>
+      sendJson(res, 200, {
+        apiVersion: 'v1',
+        kind: 'NodeList',
+        metadata: { resourceVersion: '42', continue: 'next' },
+        items: [{ metadata: { name: 'a' } }],
+      }),
+    );
+    const lw = restListerWatcher(clients, {
+      path: '/api/v1/nodes',
+      labelSelector: 'a=b',
+      fieldSelector: 'x=y',
+    });
+    const page = await lw.list({ limit: 500, continue: 'c1', signal: new AbortController().signal });
+    expect(page).toEqual({
+      items: [{ metadata: { name: 'a' } }],
+      resourceVersion: '42',
+      continue: 'next',
+      apiVersion: 'v1',
+      kind: 'NodeList',
+    });
+    const q = srv.requests[0]?.url.searchParams;
+    expect(Object.fromEntries(q ?? [])).toEqual({
+      limit: '500',
+      continue: 'c1',
+      labelSelector: 'a=b',
+      fieldSelector: 'x=y',
+    });
+    expect(srv.requests[0]?.headers['user-agent']).toBe('ua/shared-informers');
+  });
+
+  it('throws an ApiException for error statuses (410 is isGone)', async () => {
+    srv.setHandler((_req, res) =>
+      sendJson(res, 410, status(410, 'Expired', 'The provided continue parameter is too old')),
+    );
+    const lw = restListerWatcher(clients, { path: '/api/v1/nodes' });
+    const err = await lw.list({ signal: new AbortController().signal }).catch((e: unknown) => e);
+    expect(isGone(err)).toBe(true);
+    expect((err as Error).message).toMatch(
+      /list \/api\/v1\/nodes: HTTP 410: The provided continue parameter is too old/,
+    );
+  });
+
+  it('watches with watch, resourceVersion, allowWatchBookmarks and timeoutSeconds; parses lines split across chunks', async () => {
+    srv.setHandler((_req, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const a = JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', resourceVersion: '5' } } });
+      const b = JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '6' } } });
+      res.write(a.slice(0, 10));
+      setTimeout(() => {
+        res.write(`${a.slice(10)}\n${b.slice(0, 5)}`);
+        setTimeout(() => res.end(`${b.slice(5)}\n`), 10);
+      }, 10);
+    });
+    const lw = restListerWatcher(clients, { path: '/api/v1/nodes', labelSelector: 'a=b' });
+    const events: WatchEvent[] = [];
+    for await (const ev of lw.watch({
+      resourceVersion: '4',
+      timeoutSeconds: 333,
+      signal: new AbortController().signal,
+    }))
+      events.push(ev);
+    expect(events.map((e) => e.type)).toEqual(['ADDED', 'BOOKMARK']);
+    expect(Object.fromEntries(srv.requests[0]?.url.searchParams ?? [])).toEqual({
+      labelSelector: 'a=b',
+      watch: 'true',
+      resourceVersion: '4',
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: '333',
+    });
+  });
+
+  it('abandons a silent watch with WatchInactivityError', async () => {
+    srv.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('\n'); // headers and one byte, then silence
+    });
+    const lw = restListerWatcher(clients, { path: '/api/v1/nodes', inactivityTimeoutMs: 150 });
+    const t0 = performance.now();
+    const it = lw.watch({ resourceVersion: '1', timeoutSeconds: 300, signal: new AbortController().signal });
+    await expect(
+      (async () => {
+        for await (const _ of it) {
+          // nothing arrives
+        }
+      })(),
+    ).rejects.toBeInstanceOf(WatchInactivityError);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(140);
+  });
+
+  it('a watch answered 410 throws isGone', async () => {
+    srv.setHandler((_req, res) => sendJson(res, 410, status(410, 'Gone')));
+    const lw = restListerWatcher(clients, { path: '/api/v1/nodes' });
+    const err = await (async () => {
+      for await (const _ of lw.watch({
+        resourceVersion: '1',
+        timeoutSeconds: 300,
+        signal: new AbortController().signal,
+      })) {
+        // none
+      }
+    })().catch((e: unknown) => e);
+    expect(isGone(err)).toBe(true);
+  });
+});
+
+describe('SharedInformerFactory', () => {
+  let srv: TestServer;
+  let clients: ClientFactory;
+  beforeEach(async () => {
+    srv = await startTestServer();
+    clients = createClientFactory({ kubeConfig: srv.kubeConfig, qps: -1 });
+  });
+  afterEach(async () => {
+    await clients.close();
+    await srv.close();
+  });
+
+  it('shares one informer per resource and selector', () => {
+    const f = new SharedInformerFactory(clients);
+    expect(f.nodes()).toBe(f.nodes());
+    expect(f.services()).toBe(f.forResource({ path: '/api/v1/services' }));
+    expect(f.forResource({ path: '/api/v1/pods', labelSelector: 'a=b' })).not.toBe(
+      f.forResource({ path: '/api/v1/pods' }),
+    );
+    expect(() => f.forResource({ path: 'nodes' })).toThrow(/path: expected a collection path/);
+  });
+
+  it('namespacedPath inserts the namespace segment', () => {
+    expect(namespacedPath('/api/v1/services', 'ns')).toBe('/api/v1/namespaces/ns/services');
+    expect(namespacedPath('/apis/discovery.k8s.io/v1/endpointslices', 'x')).toBe(
+      '/apis/discovery.k8s.io/v1/namespaces/x/endpointslices',
+    );
+    expect(namespacedPath('/api/v1/nodes', undefined)).toBe('/api/v1/nodes');
+  });
+
+  it('start + waitForCacheSync: the informers list, sync and watch; a typed listFn is used when given', async () => {
+    let listFnCalls = 0;
+    srv.setHandler((req, res) => {
+      if (req.url.searchParams.get('watch') === 'true') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(
+          `${JSON.stringify({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2', resourceVersion: '3' } } })}\n`,
+        );
+        return;
+      }
+      sendJson(res, 200, {
+        apiVersion: 'v1',
+        kind: 'NodeList',
+        metadata: { resourceVersion: '2' },
+        items: [{ metadata: { name: 'n1', resourceVersion: '2' } }],
+      });
+    });
+    const f = new SharedInformerFactory(clients);
+    const nodes = f.nodes();
+    const svcs = f.forResource<{ metadata: { name: string; namespace: string } }>({
+      path: '/api/v1/services',
+      namespace: 'default',
+      listFn: async (p) => {
+        listFnCalls++;
+        expect(p.limit).toBe(500);
+        return {
+          metadata: { resourceVersion: '7' },
+          items: [{ metadata: { name: 's', namespace: 'default' } }],
+        };
+      },
+      apiVersion: 'v1',
+      kind: 'Service',
+    });
+    const ac = new AbortController();
+    f.start(ac.signal);
+    expect(await f.waitForCacheSync(ac.signal)).toBe(true);
+    expect(listFnCalls).toBe(1);
+    expect(svcs.lister.get('default/s')).toEqual({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's', namespace: 'default' },
+    });
+    expect(nodes.lister.get('n1')?.kind).toBe('Node');
+    for (let i = 0; i < 100 && !nodes.lister.get('n2'); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(nodes.lister.get('n2')).toBeDefined();
+    const watchReq = srv.requests.find((r) => r.url.pathname === '/api/v1/namespaces/default/services');
+    expect(watchReq?.url.searchParams.get('watch')).toBe('true');
+    ac.abort();
+    await f.shutdown();
+  });
+});
