@@ -56,7 +56,8 @@ export async function jitterUntil(
     }
     if (signal.aborted) return;
     const wait = sliding ? period : period - (Date.now() - started);
-    await sleep(Math.max(0, wait), signal);
+    if (wait > 0) await sleep(wait, signal);
+    else await new Promise<void>((resolve) => setImmediate(resolve)); // let I/O run between back-to-back runs
   }
 }
 
