@@ -1,0 +1,279 @@
+/**
+ * node-route-controller against a real kube-apiserver and FakeCloud's route table: started through its
+ * descriptor with the runtime's client factory and shared informers, as the app starts it. One control plane
+ * and one controller for the file (period 200 ms); each test uses its own Node names and Pod CIDRs and
+ * removes its Nodes afterwards.
+ */
+import type { Route } from '@ccm-kit/cloud-provider';
+import {
+  type ClientFactory,
+  createClientFactory,
+  createLogger,
+  patchOptions,
+  SharedInformerFactory,
+} from '@ccm-kit/runtime';
+import { FakeCloud, useControlPlane } from '@ccm-kit/testing';
+import { ApiException, CoreV1Api, type V1Node, type V1NodeCondition } from '@kubernetes/client-node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
+import { nodeRouteController } from '../src/route/descriptor.js';
+
+const cp = useControlPlane();
+const run = Date.now().toString(36);
+let seq = 0;
+const uniq = (s: string) => `${s}-${run}-${++seq}`;
+const CLUSTER = 'int-cluster';
+
+async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+const isNotFound = (err: unknown) => err instanceof ApiException && err.code === 404;
+
+let clients: ClientFactory;
+let informers: SharedInformerFactory;
+let core: CoreV1Api;
+let cloud: FakeCloud;
+let started: ControllerStartResult;
+const stop = new AbortController();
+const nodesToDelete = new Set<string>();
+/** Node names whose createRoute fails with this message. */
+const failCreate = new Map<string, string>();
+
+beforeAll(async () => {
+  clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
+  informers = new SharedInformerFactory(clients);
+  core = clients.client('test', CoreV1Api);
+  cloud = new FakeCloud();
+  const create = cloud.createRoute.bind(cloud);
+  cloud.createRoute = async (cluster, hint, route, signal) => {
+    const msg = failCreate.get(route.targetNode);
+    if (msg !== undefined) throw new Error(msg);
+    return create(cluster, hint, route, signal);
+  };
+  started = await nodeRouteController.init({
+    cloud,
+    clients,
+    informers,
+    config: {
+      ...defaultCloudControllerConfig,
+      clusterName: CLUSTER,
+      clusterCIDR: '10.120.0.0/16,fd00:10:120::/48',
+      routeReconciliationPeriodMs: 200,
+    },
+    signal: stop.signal,
+    logger: createLogger('node-route-int'),
+  });
+  expect(started.started).toBe(true);
+  informers.start(stop.signal);
+  expect(await informers.waitForCacheSync(stop.signal)).toBe(true);
+});
+
+afterAll(async () => {
+  stop.abort();
+  await started?.done;
+  await informers?.shutdown();
+  await clients?.close();
+});
+
+afterEach(async () => {
+  for (const name of nodesToDelete) {
+    await core.deleteNode({ name }).catch((err: unknown) => {
+      if (!isNotFound(err)) throw err;
+    });
+  }
+  nodesToDelete.clear();
+  failCreate.clear();
+});
+
+/** Creates a Node with Pod CIDRs, then sets its InternalIP (and optional conditions) through `nodes/status`. */
+async function createNode(
+  name: string,
+  podCIDRs: string[] | undefined,
+  address: string,
+  conditions: V1NodeCondition[] = [],
+): Promise<V1Node> {
+  nodesToDelete.add(name);
+  await core.createNode({
+    body: { metadata: { name }, spec: podCIDRs ? { podCIDR: podCIDRs[0], podCIDRs } : {} },
+  });
+  return core.patchNodeStatus(
+    { name, body: { status: { addresses: [{ type: 'InternalIP', address }], conditions } } },
+    patchOptions('merge'),
+  );
+}
+
+const networkCondition = (node: V1Node) =>
+  node.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
+
+async function routesOf(target: string): Promise<Route[]> {
+  return (await cloud.listRoutes(CLUSTER)).filter((r) => r.targetNode === target);
+}
+
+function seedRoute(route: Route): void {
+  cloud.routeMap.set(route.name!, { clusterName: CLUSTER, route });
+}
+
+describe('node-route-controller (real API server)', () => {
+  it('creates routes for Nodes with Pod CIDRs (dual-stack) and clears NetworkUnavailable (False/RouteCreated)', async () => {
+    const a = uniq('rt-a');
+    const b = uniq('rt-b');
+    const ready = {
+      type: 'Ready',
+      status: 'False',
+      reason: 'KubeletNotReady',
+      message: 'cni not ready',
+      lastHeartbeatTime: new Date('2026-01-01T00:00:00Z'),
+      lastTransitionTime: new Date('2026-01-01T00:00:00Z'),
+    } as V1NodeCondition;
+    const nodeA = await createNode(a, ['10.120.1.0/24', 'fd00:10:120:1::/64'], '10.0.1.1', [ready]);
+    await createNode(b, ['10.120.2.0/24'], '10.0.2.1');
+    const routesA = await eventually(async () => {
+      const rs = await routesOf(a);
+      expect(rs.map((r) => r.destinationCIDR).sort()).toEqual(['10.120.1.0/24', 'fd00:10:120:1::/64']);
+      return rs;
+    });
+    expect(routesA[0]!.targetNodeAddresses).toEqual([{ type: 'InternalIP', address: '10.0.1.1' }]);
+    expect(await eventually(async () => (await routesOf(b)).map((r) => r.destinationCIDR))).toEqual([
+      '10.120.2.0/24',
+    ]);
+    const after = await eventually(async () => {
+      const n = await core.readNode({ name: a });
+      expect(networkCondition(n)).toBeDefined();
+      return n;
+    });
+    const cond = networkCondition(after)!;
+    expect(cond).toMatchObject({
+      status: 'False',
+      reason: 'RouteCreated',
+      message: 'RouteController created a route',
+    });
+    expect(new Date(cond.lastHeartbeatTime!).getTime()).toBe(new Date(cond.lastTransitionTime!).getTime());
+    // The condition was merged by type: the Ready condition is untouched.
+    expect(after.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'KubeletNotReady',
+    });
+    expect(nodeA.metadata?.uid).toBeTruthy();
+    // Later passes do not rewrite an up-to-date condition.
+    const rv = after.metadata?.resourceVersion;
+    const passes = cloud.calls.filter((c) => c === 'list-routes').length;
+    await eventually(() =>
+      expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2),
+    );
+    expect((await core.readNode({ name: a })).metadata?.resourceVersion).toBe(rv);
+  });
+
+  it("overwrites a CNI's NetworkUnavailable reason with RouteCreated", async () => {
+    const name = uniq('rt-cni');
+    await createNode(name, ['10.120.3.0/24'], '10.0.3.1', [
+      {
+        type: 'NetworkUnavailable',
+        status: 'False',
+        reason: 'CalicoIsUp',
+        message: 'Calico is running on this node',
+        lastHeartbeatTime: new Date('2026-01-01T00:00:00Z'),
+        lastTransitionTime: new Date('2026-01-01T00:00:00Z'),
+      } as V1NodeCondition,
+    ]);
+    const cond = await eventually(async () => {
+      const c = networkCondition(await core.readNode({ name }));
+      expect(c?.reason).toBe('RouteCreated');
+      return c!;
+    });
+    expect(cond.status).toBe('False');
+    expect(new Date(cond.lastTransitionTime!).getTime()).toBeGreaterThan(
+      new Date('2026-01-02T00:00:00Z').getTime(),
+    );
+  });
+
+  it('deletes the route of a removed Node', async () => {
+    const name = uniq('rt-del');
+    await createNode(name, ['10.120.4.0/24'], '10.0.4.1');
+    await eventually(async () => expect(await routesOf(name)).toHaveLength(1));
+    await core.deleteNode({ name });
+    nodesToDelete.delete(name);
+    await eventually(async () => expect(await routesOf(name)).toHaveLength(0));
+  });
+
+  it('deletes a blackhole route inside the cluster CIDR and keeps one outside it', async () => {
+    seedRoute({ name: 'bh-in', targetNode: '', destinationCIDR: '10.120.250.0/24', blackhole: true });
+    seedRoute({ name: 'bh-out', targetNode: '', destinationCIDR: '10.1.2.0/24', blackhole: true });
+    seedRoute({ name: 'foreign', targetNode: 'elsewhere', destinationCIDR: '192.168.7.0/24' });
+    await eventually(async () =>
+      expect((await cloud.listRoutes(CLUSTER)).map((r) => r.destinationCIDR)).not.toContain(
+        '10.120.250.0/24',
+      ),
+    );
+    const passes = cloud.calls.filter((c) => c === 'list-routes').length;
+    await eventually(() =>
+      expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2),
+    );
+    const left = (await cloud.listRoutes(CLUSTER)).map((r) => r.destinationCIDR);
+    expect(left).toContain('10.1.2.0/24');
+    expect(left).toContain('192.168.7.0/24');
+  });
+
+  it('a failed create raises FailedToCreateRoute on the Node (default namespace) and sets True/NoRouteCreated', async () => {
+    const name = uniq('rt-fail');
+    failCreate.set(name, 'quota exceeded');
+    const node = await createNode(name, ['10.120.5.0/24'], '10.0.5.1');
+    const cond = await eventually(async () => {
+      const c = networkCondition(await core.readNode({ name }));
+      expect(c).toBeDefined();
+      return c!;
+    });
+    expect(cond).toMatchObject({
+      status: 'True',
+      reason: 'NoRouteCreated',
+      message: 'RouteController failed to create a route',
+    });
+    const ev = await eventually(async () => {
+      const list = await core.listNamespacedEvent({
+        namespace: 'default',
+        fieldSelector: `involvedObject.name=${name}`,
+      });
+      const e = list.items.find((x) => x.reason === 'FailedToCreateRoute');
+      expect(e).toBeDefined();
+      return e!;
+    });
+    expect(ev.type).toBe('Warning');
+    expect(ev.source?.component).toBe('route_controller');
+    expect(ev.involvedObject).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Node',
+      name,
+      uid: node.metadata?.uid,
+    });
+    expect(ev.message).toMatch(
+      new RegExp(
+        `^Could not create route ${node.metadata?.uid} 10\\.120\\.5\\.0/24 for node ${name} after .+: quota exceeded$`,
+      ),
+    );
+    // Once the cloud recovers, the next pass creates the route and flips the condition.
+    failCreate.delete(name);
+    await eventually(async () => {
+      expect(networkCondition(await core.readNode({ name }))?.reason).toBe('RouteCreated');
+    });
+    expect((await routesOf(name)).map((r) => r.destinationCIDR)).toEqual(['10.120.5.0/24']);
+  });
+
+  it('a Node without Pod CIDRs gets no route and no condition', async () => {
+    const name = uniq('rt-nocidr');
+    await createNode(name, undefined, '10.0.6.1');
+    const passes = cloud.calls.filter((c) => c === 'list-routes').length;
+    await eventually(() =>
+      expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2),
+    );
+    expect(await routesOf(name)).toEqual([]);
+    expect(networkCondition(await core.readNode({ name }))).toBeUndefined();
+  });
+});
