@@ -1,0 +1,1 @@
+export * from './tiny-ca.js';
