@@ -57,7 +57,17 @@ describe('nodeRouteController descriptor (app/core.go startRouteController)', ()
     expect(nodeRouteController.name).toBe('node-route-controller');
     expect(nodeRouteController.aliases).toEqual(['route']);
     expect(nodeRouteController.clientName).toBe('route-controller');
-    expect(builtInControllers).toContain(nodeRouteController);
+  });
+
+  it('builtInControllers lists the four descriptors in a stable order, with upstream names and aliases', () => {
+    expect(builtInControllers.map((d) => [d.name, d.aliases, d.clientName])).toEqual([
+      ['cloud-node-controller', ['cloud-node'], 'node-controller'],
+      ['cloud-node-lifecycle-controller', ['cloud-node-lifecycle'], 'node-controller'],
+      ['service-lb-controller', ['service'], 'service-controller'],
+      ['node-route-controller', ['route'], 'route-controller'],
+    ]);
+    expect(builtInControllers[3]).toBe(nodeRouteController);
+    expect(Object.isFrozen(builtInControllers)).toBe(true);
   });
 
   it('does not start when configureCloudRoutes is false, without looking at the CIDR', async () => {
