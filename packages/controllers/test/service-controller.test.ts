@@ -942,8 +942,16 @@ describe('construction', () => {
     for (let i = 0; i < 50 && h.cloud.ensureCalls.length === 0; i++)
       await new Promise((r) => setTimeout(r, 20));
     expect(h.cloud.ensureCalls).toHaveLength(1);
+    const running_ = async () => {
+      const m = await metricsRegistry.getSingleMetric('running_managed_controllers')!.get();
+      return m.values.find(
+        (v) => v.labels.name === 'service' && v.labels.manager === 'cloud-controller-manager',
+      )?.value;
+    };
+    expect(await running_()).toBe(1);
     ac.abort();
     await running;
+    expect(await running_()).toBe(0);
     expect(h.services.handlers).toHaveLength(0);
   });
 });

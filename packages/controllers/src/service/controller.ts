@@ -27,6 +27,7 @@ import {
   createLogger,
   isNotFound,
   type Logger,
+  waitForCacheSync,
 } from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import { formatGoDuration } from '../shared/go-duration.js';
@@ -272,7 +273,7 @@ export class ServiceController {
     controllerStarted(SERVICE_CONTROLLER_METRICS_NAME);
     let resync: NodeJS.Timeout | undefined;
     try {
-      if (!(await waitForCacheSync(signal, [this.#services, this.#nodes]))) return;
+      if (!(await waitForCacheSync(signal, this.#services, this.#nodes))) return;
       resync = setInterval(() => this.resyncServices(), this.#servicesResyncMs);
       resync.unref?.();
       const loops: Promise<void>[] = [];
@@ -719,27 +720,4 @@ export class ServiceController {
       this.#log.error(err, 'failed to record event', { reason });
     }
   }
-}
-
-/**
- * Waits until every informer has synced, polling every 100 ms.
- * @returns false when `signal` aborted first (upstream `WaitForNamedCacheSync` failing).
- */
-async function waitForCacheSync(
-  signal: AbortSignal,
-  informers: readonly { hasSynced(): boolean }[],
-): Promise<boolean> {
-  while (!informers.every((i) => i.hasSynced())) {
-    if (signal.aborted) return false;
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(done, 100);
-      function done() {
-        clearTimeout(t);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
-  }
-  return !signal.aborted;
 }
