@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatGoDuration, parseGoDuration } from '../src/flags/duration.js';
-import { FlagError, FlagSet, formatHelp, parseFlags } from '../src/flags/flag-set.js';
+import { type FlagError, FlagSet, formatHelp, parseFlags } from '../src/flags/flag-set.js';
 
 describe('Go durations', () => {
   it.each([

@@ -1,0 +1,89 @@
+/**
+ * Starting the enabled controllers on the leader (upstream `startControllers`, reference §4.5 step 8):
+ * `cloud.initialize()`, the InformerUser hook, each enabled controller's init in a stable order
+ * (upstream uses random map order), health checks, then the shared informers and their sync.
+ */
+import { type CloudProvider, type ControllerClientBuilder, isInformerUser } from '@ccm-kit/cloud-provider';
+import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
+import { type HealthChecks, jitter, type Logger, type SharedInformerFactory, sleep } from '@ccm-kit/runtime';
+import { isControllerEnabled } from '../options/controller-selection.js';
+
+/** Everything {@link runControllers} needs. */
+export interface RunControllersOptions {
+  cloud: CloudProvider;
+  clients: ControllerClientBuilder;
+  informers: SharedInformerFactory;
+  descriptors: readonly ControllerDescriptor[];
+  /** Alias-resolved `--controllers`. */
+  selection: readonly string[];
+  config: CloudControllerConfig;
+  health: HealthChecks;
+  /** `--controller-start-interval` in ms (jittered to [d, 2d)). */
+  startIntervalMs: number;
+  logger: Logger;
+  /** Called once every started informer has synced. */
+  onSynced: () => void;
+}
+
+/**
+ * Runs until `signal` aborts (leadership lost or stop). Resolves when every controller has stopped.
+ * @throws the error of `initialize()` or of a controller's init: fatal for the manager, as upstream.
+ */
+export async function runControllers(opts: RunControllersOptions, signal: AbortSignal): Promise<void> {
+  const { cloud, logger } = opts;
+  await cloud.initialize?.(opts.clients, signal);
+  if (isInformerUser(cloud)) cloud.setInformers(opts.informers);
+
+  const disabledByDefault = new Set(opts.descriptors.filter((d) => d.disabledByDefault).map((d) => d.name));
+  const running: Promise<void>[] = [];
+  const healthNames: string[] = [];
+  for (const d of opts.descriptors) {
+    if (signal.aborted) break;
+    if (!isControllerEnabled(d.name, disabledByDefault, opts.selection)) {
+      logger.warn(`${JSON.stringify(d.name)} is disabled`);
+      continue;
+    }
+    logger.v(1).info(`Starting ${JSON.stringify(d.name)}`);
+    let result: Awaited<ReturnType<ControllerDescriptor['init']>>;
+    try {
+      result = await d.init({
+        cloud,
+        clients: opts.clients,
+        informers: opts.informers,
+        config: opts.config,
+        signal,
+        logger: logger.with({}, d.name),
+      });
+    } catch (err) {
+      logger.error(err, `Error starting ${JSON.stringify(d.name)}`);
+      throw err;
+    }
+    if (!result.started) {
+      logger.warn(`Skipping ${JSON.stringify(d.name)}`, result.reason ? { reason: result.reason } : {});
+      continue;
+    }
+    if (result.done)
+      running.push(
+        result.done.catch((err) =>
+          logger.error(err, 'controller stopped with an error', { controller: d.name }),
+        ),
+      );
+    opts.health.remove(d.name);
+    opts.health.add(d.name, result.healthCheck ?? (() => {}), ['healthz', 'livez']);
+    healthNames.push(d.name);
+    logger.info(`Started ${JSON.stringify(d.name)}`);
+    if (opts.startIntervalMs > 0) await sleep(jitter(opts.startIntervalMs, 1.0), signal);
+  }
+
+  opts.informers.start(signal);
+  if (await opts.informers.waitForCacheSync(signal)) {
+    logger.info('Caches are synced');
+    opts.onSynced();
+  }
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.all(running);
+  for (const name of healthNames) opts.health.remove(name);
+}

@@ -1,0 +1,362 @@
+/**
+ * `startCloudControllerManager()`: the whole cloud-controller-manager in-process, as upstream's
+ * `app.Run` (reference §4.5): flags → config → provider (on every replica) → secure serving (before
+ * leader election, so standby replicas answer /healthz and /metrics) → leader election → on the leader:
+ * `initialize`, controllers, informers. Stops cleanly on `stop()` or the given signal, releasing the lease.
+ */
+import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
+import { builtInControllers, type ControllerDescriptor } from '@ccm-kit/controllers';
+import {
+  type ClientFactory,
+  coreV1EventSink,
+  createClientFactory,
+  createLogger,
+  EventBroadcaster,
+  HealthChecks,
+  LeaderElector,
+  type Logger,
+  leaderElectionHealthCheck,
+  loadKubeConfig,
+  SharedInformerFactory,
+  setLogFormat,
+  setVerbosity,
+} from '@ccm-kit/runtime';
+import { CoordinationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { type FlagSet, parseFlags } from '../flags/flag-set.js';
+import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
+import { buildConfig, type CloudControllerManagerConfig } from '../options/config.js';
+import { servingCertificate } from '../serving/certificate.js';
+import { DelegatedAuth } from '../serving/delegated-auth.js';
+import { serviceRoutes } from '../serving/routes.js';
+import { type RunningServer, startSecureServer } from '../serving/secure-server.js';
+import { initializeCloud, StartupError } from './cloud.js';
+import { runControllers } from './controllers.js';
+
+/** Options of {@link startCloudControllerManager}. */
+export interface StartOptions {
+  /** Command-line arguments without `node` and the script (default: none). */
+  argv?: readonly string[];
+  /** The provider, bypassing the registry and `--cloud-provider`/`--cloud-config`. */
+  cloud?: CloudProvider;
+  /** The API server connection, bypassing `--kubeconfig`/`--master`/in-cluster. */
+  kubeConfig?: KubeConfig;
+  /** Vendor controllers, added to the four built-ins and selected with `--controllers`. */
+  controllers?: readonly ControllerDescriptor[];
+  /** Vendor flag sets, parsed with the CCM's flags; their values appear in `config.flags`. */
+  flagSets?: readonly FlagSet[];
+  /** Flag defaults set in code, by flag name (for example `{ 'cloud-provider': 'mycloud' }`); flags still win. */
+  defaults?: Readonly<Record<string, string | number | boolean | string[]>>;
+  /** Stops the manager when aborted (as `stop()`). */
+  signal?: AbortSignal;
+}
+
+/** A running manager. */
+export interface CloudControllerManager {
+  readonly config: CloudControllerManagerConfig;
+  readonly cloud: CloudProvider;
+  /** The bound secure port, or undefined when `--secure-port=0`. */
+  readonly securePort: number | undefined;
+  readonly health: HealthChecks;
+  /** True while this replica leads (always true without leader election once controllers run). */
+  isLeader(): boolean;
+  /** Resolves after a clean stop; rejects with the fatal error (for example leadership lost, a controller init error). */
+  readonly done: Promise<void>;
+  /** Stops controllers, releases the lease, closes the server. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Leadership was lost while running: upstream exits with status 1 (`leaderelection lost`). */
+export class LeaderElectionLostError extends Error {
+  constructor() {
+    super('leaderelection lost');
+    this.name = 'LeaderElectionLostError';
+  }
+}
+
+/** How long `stop()` waits for controllers to finish before closing anyway, in ms. */
+const STOP_TIMEOUT_MS = 10_000;
+
+/** The built-in controllers plus the vendor's, checking names are unique. */
+export function allControllers(extra: readonly ControllerDescriptor[] = []): ControllerDescriptor[] {
+  const all = [...builtInControllers, ...extra];
+  const seen = new Set<string>();
+  for (const d of all) {
+    if (seen.has(d.name)) throw new StartupError(`controller ${JSON.stringify(d.name)} is registered twice`);
+    seen.add(d.name);
+  }
+  return all;
+}
+
+/** The alias map of every controller (`alias` → canonical name). */
+export function controllerAliases(descriptors: readonly ControllerDescriptor[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of descriptors) for (const a of d.aliases ?? []) out[a] = d.name;
+  return out;
+}
+
+/** Parses flags (with code defaults) and builds the validated configuration. */
+export function configure(
+  argv: readonly string[],
+  descriptors: readonly ControllerDescriptor[],
+  flagSets: readonly FlagSet[] = [],
+  defaults: StartOptions['defaults'] = {},
+): CloudControllerManagerConfig {
+  const sets = [...cloudControllerManagerFlagSets(), ...flagSets];
+  for (const set of sets) {
+    for (const [name, value] of Object.entries(defaults)) {
+      const def = set.flags.get(name);
+      if (def) def.default = value as never;
+    }
+  }
+  const parsed = parseFlags(argv, sets);
+  if (parsed.args.length > 0) {
+    throw new StartupError(
+      `"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(parsed.args)}`,
+    );
+  }
+  const config = buildConfig(parsed, {
+    controllers: descriptors.map((d) => d.name).sort(),
+    controllerAliases: controllerAliases(descriptors),
+    webhooks: [],
+  });
+  for (const w of parsed.warnings) createLogger('flags').warn(w);
+  return config;
+}
+
+/**
+ * Starts a cloud-controller-manager in this process.
+ * @throws FlagError / ConfigError for bad flags, StartupError for provider, kubeconfig or serving problems.
+ */
+export async function startCloudControllerManager(opts: StartOptions = {}): Promise<CloudControllerManager> {
+  const descriptors = allControllers(opts.controllers);
+  const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults);
+  setVerbosity(config.verbosity);
+  setLogFormat(config.loggingFormat);
+  const logger = createLogger('cloud-controller-manager');
+  logger.info('Starting cloud-controller-manager', { provider: config.cloudProvider.name });
+
+  const cloud = await initializeCloud(
+    config.cloudProvider.name,
+    config.cloudProvider.cloudConfigFile,
+    config.allowUntaggedCloud,
+    logger,
+    opts.cloud,
+  );
+
+  let kubeConfig: KubeConfig;
+  try {
+    kubeConfig = opts.kubeConfig ?? loadKubeConfig({ kubeconfig: config.kubeconfig, master: config.master });
+  } catch (err) {
+    throw new StartupError((err as Error).message, { cause: err });
+  }
+  if (config.kubeApiContentType !== 'application/json') {
+    logger.v(2).info('client-node speaks JSON only; --kube-api-content-type is ignored', {
+      contentType: config.kubeApiContentType,
+    });
+  }
+  const clients = createClientFactory({
+    kubeConfig,
+    qps: config.kubeApiQps,
+    burst: config.kubeApiBurst,
+    userAgent: `cloud-controller-manager (ccm-kit; ${process.platform}/${process.arch})`,
+  });
+
+  const stopController = new AbortController();
+  const health = new HealthChecks();
+  let synced = false;
+  let elector: LeaderElector | undefined;
+  const leaderElect = config.leaderElection.leaderElect;
+  if (leaderElect)
+    health.add(
+      'leaderElection',
+      leaderElectionHealthCheck(() => elector),
+      ['healthz', 'livez'],
+    );
+  health.add('controllers-synced', () => {
+    if (leaderElect && !elector?.isLeader()) return; // a standby replica is ready to take over
+    if (!synced) throw new Error('informer caches have not synced');
+  }, ['readyz']);
+
+  const broadcaster = new EventBroadcaster();
+  broadcaster.startRecordingToSink(coreV1EventSink(clients.client('cloud-controller-manager', CoreV1Api)));
+  const recorder = broadcaster.newRecorder('cloud-controller-manager');
+
+  let server: RunningServer | undefined;
+  try {
+    server = await serve(config, kubeConfig, health, logger);
+  } catch (err) {
+    await clients.close();
+    await broadcaster.shutdown(0);
+    throw err instanceof StartupError
+      ? err
+      : new StartupError(`secure serving: ${(err as Error).message}`, { cause: err });
+  }
+
+  const runOnLeader = (signal: AbortSignal) =>
+    runControllers(
+      {
+        cloud,
+        clients: clients as ControllerClientBuilder,
+        informers: new SharedInformerFactory(clients, {
+          resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs),
+        }),
+        descriptors,
+        selection: config.controllers,
+        config: config.controllerConfig,
+        health,
+        startIntervalMs: config.controllerStartIntervalMs,
+        logger,
+        onSynced: () => {
+          synced = true;
+        },
+      },
+      signal,
+    );
+
+  let stopping = false;
+  let fatal: ((err: unknown) => void) | undefined;
+  const fatalPromise = new Promise<never>((_, reject) => {
+    fatal = reject;
+  });
+  fatalPromise.catch(() => {});
+  const fail = (err: unknown) => {
+    if (stopping) return;
+    logger.error(err, 'fatal error');
+    fatal?.(err);
+  };
+
+  let leading = !leaderElect;
+  let work: Promise<void>;
+  if (leaderElect) {
+    const le = config.leaderElection;
+    elector = new LeaderElector({
+      client: clients.client('leader-election', CoordinationV1Api),
+      lock: { namespace: le.resourceNamespace, name: le.resourceName },
+      leaseDurationMs: le.leaseDurationMs,
+      renewDeadlineMs: le.renewDeadlineMs,
+      retryPeriodMs: le.retryPeriodMs,
+      releaseOnCancel: true,
+      recordEvent: (message) => {
+        void kubeConfig; // events about the lease go to its namespace
+        recorder.event(
+          {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: le.resourceName, namespace: le.resourceNamespace },
+          },
+          'Normal',
+          'LeaderElection',
+          message,
+        );
+      },
+      callbacks: {
+        onStartedLeading: async (signal) => {
+          leading = true;
+          try {
+            await runOnLeader(signal);
+          } catch (err) {
+            fail(err);
+          }
+        },
+        onStoppedLeading: () => {
+          leading = false;
+          synced = false;
+          if (!stopping) fail(new LeaderElectionLostError());
+        },
+        onNewLeader: (identity) => logger.info('new leader elected', { identity }),
+      },
+    });
+    work = elector.run(stopController.signal);
+  } else {
+    work = runOnLeader(stopController.signal).catch(fail);
+  }
+
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= (async () => {
+      stopping = true;
+      logger.info('Stopping cloud-controller-manager');
+      stopController.abort();
+      await Promise.race([work, new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref())]);
+      await server?.close();
+      await broadcaster.shutdown();
+      await clients.close();
+      logger.info('Stopped cloud-controller-manager');
+    })();
+    return stopped;
+  };
+  opts.signal?.addEventListener('abort', () => void stop(), { once: true });
+
+  const done = (async () => {
+    try {
+      await Promise.race([fatalPromise, work]);
+      if (!stopping) await fatalPromise; // the election ended by itself: wait for stop or a fatal error
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+    await stop();
+  })();
+
+  return {
+    config,
+    cloud,
+    securePort: server?.port,
+    health,
+    isLeader: () => leading,
+    done,
+    stop,
+  };
+}
+
+/** Upstream `ResyncPeriod`: random in [min, 2·min), in ms. */
+function resyncPeriod(minMs: number): number {
+  return minMs > 0 ? Math.floor(minMs * (1 + Math.random())) : 0;
+}
+
+async function serve(
+  config: CloudControllerManagerConfig,
+  kubeConfig: KubeConfig,
+  health: HealthChecks,
+  logger: Logger,
+): Promise<RunningServer | undefined> {
+  const s = config.secureServing;
+  if (s.securePort === 0) {
+    logger.info('Secure serving is off (--secure-port=0)');
+    return undefined;
+  }
+  const cert = await servingCertificate(s);
+  const { readFile } = await import('node:fs/promises');
+  const clientCaPem = config.auth.clientCAFile ? await readFile(config.auth.clientCAFile, 'utf8') : undefined;
+  const authKubeConfig = (path: string) => (path ? loadKubeConfig({ kubeconfig: path }) : kubeConfig);
+  const auth = new DelegatedAuth({
+    kubeConfig:
+      config.auth.authenticationSkipLookup && !config.auth.authenticationKubeconfig
+        ? kubeConfig
+        : authKubeConfig(config.auth.authenticationKubeconfig || config.auth.authorizationKubeconfig),
+    alwaysAllowPaths: config.auth.authorizationAlwaysAllowPaths,
+    tokenCacheTtlMs: config.auth.tokenWebhookCacheTtlMs,
+    authorizedTtlMs: config.auth.authorizedTtlMs,
+    unauthorizedTtlMs: config.auth.unauthorizedTtlMs,
+    clientCertAuth: clientCaPem !== undefined,
+  });
+  return startSecureServer({
+    bindAddress: s.bindAddress,
+    port: s.securePort,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    clientCaPem,
+    minVersion:
+      s.tlsMinVersion === 'VersionTLS13'
+        ? 'TLSv1.3'
+        : s.tlsMinVersion === 'VersionTLS12'
+          ? 'TLSv1.2'
+          : undefined,
+    ciphers: s.tlsCipherSuites.length ? s.tlsCipherSuites.join(':') : undefined,
+    auth,
+    routes: serviceRoutes(health, config),
+    logger,
+  });
+}
+
+export type { ClientFactory };

@@ -1,0 +1,76 @@
+/**
+ * `runCloudControllerManager()`: the vendor's `main`. Parses `process.argv`, handles `--help` and
+ * `--version`, starts the manager, stops it on SIGTERM/SIGINT, and exits: 0 after a clean stop, 1 with one
+ * clear message on bad flags, a bad provider or config, or a fatal runtime error (as upstream's command).
+ */
+import { createRequire } from 'node:module';
+import { createLogger } from '@ccm-kit/runtime';
+import { FlagError, formatHelp } from '../flags/flag-set.js';
+import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
+import { ConfigError } from '../options/config.js';
+import { type StartOptions, startCloudControllerManager } from './manager.js';
+
+/** Options of {@link runCloudControllerManager}: those of `startCloudControllerManager`, with `argv` defaulting to `process.argv`. */
+export interface RunOptions extends Omit<StartOptions, 'signal'> {
+  /** Shown in `--help` (default `cloud-controller-manager`). */
+  commandName?: string;
+  /** The exit function (tests). Default `process.exit`. */
+  exit?: (code: number) => never | void;
+}
+
+const LONG_DESC =
+  'The Cloud controller manager is a daemon that embeds\nthe cloud specific control loops shipped with Kubernetes.';
+
+function version(): string {
+  try {
+    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Runs the cloud-controller-manager until SIGTERM/SIGINT, then exits the process.
+ * Never resolves normally when `exit` is `process.exit`.
+ */
+export async function runCloudControllerManager(options: RunOptions = {}): Promise<void> {
+  const argv = options.argv ?? process.argv.slice(2);
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const name = options.commandName ?? 'cloud-controller-manager';
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(
+      `${LONG_DESC}\n\nUsage:\n  ${name} [flags]\n\n${formatHelp([...cloudControllerManagerFlagSets(), ...(options.flagSets ?? [])])}`,
+    );
+    exit(0);
+    return;
+  }
+  if (argv.includes('--version') || argv.includes('--version=true')) {
+    process.stdout.write(`${name} ccm-kit v${version()}\n`);
+    exit(0);
+    return;
+  }
+  const log = createLogger(name);
+  const signals = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    log.info('Received signal, shutting down', { signal: sig });
+    signals.abort();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  try {
+    const ccm = await startCloudControllerManager({ ...options, argv, signal: signals.signal });
+    await ccm.done;
+    exit(0);
+  } catch (err) {
+    const msg =
+      err instanceof FlagError || err instanceof ConfigError
+        ? `Error: ${(err as Error).message}`
+        : `Error: ${(err as Error).message ?? String(err)}`;
+    process.stderr.write(`${msg}\n`);
+    if (err instanceof FlagError) process.stderr.write(`Run '${name} --help' for usage.\n`);
+    exit(1);
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}

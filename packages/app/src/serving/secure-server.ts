@@ -1,0 +1,135 @@
+/**
+ * The HTTPS server on `--secure-port` (default 10258): authentication, then authorization, then the route.
+ * Follows the Go CCM's secure serving filter chain (reference §4.7): 401 when authentication fails,
+ * 403 when authorization denies; health paths are in `--authorization-always-allow-paths` by default.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@ccm-kit/runtime';
+import { type DelegatedAuth, nonResourceVerb } from './delegated-auth.js';
+
+/** A route's answer. */
+export interface RouteResponse {
+  status: number;
+  body: string;
+  contentType?: string;
+}
+
+/** Handles one path (the URL path without query); `query` holds the parsed query string. */
+export type RouteHandler = (
+  req: IncomingMessage,
+  query: URLSearchParams,
+) => Promise<RouteResponse> | RouteResponse;
+
+/** Options for {@link startSecureServer}. */
+export interface SecureServerOptions {
+  bindAddress: string;
+  /** TCP port; 0 picks a free port (the bound port is returned). */
+  port: number;
+  certPem: string;
+  keyPem: string;
+  /** PEM bundle of client CAs (`--client-ca-file`); enables client-certificate authentication. */
+  clientCaPem?: string;
+  minVersion?: 'TLSv1.2' | 'TLSv1.3';
+  ciphers?: string;
+  auth: DelegatedAuth;
+  /** Exact paths, or prefixes ending in `/` (for example `/healthz/`). */
+  routes: Readonly<Record<string, RouteHandler>>;
+  logger: Logger;
+}
+
+/** A running server. */
+export interface RunningServer {
+  readonly port: number;
+  readonly server: Server;
+  /** Stops accepting connections and closes idle ones; resolves when closed. */
+  close(): Promise<void>;
+}
+
+function findRoute(routes: Readonly<Record<string, RouteHandler>>, path: string): RouteHandler | undefined {
+  const exact = routes[path];
+  if (exact) return exact;
+  for (const [prefix, handler] of Object.entries(routes)) {
+    if (prefix.endsWith('/') && path.startsWith(prefix)) return handler;
+  }
+  return undefined;
+}
+
+function send(res: ServerResponse, r: RouteResponse): void {
+  res.writeHead(r.status, {
+    'Content-Type': r.contentType ?? 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-cache, private',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(r.body);
+}
+
+/**
+ * Starts the HTTPS server.
+ * @throws the listen error (for example EADDRINUSE) when the port cannot be bound.
+ */
+export async function startSecureServer(opts: SecureServerOptions): Promise<RunningServer> {
+  const server = createServer(
+    {
+      cert: opts.certPem,
+      key: opts.keyPem,
+      ca: opts.clientCaPem,
+      requestCert: opts.clientCaPem !== undefined,
+      rejectUnauthorized: false,
+      minVersion: opts.minVersion,
+      ciphers: opts.ciphers,
+    },
+    (req, res) => {
+      void handle(req, res).catch((err) => {
+        opts.logger.error(err, 'HTTP handler failed', { path: req.url });
+        if (!res.headersSent) send(res, { status: 500, body: 'Internal Server Error\n' });
+        else res.destroy();
+      });
+    },
+  );
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://localhost');
+    const authn = await opts.auth.authenticate(req);
+    if ('error' in authn) {
+      send(res, { status: 401, body: 'Unauthorized\n' });
+      return;
+    }
+    const verb = nonResourceVerb(req.method);
+    if (!(await opts.auth.authorize(authn.user, verb, url.pathname))) {
+      send(res, {
+        status: 403,
+        body: `forbidden: User ${JSON.stringify(authn.user.name)} cannot ${verb} path ${JSON.stringify(url.pathname)}\n`,
+      });
+      return;
+    }
+    const route = findRoute(opts.routes, url.pathname);
+    if (!route) {
+      send(res, { status: 404, body: '404 page not found\n' });
+      return;
+    }
+    send(res, await route(req, url.searchParams));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.bindAddress, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  opts.logger.info('Serving securely', { address: `${opts.bindAddress}:${port}` });
+  return {
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
+      }),
+  };
+}
