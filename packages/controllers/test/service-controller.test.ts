@@ -9,7 +9,7 @@ import {
   LOAD_BALANCER_CLEANUP_FINALIZER,
   RetryError,
 } from '@ccm-kit/cloud-provider';
-import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
+import { type Logger, metricsRegistry, serviceQueueRateLimiter, Workqueue } from '@ccm-kit/runtime';
 import { FakeCloud, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -1042,5 +1042,48 @@ describe('metrics', () => {
     const les = hist.values.filter((v) => v.metricName?.endsWith('_bucket')).map((v) => v.labels.le);
     expect(les.slice(0, 3)).toEqual([1, 2, 4]);
     expect(les).toContain(16384);
+  });
+});
+
+describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () => {
+  const setup = (err: Error | undefined) => {
+    const svc = newService('external-balancer', 'LoadBalancer');
+    const services = new FakeInformer<V1Service>();
+    const nodes = new FakeInformer<V1Node>();
+    services.set(svc);
+    nodes.set(node('node1'));
+    const cloud = new FakeCloud();
+    if (err) cloud.faults.injectError('ensureLoadBalancer', { error: err });
+    const serviceQueue = new Workqueue<string>({ rateLimiter: serviceQueueRateLimiter<string>() });
+    const controller = new ServiceController({
+      cloud,
+      client: new RecordingClient(),
+      serviceInformer: services,
+      nodeInformer: nodes,
+      clusterName: 'test-cluster',
+      recorder: new RecordingRecorder(),
+      serviceQueue,
+      nodeQueue: new Workqueue<string>({ rateLimiter: serviceQueueRateLimiter<string>() }),
+    });
+    serviceQueue.add('default/external-balancer');
+    return { controller, serviceQueue };
+  };
+  it('SVC-139 (runtime queue): a regular error counts one requeue and waits the 5 s first step', async () => {
+    const { controller, serviceQueue } = setup(new Error('boom'));
+    await controller.processNextServiceItem(new AbortController().signal);
+    expect(serviceQueue.numRequeues('default/external-balancer')).toBe(1);
+    expect(serviceQueue.rateLimiter.when('probe')).toBe(5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(serviceQueue.len()).toBe(0);
+    serviceQueue.shutDown();
+  });
+  it('SVC-140 (runtime queue): a RetryError requeues after its own delay without counting a requeue', async () => {
+    const { controller, serviceQueue } = setup(new RetryError('LB create in progress', 50));
+    await controller.processNextServiceItem(new AbortController().signal);
+    expect(serviceQueue.numRequeues('default/external-balancer')).toBe(0);
+    expect(serviceQueue.len()).toBe(0);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(serviceQueue.len()).toBe(1);
+    serviceQueue.shutDown();
   });
 });
