@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, etcd and kubectl from the Go module proxy into a cache
 # directory outside the repository, keyed by version. Skips the build when that
-# version is already there. Prints the assets directory on its last line.
+# version is already there. Prints the assets directory on its last line
+# (progress goes to stderr). See README.md next to this file.
 #
 # Env: CCM_KIT_ENVTEST_DIR overrides the cache root (default ~/.cache/ccm-kit/envtest).
+#
+# Concurrent runs (two test processes, two terminals) are serialised by a lock
+# file in the cache root: the second waits, then finds the finished build and
+# skips it.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 k8s_version="$(awk '$1=="k8s.io/kubernetes"{print $2}' "$here/go.mod" | head -n1)"
@@ -19,20 +24,55 @@ goos="$(go env GOOS)"; goarch="$(go env GOARCH)"
 root="${CCM_KIT_ENVTEST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccm-kit/envtest}"
 assets="$root/${k8s_version#v}-$goos-$goarch"
 stamp="k8s=$k8s_version etcd=$etcd_version"
-if [ -f "$assets/VERSION" ] && [ "$(cat "$assets/VERSION")" = "$stamp" ] \
-   && [ -x "$assets/kube-apiserver" ] && [ -x "$assets/etcd" ] && [ -x "$assets/kubectl" ]; then
+
+built() {
+  [ -f "$assets/VERSION" ] && [ "$(cat "$assets/VERSION")" = "$stamp" ] \
+    && [ -x "$assets/kube-apiserver" ] && [ -x "$assets/etcd" ] && [ -x "$assets/kubectl" ]
+}
+if built; then
   echo "tools/envtest: $stamp already built" >&2
   echo "$assets"; exit 0
 fi
-mkdir -p "$assets"
+
+# Go >= 1.26 is required (the staging modules declare go 1.26.0; GOTOOLCHAIN=local forbids a download).
+gov="$(go env GOVERSION)"; gov="${gov#go}"
+gomajor="${gov%%.*}"; gominor="$(echo "$gov" | cut -d. -f2)"
+if [ "$gomajor" -lt 1 ] || { [ "$gomajor" -eq 1 ] && [ "${gominor%%[!0-9]*}" -lt 26 ]; }; then
+  echo "tools/envtest: Go $gov is too old; Kubernetes $k8s_version needs Go >= 1.26." >&2; exit 1
+fi
+
+mkdir -p "$root" "$assets"
+# One build per assets directory at a time. flock releases the lock when this
+# shell exits, whatever the reason; without flock, fall back to an atomic mkdir.
+lock="$root/.build-${k8s_version#v}-$goos-$goarch.lock"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$lock"
+  if ! flock -n 9; then
+    echo "tools/envtest: another build holds $lock; waiting for it ..." >&2
+    flock 9
+  fi
+else
+  until mkdir "$lock.d" 2>/dev/null; do
+    # A lock directory left by a build that died more than 2 h ago is stale.
+    if [ -n "$(find "$lock.d" -maxdepth 0 -mmin +120 2>/dev/null)" ]; then rmdir "$lock.d" 2>/dev/null || true; continue; fi
+    echo "tools/envtest: another build holds $lock.d; waiting ..." >&2; sleep 5
+  done
+  trap 'rmdir "$lock.d" 2>/dev/null || true' EXIT
+fi
+if built; then
+  echo "tools/envtest: $stamp was built by another process" >&2
+  echo "$assets"; exit 0
+fi
+
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 minor="$(echo "$k8s_version" | cut -d. -f2)"
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
 cd "$here"
 start=$(date +%s)
+rm -f "$assets/VERSION"
 echo "tools/envtest: building etcd $etcd_version ..." >&2
 go build -trimpath -ldflags "-s -w" -o "$assets/etcd.tmp" go.etcd.io/etcd/server/v3
-echo "tools/envtest: building kube-apiserver $k8s_version (cold: ~10-20 min on 2 cores) ..." >&2
+echo "tools/envtest: building kube-apiserver $k8s_version (cold: ~10 min on 2 cores) ..." >&2
 go build -trimpath -ldflags "$ldflags" -o "$assets/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
 echo "tools/envtest: building kubectl $k8s_version ..." >&2
 go build -trimpath -ldflags "$ldflags" -o "$assets/kubectl.tmp" k8s.io/kubernetes/cmd/kubectl

@@ -1,2 +1,2 @@
-export * from './fake-cloud/index.js';
 export * from './control-plane/index.js';
+export * from './fake-cloud/index.js';
