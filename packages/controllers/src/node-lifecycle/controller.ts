@@ -20,6 +20,7 @@ import {
   controllerStopped,
   createLogger,
   type EventRecorder,
+  errorStatus,
   type Logger,
   until,
 } from '@ccm-kit/runtime';
@@ -164,7 +165,8 @@ export class CloudNodeLifecycleController {
         await this.#client.deleteNode({ name }, callOptions({ signal }));
       } catch (err) {
         this.#log.error(err, 'unable to delete node', { node: name });
-        const message = err instanceof Error ? err.message : String(err);
+        // The API's Status message (`nodes "x" not found`), as Go's error string; else the error's own.
+        const message = errorStatus(err)?.message || (err instanceof Error ? err.message : String(err));
         this.#recorder.event(
           ref,
           'Warning',
