@@ -170,16 +170,6 @@ const shutdownScenarios: Scenario[] = [
   },
 ];
 
-function controllerFor(cloud: FakeCloud, recorder = new RecordingRecorder()): CloudNodeLifecycleController {
-  return new CloudNodeLifecycleController({
-    informers: env.informers,
-    client: env.core,
-    cloud,
-    recorder,
-    logger: testLogger,
-  });
-}
-
 /** Runs `monitorNodes` on a lister restricted to one Node, so concurrent tests' Nodes are not touched. */
 async function monitorOnly(name: string, cloud: FakeCloud, recorder: RecordingRecorder): Promise<void> {
   const lister = env.informers.nodes().lister;

@@ -1,0 +1,137 @@
+/**
+ * CloudNodeLifecycleController with an in-memory lister and a stub API client: construction errors in
+ * upstream's order, node ownership, one Node at a time, and robustness of a pass.
+ */
+import { FakeCloud } from '@ccm-kit/testing';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
+import { RecordingRecorder, testLogger } from './cloud-node-harness.js';
+
+function notReady(name: string): V1Node {
+  return {
+    metadata: { name, uid: `uid-${name}` },
+    spec: { providerID: `fake://${name}` },
+    status: { conditions: [{ type: 'Ready', status: 'False' }] },
+  };
+}
+
+function setup(nodes: V1Node[], cloud: FakeCloud, nodeOwnership?: (n: V1Node) => boolean) {
+  const calls: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const client = {
+    async deleteNode({ name }: { name: string }) {
+      maxInFlight = Math.max(maxInFlight, ++inFlight);
+      calls.push(`delete ${name}`);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      return {};
+    },
+  } as unknown as CoreV1Api;
+  const recorder = new RecordingRecorder();
+  const informer = {
+    lister: { get: (k: string) => nodes.find((n) => n.metadata?.name === k), list: () => nodes },
+    hasSynced: () => true,
+    addEventHandler: () => () => {},
+  };
+  const c = new CloudNodeLifecycleController({
+    informers: { nodes: () => informer },
+    client,
+    cloud,
+    recorder,
+    nodeOwnership,
+    logger: testLogger,
+  });
+  return { c, calls, recorder, maxInFlight: () => maxInFlight };
+}
+
+describe('CloudNodeLifecycleController', () => {
+  it('fails construction in upstream order', () => {
+    const informers = { nodes: () => ({ lister: { get: () => undefined, list: () => [] } }) } as never;
+    const recorder = new RecordingRecorder();
+    expect(
+      () =>
+        new CloudNodeLifecycleController({
+          informers,
+          client: undefined as never,
+          cloud: undefined as never,
+          recorder,
+        }),
+    ).toThrow('kubernetes client is nil');
+    expect(
+      () =>
+        new CloudNodeLifecycleController({
+          informers,
+          client: {} as never,
+          cloud: undefined as never,
+          recorder,
+        }),
+    ).toThrow('no cloud provider provided');
+    expect(
+      () =>
+        new CloudNodeLifecycleController({
+          informers,
+          client: {} as never,
+          cloud: new FakeCloud({ disableInstances: true }),
+          recorder,
+        }),
+    ).toThrow('cloud provider does not support instances');
+    expect(
+      () =>
+        new CloudNodeLifecycleController({
+          informers,
+          client: {} as never,
+          cloud: new FakeCloud(),
+          recorder,
+          nodeMonitorPeriodMs: -5,
+        }),
+    ).toThrow(/nodeMonitorPeriodMs/);
+  });
+
+  it('deletes nodes one after another, with the DeletingNode event on a v1 reference', async () => {
+    const { c, calls, recorder, maxInFlight } = setup(
+      [notReady('a'), notReady('b'), notReady('c')],
+      new FakeCloud(),
+    );
+    await c.monitorNodes();
+    expect(calls).toEqual(['delete a', 'delete b', 'delete c']);
+    expect(maxInFlight()).toBe(1);
+    expect(recorder.events[0]).toEqual({
+      object: { apiVersion: 'v1', kind: 'Node', name: 'a', uid: 'uid-a' },
+      type: 'Normal',
+      reason: 'DeletingNode',
+      message: 'Deleting node a because it does not exist in the cloud provider',
+    });
+  });
+
+  it('nodeOwnership: rejected nodes are never checked or deleted', async () => {
+    const cloud = new FakeCloud();
+    const { c, calls } = setup(
+      [notReady('theirs'), notReady('mine')],
+      cloud,
+      (n) => n.metadata?.name === 'mine',
+    );
+    await c.monitorNodes();
+    expect(calls).toEqual(['delete mine']);
+    expect(cloud.calls).toEqual(['instance-exists-by-provider-id']);
+  });
+
+  it('a cloud error on one node does not stop the pass or delete it', async () => {
+    const cloud = new FakeCloud();
+    cloud.setInstance('fake://ok', { exists: false });
+    const nodes = [notReady('broken'), notReady('ok')];
+    cloud.errByProviderID = new Error('boom');
+    const { c, calls } = setup(nodes, cloud);
+    await c.monitorNodes();
+    expect(calls).toEqual(['delete ok']);
+  });
+
+  it('stops the pass when the signal aborts', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    const { c, calls } = setup([notReady('a')], new FakeCloud());
+    await c.monitorNodes(abort.signal);
+    expect(calls).toEqual([]);
+  });
+});
