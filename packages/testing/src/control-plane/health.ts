@@ -66,6 +66,8 @@ export async function waitUntil(check: () => Promise<boolean>, opts: WaitOptions
   let lastError = '';
   for (;;) {
     if (opts.process && !opts.process.running) {
+      // Let the last output arrive (bounded: a grandchild could hold the pipes open).
+      await Promise.race([opts.process.exited, new Promise((r) => setTimeout(r, 1_000))]);
       throw new NotReadyError(
         `${opts.what}: the process stopped before it was ready. ${opts.process.describe()}`,
       );

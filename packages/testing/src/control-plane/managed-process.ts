@@ -41,7 +41,7 @@ export class ManagedProcess {
   readonly output: OutputRingBuffer;
   readonly #child: ChildProcess;
   #exit: ProcessExit | undefined;
-  /** Resolves when the child has exited (never rejects). */
+  /** Resolves when the child has exited and its output is drained (never rejects). */
   readonly exited: Promise<ProcessExit>;
 
   /**
@@ -61,6 +61,10 @@ export class ManagedProcess {
     this.exited = new Promise((resolve) => {
       this.#child.once('exit', (code, signal) => {
         this.#exit = { code, signal };
+      });
+      // 'close' comes after 'exit' once stdout/stderr are drained, so the output is complete.
+      this.#child.once('close', (code, signal) => {
+        this.#exit ??= { code, signal };
         resolve(this.#exit);
       });
       this.#child.once('error', (err) => {
