@@ -1,0 +1,145 @@
+/**
+ * Test helpers: run a provider's cloud-controller-manager binary as a child process against a control
+ * plane, apply manifests, and poll.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { type KubeConfig, type KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Creates every object of a multi-document YAML file (already-existing objects are left alone). */
+export async function applyManifest(kc: KubeConfig, path: string): Promise<void> {
+  const api = KubernetesObjectApi.makeApiClient(kc);
+  for (const doc of parseAllDocuments(await readFile(path, 'utf8'))) {
+    const obj = doc.toJS() as KubernetesObject | null;
+    if (!obj) continue;
+    try {
+      await api.create(obj);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 409) throw err;
+    }
+  }
+}
+
+/** A child process with its combined output captured. */
+export interface RunningProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `node <script> ...args` with Node from this test run. */
+export function startProcess(script: string, args: readonly string[]): RunningProcess {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+/** Polls `fn` every 200 ms until it returns a truthy value; throws with `what` after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * A ServiceAccount token allowed to GET /metrics (as Prometheus would scrape), issued through TokenRequest.
+ */
+export async function metricsReaderToken(kc: KubeConfig): Promise<string> {
+  const { CoreV1Api, RbacAuthorizationV1Api } = await import('@kubernetes/client-node');
+  const core = kc.makeApiClient(CoreV1Api);
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  const ignoreExists = (err: unknown) => {
+    if ((err as { code?: number }).code !== 409) throw err;
+  };
+  await core
+    .createNamespacedServiceAccount({
+      namespace: 'kube-system',
+      body: { metadata: { name: 'metrics-reader' } },
+    })
+    .catch(ignoreExists);
+  await rbac
+    .createClusterRole({
+      body: {
+        metadata: { name: 'metrics-reader' },
+        rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+      },
+    })
+    .catch(ignoreExists);
+  await rbac
+    .createClusterRoleBinding({
+      body: {
+        metadata: { name: 'metrics-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metrics-reader' },
+        subjects: [{ kind: 'ServiceAccount', name: 'metrics-reader', namespace: 'kube-system' }],
+      },
+    })
+    .catch(ignoreExists);
+  const tr = await core.createNamespacedServiceAccountToken({
+    name: 'metrics-reader',
+    namespace: 'kube-system',
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  return tr.status?.token ?? '';
+}
+
+/** GET https://127.0.0.1:<port><path> without verifying the self-signed certificate. */
+export function httpsGet(
+  port: number,
+  path: string,
+  token?: string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
+    const req = request(
+      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, timeout: 5000 },
+      (res) => {
+        let body = '';
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}

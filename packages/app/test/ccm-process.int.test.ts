@@ -1,0 +1,265 @@
+/**
+ * The cloud-controller-manager as a process (issue 6): a provider binary built with ccm-kit (the minimal
+ * example) runs against a real kube-apiserver as a least-privilege user bound only to docs/deploy/rbac.yaml,
+ * initializes Nodes, serves a LoadBalancer Service, elects one leader among replicas, hands over on a kill,
+ * releases the lease on SIGTERM, serves health and metrics, and rejects bad flags and configs with exit 1.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ControlPlane, type ControlPlaneUser, startControlPlane } from '@ccm-kit/testing';
+import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  applyManifest,
+  eventually,
+  freePort,
+  httpsGet,
+  metricsReaderToken,
+  type RunningProcess,
+  repoRoot,
+  startProcess,
+} from './ccm-harness.js';
+
+const MAIN = join(repoRoot, 'examples/minimal/dist/main.js');
+const SA_USER = 'system:serviceaccount:kube-system:cloud-controller-manager';
+
+let cp: ControlPlane;
+let user: ControlPlaneUser;
+let core: CoreV1Api;
+let dir: string;
+let cloudConfig: string;
+let token: string;
+const running: RunningProcess[] = [];
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+  core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  await applyManifest(cp.kubeConfig, join(repoRoot, 'docs/deploy/rbac.yaml'));
+  token = await metricsReaderToken(cp.kubeConfig);
+  user = await cp.addUser(SA_USER, ['system:serviceaccounts', 'system:serviceaccounts:kube-system']);
+  dir = await mkdtemp(join(tmpdir(), 'ccm-app-'));
+  cloudConfig = join(dir, 'cloud.yaml');
+  await writeFile(
+    cloudConfig,
+    [
+      'machines:',
+      '  - { name: app-node-a, id: a1, zone: zone-1, region: region-1, type: small, address: 10.0.0.11 }',
+      '  - { name: app-node-b, id: b2, zone: zone-2, region: region-1, type: large, address: 10.0.0.12 }',
+      'loadBalancerAddresses: [203.0.113.10, 203.0.113.11]',
+    ].join('\n'),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  for (const p of running) p.child.kill('SIGKILL');
+  await cp?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function startCcm(extra: string[] = []): Promise<{ proc: RunningProcess; port: number }> {
+  const port = await freePort();
+  const proc = startProcess(MAIN, [
+    '--cloud-provider=minimal',
+    `--cloud-config=${cloudConfig}`,
+    `--kubeconfig=${user.kubeconfigPath}`,
+    `--secure-port=${port}`,
+    '--bind-address=127.0.0.1',
+    '--leader-elect-lease-duration=4s',
+    '--leader-elect-renew-deadline=3s',
+    '--leader-elect-retry-period=500ms',
+    '--node-monitor-period=1s',
+    ...extra,
+  ]);
+  running.push(proc);
+  await eventually(
+    'the secure port to answer',
+    async () => (await httpsGet(port, '/healthz')).status === 200,
+    30_000,
+  );
+  return { proc, port };
+}
+
+async function registerNode(name: string): Promise<void> {
+  // As a kubelet with --cloud-provider=external registers: the uninitialized taint, no providerID.
+  await core.createNode({
+    body: {
+      metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+      spec: {
+        taints: [
+          { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
+        ],
+      },
+    },
+  });
+}
+
+async function leaseHolder(): Promise<string> {
+  const coord = cp.kubeConfig.makeApiClient(CoordinationV1Api);
+  const lease = await coord.readNamespacedLease({
+    name: 'cloud-controller-manager',
+    namespace: 'kube-system',
+  });
+  return lease.spec?.holderIdentity ?? '';
+}
+
+describe('a provider binary as a least-privilege process', () => {
+  let port: number;
+  let proc: RunningProcess;
+
+  it('initializes a Node with only the shipped RBAC', async () => {
+    ({ proc, port } = await startCcm());
+    await registerNode('app-node-a');
+    const node = await eventually(
+      'app-node-a to be initialized',
+      async () => {
+        const n: V1Node = await core.readNode({ name: 'app-node-a' });
+        const tainted = n.spec?.taints?.some(
+          (t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized',
+        );
+        return n.spec?.providerID && !tainted ? n : undefined;
+      },
+      45_000,
+    );
+    expect(node.spec?.providerID).toBe('minimal://a1');
+    expect(node.metadata?.labels).toMatchObject({
+      'topology.kubernetes.io/zone': 'zone-1',
+      'topology.kubernetes.io/region': 'region-1',
+      'node.kubernetes.io/instance-type': 'small',
+      'failure-domain.beta.kubernetes.io/zone': 'zone-1',
+      'beta.kubernetes.io/instance-type': 'small',
+    });
+    expect(node.status?.addresses).toEqual(
+      expect.arrayContaining([{ type: 'InternalIP', address: '10.0.0.11' }]),
+    );
+    expect(proc.output()).not.toMatch(/forbidden/i);
+  }, 90_000);
+
+  it('serves a LoadBalancer Service: ingress IP and finalizer', async () => {
+    await core.createNamespace({ body: { metadata: { name: 'app-lb' } } });
+    await core.createNamespacedService({
+      namespace: 'app-lb',
+      body: {
+        metadata: { name: 'web' },
+        spec: { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] },
+      },
+    });
+    const svc = await eventually('the Service ingress', async () => {
+      const s = await core.readNamespacedService({ name: 'web', namespace: 'app-lb' });
+      return s.status?.loadBalancer?.ingress?.length ? s : undefined;
+    });
+    expect(svc.status?.loadBalancer?.ingress?.[0]?.ip).toBe('203.0.113.10');
+    expect(svc.metadata?.finalizers).toContain('service.kubernetes.io/load-balancer-cleanup');
+    await core.deleteNamespacedService({ name: 'web', namespace: 'app-lb' });
+    await eventually('the Service to be released and deleted', async () => {
+      try {
+        await core.readNamespacedService({ name: 'web', namespace: 'app-lb' });
+        return false;
+      } catch (err) {
+        return (err as { code?: number }).code === 404;
+      }
+    });
+    expect(proc.output()).not.toMatch(/forbidden/i);
+  }, 90_000);
+
+  it('answers /healthz, /readyz and /metrics with upstream metric names', async () => {
+    expect((await httpsGet(port, '/healthz')).status).toBe(200);
+    const verbose = await httpsGet(port, '/healthz?verbose');
+    expect(verbose.body).toContain('[+]leaderElection ok');
+    expect(verbose.body).toContain('[+]cloud-node-controller ok');
+    expect((await httpsGet(port, '/readyz')).status).toBe(200);
+    expect((await httpsGet(port, '/metrics')).status).toBe(403); // anonymous
+    expect((await httpsGet(port, '/metrics', 'not-a-token')).status).toBe(401);
+    const metrics = (await httpsGet(port, '/metrics', token)).body;
+    expect(metrics).toMatch(/workqueue_adds_total\{name="service"\}/);
+    expect(metrics).toMatch(/workqueue_depth\{name="Nodes"\}/);
+    expect(metrics).toMatch(/leader_election_master_status\{name="cloud-controller-manager"\} 1/);
+    expect(metrics).toMatch(/rest_client_requests_total\{/);
+    expect(metrics).toMatch(
+      /running_managed_controllers\{name="service",manager="cloud-controller-manager"\} 1/,
+    );
+    expect(metrics).toMatch(
+      /running_managed_controllers\{name="cloud-node",manager="cloud-controller-manager"\} 1/,
+    );
+  });
+
+  it('a standby replica runs no controllers; killing the leader hands over within the lease duration', async () => {
+    const standby = await startCcm();
+    const first = await leaseHolder();
+    expect(first).not.toBe('');
+    const standbyMetrics = (await httpsGet(standby.port, '/metrics', token)).body;
+    expect(standbyMetrics).not.toMatch(/running_managed_controllers\{[^}]*\} 1/);
+    expect(standbyMetrics).toMatch(/leader_election_master_status\{name="cloud-controller-manager"\} 0/);
+    const killedAt = Date.now();
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    const next = await eventually(
+      'a new leader',
+      async () => {
+        const h = await leaseHolder();
+        return h && h !== first ? h : undefined;
+      },
+      15_000,
+    );
+    const handover = Date.now() - killedAt;
+    expect(next).not.toBe(first);
+    expect(handover).toBeLessThan(4_000 + 3_000); // lease duration plus retry jitter
+    // The new leader initializes a Node that joins now.
+    await registerNode('app-node-b');
+    await eventually(
+      'app-node-b to be initialized by the new leader',
+      async () => {
+        const n = await core.readNode({ name: 'app-node-b' });
+        return n.spec?.providerID === 'minimal://b2';
+      },
+      30_000,
+    );
+
+    // SIGTERM releases the lease at once and exits 0.
+    standby.proc.child.kill('SIGTERM');
+    const code = await standby.proc.exited;
+    expect(code).toBe(0);
+    expect(await leaseHolder()).toBe('');
+  }, 120_000);
+});
+
+describe('bad input', () => {
+  it('an unknown flag gives one message and exit status 1', async () => {
+    const p = startProcess(MAIN, ['--cloud-provider=minimal', '--bogus=1']);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('unknown flag: --bogus');
+  });
+
+  it('an invalid flag value names the flag', async () => {
+    const p = startProcess(MAIN, ['--cloud-provider=minimal', '--node-monitor-period=5']);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('invalid argument "5" for "--node-monitor-period" flag');
+  });
+
+  it('a bad --cloud-config names the provider and the problem', async () => {
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(bad, 'machines: 3\n');
+    const p = startProcess(MAIN, [
+      '--cloud-provider=minimal',
+      `--cloud-config=${bad}`,
+      `--kubeconfig=${user.kubeconfigPath}`,
+    ]);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toMatch(/could not init cloud provider "minimal".*"machines" must be a list/);
+  });
+
+  it('a missing --cloud-config file names the file', async () => {
+    const p = startProcess(MAIN, ['--cloud-provider=minimal', `--cloud-config=${join(dir, 'nope.yaml')}`]);
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain('nope.yaml');
+  });
+
+  it('--cloud-provider=external and an unknown provider are clear errors', async () => {
+    const ext = startProcess(MAIN, ['--cloud-provider=external']);
+    expect(await ext.exited).toBe(1);
+    expect(ext.output()).toContain('--cloud-provider=external names no provider');
+    const unknown = startProcess(MAIN, ['--cloud-provider=nope']);
+    expect(await unknown.exited).toBe(1);
+    expect(unknown.output()).toContain('unknown cloud provider "nope"');
+  });
+});
