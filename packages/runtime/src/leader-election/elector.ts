@@ -32,8 +32,11 @@ export const leaderElectionJitterFactor = 1.2;
 
 /** Callbacks; exceptions and rejections are caught and logged. */
 export interface LeaderCallbacks {
-  /** Called on winning; `signal` aborts when leadership is lost or the election is cancelled. */
-  onStartedLeading(signal: AbortSignal): void | Promise<void>;
+  /**
+   * Called on winning; `signal` aborts when leadership is lost or the election is cancelled. May
+   * return a promise (the work); with `releaseOnCancel` the release waits for it, up to the renew deadline.
+   */
+  onStartedLeading(signal: AbortSignal): unknown;
   /** Called once leadership has ended (only if it started). */
   onStoppedLeading?(): void;
   /** Called when the observed holder changes to a non-empty identity (including this process). */
