@@ -1,0 +1,62 @@
+/**
+ * startCloudControllerManager in-process with a FakeCloud: /readyz fails until the informer caches have
+ * synced (here: while the API server is down), and a vendor controller is started alongside the built-ins.
+ */
+import type { ControllerDescriptor } from '@ccm-kit/controllers';
+import { type ControlPlane, FakeCloud, startControlPlane } from '@ccm-kit/testing';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startCloudControllerManager } from '../src/index.js';
+import { eventually, freePort, httpsGet } from './ccm-harness.js';
+
+let cp: ControlPlane;
+beforeAll(async () => {
+  cp = await startControlPlane();
+}, 120_000);
+afterAll(async () => {
+  await cp?.stop();
+});
+
+it('/readyz fails until the caches have synced, then passes; vendor controllers start with the built-ins', async () => {
+  const port = await freePort();
+  let vendorStarted = false;
+  const vendor: ControllerDescriptor = {
+    name: 'vendor-extra-controller',
+    clientName: 'vendor-extra',
+    async init(ctx) {
+      vendorStarted = true;
+      ctx.informers.nodes(); // shares the node informer
+      return {
+        started: true,
+        done: new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r())),
+      };
+    },
+  };
+  await cp.stopApiServer();
+  const ccm = await startCloudControllerManager({
+    argv: [
+      '--cloud-provider=fake',
+      '--leader-elect=false',
+      '--configure-cloud-routes=false',
+      `--secure-port=${port}`,
+      '--bind-address=127.0.0.1',
+    ],
+    cloud: new FakeCloud({ enableInstancesV2: true }),
+    kubeConfig: cp.kubeConfig,
+    controllers: [vendor],
+  });
+  try {
+    await eventually('the secure port', async () => (await httpsGet(port, '/livez')).status === 200);
+    const notReady = await httpsGet(port, '/readyz?verbose');
+    expect(notReady.status).toBe(500);
+    expect(notReady.body).toContain('[-]controllers-synced failed');
+    await cp.startApiServer();
+    await eventually('/readyz to pass', async () => (await httpsGet(port, '/readyz')).status === 200, 60_000);
+    expect(vendorStarted).toBe(true);
+    const healthz = await httpsGet(port, '/healthz?verbose');
+    expect(healthz.body).toContain('[+]vendor-extra-controller ok');
+    expect(healthz.body).not.toContain('leaderElection');
+  } finally {
+    await ccm.stop();
+  }
+  await ccm.done;
+}, 120_000);
