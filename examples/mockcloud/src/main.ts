@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The provider's binary: register the provider, then hand over to ccm-kit's cloud-controller-manager
+// with the vendor controller added (enable it with --controllers=*,mockcloud-tagger-controller).
+import { runCloudControllerManager } from '@ccm-kit/app';
+import { register } from './provider/cloud.js';
+import { taggerController } from './tagger/descriptor.js';
+
+register();
+await runCloudControllerManager({
+  commandName: 'mockcloud-cloud-controller-manager',
+  controllers: [taggerController],
+});

@@ -1,0 +1,349 @@
+/**
+ * The LoadBalancer facet over mockcloud load balancers.
+ *
+ * Ownership: a cloud load balancer belongs to a Service when it carries both
+ * `mockcloud.ccm-kit.io/service-uid=<Service UID>` and `mockcloud.ccm-kit.io/cluster-id=<clusterID>`.
+ * Lookup order: the ID annotation `mockcloud.ccm-kit.io/load-balancer-id` (written back after creation,
+ * or set by a user to adopt an existing load balancer), then the ownership labels. Only owned load
+ * balancers are ever changed or deleted; an annotated, unlabelled one is adopted (labelled) on ensure.
+ *
+ * - ensure: create or update, record the ID on the Service (patch helper), then `RetryError` while the
+ *   load balancer is provisioning; a 409 on create (the name is taken, for example by a create whose
+ *   answer was lost) is resolved by looking the name up, so retries never create duplicates.
+ * - update: targets only.
+ * - delete: idempotent; a load balancer that is already gone is success.
+ */
+import {
+  defaultLoadBalancerName,
+  type LoadBalancer,
+  patchService,
+  RetryError,
+  type ServiceStatusClient,
+} from '@ccm-kit/cloud-provider';
+import type { Logger } from '@ccm-kit/runtime';
+import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import {
+  type CloudLoadBalancer,
+  type LoadBalancerSpec,
+  MockCloudApiError,
+  type MockCloudClient,
+} from '../client/index.js';
+import { selectorFromLabels } from '../shared/labels.js';
+import {
+  type DesiredLoadBalancer,
+  desiredLoadBalancer,
+  loadBalancerStatus,
+  selectTargets,
+} from './load-balancer-spec.js';
+import {
+  ANNOTATION_LOAD_BALANCER_ID,
+  LABEL_CLUSTER_ID,
+  LABEL_SERVICE_NAME,
+  LABEL_SERVICE_NAMESPACE,
+  LABEL_SERVICE_UID,
+} from './names.js';
+import type { ServerCache } from './server-cache.js';
+
+/** What {@link MockCloudLoadBalancers} needs. */
+export interface LoadBalancerDeps {
+  client: MockCloudClient;
+  cache: ServerCache;
+  clusterID: string;
+  /** Requeue delay while provisioning, in ms. */
+  provisioningRetryMs: number;
+  /** Health-check interval, in seconds. */
+  healthCheckIntervalSeconds: number;
+  /** The Service patch client; `undefined` until the provider is initialized. */
+  serviceClient: () => ServiceStatusClient | undefined;
+  logger: Logger;
+}
+
+function key(svc: V1Service): string {
+  return `${svc.metadata?.namespace ?? ''}/${svc.metadata?.name ?? ''}`;
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+function sortedListeners(spec: { listeners?: LoadBalancerSpec['listeners'] }): string {
+  return canonical(
+    [...(spec.listeners ?? [])].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol)),
+  );
+}
+
+/** True when `lb` already has every field `spec` sets. */
+function matches(lb: CloudLoadBalancer, spec: LoadBalancerSpec): boolean {
+  if (spec.labels && canonical(lb.labels) !== canonical(spec.labels)) return false;
+  if (spec.listeners && sortedListeners(lb) !== sortedListeners(spec)) return false;
+  if (
+    spec.targetServerIDs &&
+    canonical([...lb.targetServerIDs].sort()) !== canonical([...spec.targetServerIDs].sort())
+  ) {
+    return false;
+  }
+  if (spec.healthCheck !== undefined && canonical(lb.healthCheck ?? null) !== canonical(spec.healthCheck))
+    return false;
+  return true;
+}
+
+type Ownership = { kind: 'ours' } | { kind: 'unowned' } | { kind: 'foreign'; reason: string };
+
+/** The LoadBalancer facet. */
+export class MockCloudLoadBalancers implements LoadBalancer {
+  readonly #d: LoadBalancerDeps;
+
+  constructor(deps: LoadBalancerDeps) {
+    this.#d = deps;
+  }
+
+  /** `a` + the Service UID without dashes, at most 32 characters (upstream's default name). */
+  getLoadBalancerName(_clusterName: string, service: V1Service): string {
+    return defaultLoadBalancerName(service);
+  }
+
+  /** The status of this Service's load balancer (`{}` while provisioning), or `undefined` when it has none. */
+  async getLoadBalancer(
+    _clusterName: string,
+    service: V1Service,
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus | undefined> {
+    const lb = await this.#find(service, false, signal);
+    return lb && loadBalancerStatus(lb);
+  }
+
+  /**
+   * Creates or updates the Service's load balancer and returns its status.
+   * @throws RetryError (after `provisioningRetryMs`) while the load balancer is provisioning.
+   * @throws Error for a bad port or annotation (before any cloud call), an annotated load balancer owned by
+   *   someone else, a name taken by a load balancer this Service does not own, a failed ID write-back, and
+   *   every API error.
+   */
+  async ensureLoadBalancer(
+    _clusterName: string,
+    service: V1Service,
+    nodes: V1Node[],
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus> {
+    const desired = desiredLoadBalancer(service, this.#d.healthCheckIntervalSeconds);
+    const owner = this.#ownerLabels(service);
+    const targetServerIDs = await this.#targets(service, nodes, desired, signal);
+    let lb = await this.#find(service, true, signal);
+    const spec: LoadBalancerSpec = {
+      labels: { ...(lb?.labels ?? {}), ...owner, ...this.#infoLabels(service) },
+      listeners: desired.listeners,
+      targetServerIDs,
+      healthCheck: desired.healthCheck,
+    };
+    if (!lb) lb = await this.#create(service, spec, signal);
+    else if (!matches(lb, spec)) {
+      this.#log(service).v(2).info('Updating load balancer', { id: lb.id });
+      lb = await this.#d.client.updateLoadBalancer(lb.id, spec, signal);
+    }
+    await this.#recordID(service, lb.id);
+    if (lb.status !== 'active' || !lb.publicIP) {
+      throw new RetryError(
+        `mockcloud: load balancer ${lb.id} for service ${key(service)} is still provisioning`,
+        this.#d.provisioningRetryMs,
+      );
+    }
+    return loadBalancerStatus(lb);
+  }
+
+  /**
+   * Points the Service's load balancer at `nodes` (targets only).
+   * @throws Error when the Service has no load balancer yet, for a bad node-selector annotation, and every API error.
+   */
+  async updateLoadBalancer(
+    _clusterName: string,
+    service: V1Service,
+    nodes: V1Node[],
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const desired = desiredLoadBalancer(service, this.#d.healthCheckIntervalSeconds);
+    const lb = await this.#find(service, false, signal);
+    if (!lb) throw new Error(`mockcloud: service ${key(service)} has no load balancer yet`);
+    const targetServerIDs = await this.#targets(service, nodes, desired, signal);
+    if (!matches(lb, { targetServerIDs })) {
+      await this.#d.client.updateLoadBalancer(lb.id, { targetServerIDs }, signal);
+    }
+  }
+
+  /**
+   * Deletes every load balancer this Service owns; resolves when none is left (also when there was none).
+   * Never reads the Service's other annotations, so a bad annotation cannot block deletion.
+   * @throws the API's errors other than 404.
+   */
+  async ensureLoadBalancerDeleted(
+    _clusterName: string,
+    service: V1Service,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const ids = new Set<string>();
+    const annotated = service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID];
+    if (annotated) {
+      const lb = await this.#d.client.getLoadBalancer(annotated, signal);
+      if (lb && this.#ownership(lb, service).kind === 'ours') ids.add(lb.id);
+    }
+    if (service.metadata?.uid) {
+      const owned = await this.#d.client.listLoadBalancers({
+        labelSelector: selectorFromLabels(this.#ownerLabels(service)),
+        signal,
+      });
+      for (const lb of owned) ids.add(lb.id);
+    }
+    for (const id of ids) {
+      const deleted = await this.#d.client.deleteLoadBalancer(id, signal);
+      this.#log(service).info(deleted ? 'Deleted load balancer' : 'Load balancer was already gone', { id });
+    }
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------------
+
+  #log(service: V1Service): Logger {
+    return this.#d.logger.with({ service: key(service) });
+  }
+
+  #ownerLabels(service: V1Service): Record<string, string> {
+    const uid = service.metadata?.uid;
+    if (!uid) throw new Error(`mockcloud: service ${key(service)} has no metadata.uid`);
+    return { [LABEL_SERVICE_UID]: uid, [LABEL_CLUSTER_ID]: this.#d.clusterID };
+  }
+
+  #infoLabels(service: V1Service): Record<string, string> {
+    return {
+      [LABEL_SERVICE_NAMESPACE]: service.metadata?.namespace ?? '',
+      [LABEL_SERVICE_NAME]: service.metadata?.name ?? '',
+    };
+  }
+
+  #ownership(lb: CloudLoadBalancer, service: V1Service): Ownership {
+    const cluster = lb.labels[LABEL_CLUSTER_ID];
+    const uid = lb.labels[LABEL_SERVICE_UID];
+    if (cluster !== undefined && cluster !== this.#d.clusterID) {
+      return { kind: 'foreign', reason: `it belongs to cluster ${cluster}` };
+    }
+    if (uid !== undefined && uid !== service.metadata?.uid) {
+      return { kind: 'foreign', reason: `it belongs to another Service (UID ${uid})` };
+    }
+    return cluster === undefined || uid === undefined ? { kind: 'unowned' } : { kind: 'ours' };
+  }
+
+  /**
+   * The Service's load balancer: by ID annotation (owned, or unowned when `adopt`), else by ownership labels.
+   * @throws Error with `adopt` when the annotated load balancer belongs to someone else.
+   */
+  async #find(
+    service: V1Service,
+    adopt: boolean,
+    signal?: AbortSignal,
+  ): Promise<CloudLoadBalancer | undefined> {
+    const annotated = service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID];
+    if (annotated) {
+      const lb = await this.#d.client.getLoadBalancer(annotated, signal);
+      if (lb) {
+        const o = this.#ownership(lb, service);
+        if (o.kind === 'ours' || (adopt && o.kind === 'unowned')) return lb;
+        if (adopt && o.kind === 'foreign') {
+          throw new Error(
+            `mockcloud: service ${key(service)}: annotation ${ANNOTATION_LOAD_BALANCER_ID} names load balancer ${lb.id}, but ${o.reason}`,
+          );
+        }
+      } else {
+        this.#log(service).info('The annotated load balancer does not exist; looking it up by labels', {
+          id: annotated,
+        });
+      }
+    }
+    const owned = await this.#d.client.listLoadBalancers({
+      labelSelector: selectorFromLabels(this.#ownerLabels(service)),
+      signal,
+    });
+    owned.sort((a, b) => (a.id < b.id ? -1 : 1));
+    if (owned.length > 1) {
+      this.#log(service).warn("Several load balancers carry this Service's labels; using the oldest", {
+        ids: owned.map((l) => l.id),
+      });
+    }
+    return owned[0];
+  }
+
+  async #create(
+    service: V1Service,
+    spec: LoadBalancerSpec,
+    signal?: AbortSignal,
+  ): Promise<CloudLoadBalancer> {
+    const name = defaultLoadBalancerName(service);
+    try {
+      const lb = await this.#d.client.createLoadBalancer({ ...spec, name }, signal);
+      this.#log(service).info('Created load balancer', { id: lb.id, name });
+      return lb;
+    } catch (err) {
+      if (!(err instanceof MockCloudApiError) || err.status !== 409) throw err;
+      // The name is taken: most likely by our own earlier create whose answer or ID write-back was lost.
+      const [existing] = await this.#d.client.listLoadBalancers({ name, signal });
+      if (existing && this.#ownership(existing, service).kind === 'ours') {
+        return matches(existing, spec)
+          ? existing
+          : this.#d.client.updateLoadBalancer(existing.id, spec, signal);
+      }
+      throw new Error(
+        `mockcloud: service ${key(service)}: load balancer name ${name} is taken by ${existing?.id ?? 'a load balancer'} that this Service does not own`,
+        { cause: err },
+      );
+    }
+  }
+
+  async #targets(
+    service: V1Service,
+    nodes: readonly V1Node[],
+    desired: DesiredLoadBalancer,
+    signal?: AbortSignal,
+  ): Promise<string[]> {
+    let snap = await this.#d.cache.get(signal);
+    let sel = selectTargets(nodes, desired.nodeSelector, (id) => snap.byID.has(id));
+    if (sel.skipped.some((s) => s.unknownServer)) {
+      // A Node may point at a server created after the snapshot: list once more before skipping it.
+      snap = await this.#d.cache.get(signal, true);
+      sel = selectTargets(nodes, desired.nodeSelector, (id) => snap.byID.has(id));
+    }
+    if (sel.skipped.length > 0) {
+      this.#log(service)
+        .v(2)
+        .info('Skipping nodes that cannot be load-balancer targets', { skipped: sel.skipped });
+    }
+    return sel.serverIDs;
+  }
+
+  /** Writes the load balancer's ID to the Service annotation when it is not there yet. */
+  async #recordID(service: V1Service, id: string): Promise<void> {
+    if (service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID] === id) return;
+    const client = this.#d.serviceClient();
+    if (!client) {
+      this.#log(service).warn(
+        'No Kubernetes client yet (initialize has not run); not recording the load-balancer ID',
+        { id },
+      );
+      return;
+    }
+    const updated: V1Service = {
+      ...service,
+      metadata: {
+        ...service.metadata,
+        annotations: { ...(service.metadata?.annotations ?? {}), [ANNOTATION_LOAD_BALANCER_ID]: id },
+      },
+    };
+    try {
+      await patchService(client, service, updated);
+    } catch (err) {
+      throw new Error(
+        `mockcloud: could not record load balancer ${id} on service ${key(service)}: ${(err as Error).message ?? String(err)}`,
+        { cause: err },
+      );
+    }
+  }
+}
