@@ -200,6 +200,12 @@ export class InventoryWatcher {
     try {
       stamp = await stat(this.path);
       text = await readFile(this.path, 'utf8');
+      // A file still being written in place changes under the read: read it again once it settles.
+      const after = await stat(this.path);
+      if (!sameStamp(stamp, after)) {
+        this.#schedule();
+        return false;
+      }
     } catch (err) {
       this.#stamp = undefined;
       this.#fail(new Error(`cannot read the inventory file: ${(err as Error).message}`, { cause: err }));

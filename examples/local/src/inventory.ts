@@ -180,12 +180,16 @@ export function parseInventory(text: string): Inventory {
   } catch (err) {
     throw new InventoryError([`the file is not valid YAML: ${(err as Error).message}`]);
   }
-  if (raw === null || raw === undefined) raw = { machines: [] };
+  // An empty file is refused rather than read as "no machines": a file caught while being rewritten in
+  // place must not make every machine disappear (their Nodes would be deleted).
+  if (raw === null || raw === undefined) {
+    throw new InventoryError(['the file is empty (write "machines: []" for an inventory without machines)']);
+  }
   if (!isRecord(raw)) throw new InventoryError(['the file must hold a mapping with a "machines" list']);
   const problems: string[] = [];
   for (const k of Object.keys(raw)) if (k !== 'machines') problems.push(`${k}: unknown field`);
-  const list = raw.machines ?? [];
-  if (!Array.isArray(list)) throw new InventoryError(['machines: must be a list']);
+  const list = raw.machines;
+  if (!Array.isArray(list)) throw new InventoryError(['machines: required, a list (may be empty: [])']);
   const machines: Machine[] = [];
   const byName = new Map<string, Machine>();
   const byProviderID = new Map<string, Machine>();

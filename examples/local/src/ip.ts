@@ -97,7 +97,8 @@ export function canonicalIP(text: string): string | undefined {
 export function parseSpan(text: string): IPSpan {
   const s = text.trim();
   if (s.includes('/')) {
-    const [addr = '', prefixText = ''] = s.split('/');
+    const [addr = '', prefixText = '', ...extra] = s.split('/');
+    if (extra.length > 0) throw new Error(`"${s}" is not a valid CIDR`);
     const ip = parseIP(addr);
     if (!ip || addr.includes(':') !== (ip.family === 'IPv6')) throw new Error(`"${s}" is not a valid CIDR`);
     const bits = BITS[ip.family];

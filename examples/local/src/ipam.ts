@@ -66,6 +66,7 @@ export function poolContains(pool: PoolConfig, ip: string): boolean {
 export class Ipam {
   readonly #owner = new Map<string, string>(); // address -> key
   readonly #held = new Map<string, string[]>(); // key -> addresses, in order
+  readonly #used: Record<IPFamily, Set<bigint>> = { IPv4: new Set(), IPv6: new Set() }; // for the free search
 
   /** The key holding `ip` (canonical text), or `undefined` when it is free. */
   holderOf(ip: string): string | undefined {
@@ -107,7 +108,7 @@ export class Ipam {
     for (const { family, required } of request.families) {
       if (out.some((ip) => familyOf(ip) === family)) continue;
       const keep = current.find((ip) => familyOf(ip) === family && poolContains(request.pool, ip));
-      const ip = keep ?? this.#lowestFree(request.pool, family, key);
+      const ip = keep ?? this.#lowestFree(request.pool, family);
       if (ip !== undefined) out.push(ip);
       else if (required) throw new PoolExhaustedError(request.pool.name, family);
     }
@@ -126,7 +127,7 @@ export class Ipam {
     const held = this.#held.get(key) ?? [];
     for (const ip of ips) {
       if (!held.includes(ip)) held.push(ip);
-      this.#owner.set(ip, key);
+      this.#take(ip, key);
     }
     this.#held.set(key, held);
   }
@@ -140,12 +141,12 @@ export class Ipam {
       const holder = this.#owner.get(ip);
       if (holder !== undefined && holder !== key) throw new IPConflictError(ip, holder);
     }
-    for (const ip of this.#held.get(key) ?? []) if (!ips.includes(ip)) this.#owner.delete(ip);
+    for (const ip of this.#held.get(key) ?? []) if (!ips.includes(ip)) this.#drop(ip);
     if (ips.length === 0) {
       this.#held.delete(key);
       return;
     }
-    for (const ip of ips) this.#owner.set(ip, key);
+    for (const ip of ips) this.#take(ip, key);
     this.#held.set(key, [...ips]);
   }
 
@@ -173,15 +174,25 @@ export class Ipam {
     return { claimed, conflicts };
   }
 
-  #lowestFree(pool: PoolConfig, family: IPFamily, key: string): string | undefined {
+  #take(ip: string, key: string): void {
+    this.#owner.set(ip, key);
+    const parsed = parseIP(ip);
+    if (parsed) this.#used[parsed.family].add(parsed.value);
+  }
+
+  #drop(ip: string): void {
+    this.#owner.delete(ip);
+    const parsed = parseIP(ip);
+    if (parsed) this.#used[parsed.family].delete(parsed.value);
+  }
+
+  #lowestFree(pool: PoolConfig, family: IPFamily): string | undefined {
+    const used = this.#used[family];
     for (const span of pool.spans) {
       if (span.family !== family) continue;
       // Each step past `first` skips a used address, so this loop is bounded by the table's size.
       for (let v = span.first; v <= span.last; v++) {
-        const ip = formatIP({ family, value: v } satisfies IP);
-        const holder = this.#owner.get(ip);
-        if (holder === undefined) return ip;
-        if (holder === key) continue; // held by this key for another purpose; not reused for a second slot
+        if (!used.has(v)) return formatIP({ family, value: v } satisfies IP);
       }
     }
     return undefined;
