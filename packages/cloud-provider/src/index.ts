@@ -14,6 +14,7 @@ export * from './helpers/service-status.js';
 export * from './helpers/service-traffic.js';
 export * from './helpers/strategic-merge-patch.js';
 export * from './informers.js';
+export * from './net.js';
 export * from './registry.js';
 export * from './volume/errors.js';
 export * from './volume/quantity.js';

@@ -1,7 +1,7 @@
+import { parseCIDR } from '@ccm-kit/cloud-provider';
 import { describe, expect, it } from 'vitest';
 import { ClusterCIDRError, parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
 import { isResponsibleForRoute } from '../src/route/responsibility.js';
-import { parseCIDR } from '../src/shared/cidr.js';
 
 describe('isResponsibleForRoute (TestIsResponsibleForRoute)', () => {
   const cases: Array<[string, string, string, boolean]> = [

@@ -4,7 +4,7 @@
  * `ParseNodeIPAnnotation` (reference §3.5.1). Pure functions: inputs are never modified.
  */
 import type { V1NodeAddress } from '@kubernetes/client-node';
-import { formatIP, type IPBytes, ipEqual, isIPv4, isUnspecified, parseIP } from './ip.js';
+import { formatIP, type IPAddress, ipEqual, isUnspecified, parseIP } from '../net.js';
 
 /**
  * Appends each address of `toAdd` to `addresses` unless an entry with the same `address` **and** `type`
@@ -35,15 +35,15 @@ export function parseNodeIPAnnotation(value: string): string[] {
   return parseNodeIPs(value).map(formatIP);
 }
 
-function parseNodeIPs(value: string): IPBytes[] {
-  const ips: IPBytes[] = [];
+function parseNodeIPs(value: string): IPAddress[] {
+  const ips: IPAddress[] = [];
   for (const item of value.split(',')) {
     const ip = parseIP(item);
     if (ip === undefined) throw new Error(`could not parse ${JSON.stringify(item)}`);
     ips.push(ip);
   }
   const [first, second] = ips;
-  if (ips.length > 2 || (first && second && isIPv4(first) === isIPv4(second))) {
+  if (ips.length > 2 || (first && second && first.family === second.family)) {
     throw new Error('must contain either a single IP or a dual-stack pair of IPs');
   }
   if (first && second && (isUnspecified(first) || isUnspecified(second))) {
@@ -71,7 +71,7 @@ export function getNodeAddressesFromNodeIP(
   providedNodeIP: string,
   cloudAddresses: readonly V1NodeAddress[],
 ): V1NodeAddress[] {
-  let nodeIPs: IPBytes[];
+  let nodeIPs: IPAddress[];
   try {
     nodeIPs = parseNodeIPs(providedNodeIP);
   } catch (err) {

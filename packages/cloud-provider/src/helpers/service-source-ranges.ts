@@ -4,8 +4,8 @@
  * `IsAllowAll` (reference §3.6).
  */
 import type { V1Service } from '@kubernetes/client-node';
+import { formatCIDR, tryParseCIDR } from '../net.js';
 import { ANNOTATION_LOAD_BALANCER_SOURCE_RANGES } from '../well-known.js';
-import { parseCIDR } from './ip.js';
 
 /** The source range used when neither the field nor the annotation gives one. */
 export const DEFAULT_LOAD_BALANCER_SOURCE_RANGES = '0.0.0.0/0';
@@ -14,9 +14,9 @@ function parseRanges(specs: readonly string[]): Set<string> {
   const out = new Set<string>();
   for (const raw of specs) {
     const s = raw.trim();
-    const cidr = parseCIDR(s);
+    const cidr = tryParseCIDR(s);
     if (cidr === undefined) throw new Error(`invalid CIDR address: ${s}`);
-    out.add(cidr.text);
+    out.add(formatCIDR(cidr));
   }
   return out;
 }
@@ -58,7 +58,8 @@ export function getLoadBalancerSourceRanges(service: Pick<V1Service, 'metadata' 
  */
 export function isAllowAll(ranges: Iterable<string>): boolean {
   for (const r of ranges) {
-    if (parseCIDR(r.trim())?.text === DEFAULT_LOAD_BALANCER_SOURCE_RANGES) return true;
+    const cidr = tryParseCIDR(r.trim());
+    if (cidr && formatCIDR(cidr) === DEFAULT_LOAD_BALANCER_SOURCE_RANGES) return true;
   }
   return false;
 }

@@ -2,7 +2,7 @@
  * `--cluster-cidr` processing for the route controller. Follows upstream `app/core.go`
  * (`startRouteController`, `processCIDRs`) and `k8s.io/utils/net` (`ParseCIDRs`, `IsDualStackCIDRs`).
  */
-import { type CIDR, parseCIDR } from '../shared/cidr.js';
+import { type CIDR, parseCIDR } from '@ccm-kit/cloud-provider';
 
 /** A bad `--cluster-cidr` (the route controller's init throws it, which is fatal for the manager, as upstream). */
 export class ClusterCIDRError extends Error {

@@ -4,7 +4,7 @@
  * Follows upstream `controllers/route/route_controller.go` (`RouteController`: `New`, `Run`,
  * `reconcileNodeRoutes`, `reconcile`, `updateNetworkingCondition`, `handleNodeUpdate`, `processNextWorkItem`).
  */
-import type { Informer, Route, Routes } from '@ccm-kit/cloud-provider';
+import type { CIDR, Informer, Route, Routes } from '@ccm-kit/cloud-provider';
 import {
   type Backoff,
   controllerStarted,
@@ -21,7 +21,6 @@ import {
 import type { V1Node, V1ObjectReference } from '@kubernetes/client-node';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CloudControllerConfig } from '../context.js';
-import type { CIDR } from '../shared/cidr.js';
 import { formatGoDuration } from '../shared/go-duration.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import { nodeReference } from '../shared/node-reference.js';

@@ -3,7 +3,7 @@
  * (`isResponsibleForRoute`).
  */
 import type { Route } from '@ccm-kit/cloud-provider';
-import { type CIDR, cidrContains, parseCIDR } from '../shared/cidr.js';
+import { type CIDR, cidrContains, parseCIDR } from '@ccm-kit/cloud-provider';
 
 /**
  * True when the route's first **or** last address lies in one of the cluster CIDRs (an overlap test on the

@@ -1,4 +1,3 @@
-import { describe, expect, it } from 'vitest';
 import {
   CIDRParseError,
   cidrContains,
@@ -6,7 +5,8 @@ import {
   formatIP,
   parseCIDR,
   parseIP,
-} from '../src/shared/cidr.js';
+} from '@ccm-kit/cloud-provider';
+import { describe, expect, it } from 'vitest';
 
 describe('shared CIDR parsing (Go net.ParseCIDR, sloppy IPv4)', () => {
   it('clears host bits and computes the last address', () => {

@@ -1,6 +1,6 @@
 /**
- * IP addresses and CIDR blocks with Go `net` semantics, as the controllers need them (route ownership,
- * `--cluster-cidr`). Follows `k8s.io/utils/net.ParseCIDRSloppy` (Go's `net.ParseCIDR`, but IPv4 octets with
+ * IP addresses and CIDR blocks with Go `net` semantics, for providers and controllers (route ownership,
+ * `--cluster-cidr`, provided node IPs, load-balancer source ranges). Follows `k8s.io/utils/net.ParseCIDRSloppy` (Go's `net.ParseCIDR`, but IPv4 octets with
  * leading zeros are read as decimal) and `net.IPNet.Contains`.
  *
  * Addresses are held as 16 bytes; an IPv4 address is stored IPv4-mapped (`::ffff:a.b.c.d`) and flagged
@@ -193,4 +193,23 @@ export function formatIP(ip: IPAddress): string {
 /** Formats a CIDR like Go's `IPNet.String()` (network address, `/`, prefix), e.g. `a00::/8`. */
 export function formatCIDR(cidr: CIDR): string {
   return `${formatIP(cidr.network)}/${cidr.prefix}`;
+}
+
+/** Go's `IP.Equal`: the same address (an IPv4-mapped IPv6 address equals its IPv4 form). */
+export function ipEqual(a: IPAddress, b: IPAddress): boolean {
+  return a.bytes.every((v, i) => v === b.bytes[i]);
+}
+
+/** True for `0.0.0.0` and `::` (Go `IP.IsUnspecified`). */
+export function isUnspecified(ip: IPAddress): boolean {
+  return ip.family === 4 ? ip.bytes.subarray(12).every((b) => b === 0) : ip.bytes.every((b) => b === 0);
+}
+
+/** {@link parseCIDR} that returns `undefined` instead of throwing. */
+export function tryParseCIDR(text: string): CIDR | undefined {
+  try {
+    return parseCIDR(text);
+  } catch {
+    return undefined;
+  }
 }
