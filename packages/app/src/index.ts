@@ -1,4 +1,3 @@
-export * from './flags/duration.js';
 export * from './flags/flag-set.js';
 export * from './manager/cloud.js';
 export * from './manager/manager.js';

@@ -1,7 +1,7 @@
+import { formatGoDuration } from '@ccm-kit/runtime';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it, vi } from 'vitest';
 import { deepEqualNilStrict } from '../src/shared/deep-equal.js';
-import { formatGoDuration } from '../src/shared/go-duration.js';
 import { isNodeOwned, ownedNodeHandler, ownedNodes } from '../src/shared/node-ownership.js';
 import { nodeReference } from '../src/shared/node-reference.js';
 

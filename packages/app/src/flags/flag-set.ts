@@ -4,7 +4,7 @@
  * `key=bool` maps (`--feature-gates`), named flag sets for the help output, and `--` ending the flags.
  * Error messages follow pflag's (`unknown flag: --x`, `invalid argument "y" for "--x" flag: ...`).
  */
-import { formatGoDuration, parseGoDuration } from './duration.js';
+import { formatGoDuration, parseGoDuration } from '@ccm-kit/runtime';
 
 /** The kinds of flag value. Durations are held in **milliseconds**. */
 export type FlagKind = 'string' | 'bool' | 'int' | 'float' | 'duration' | 'stringSlice' | 'mapStringBool';

@@ -10,6 +10,7 @@ import {
   controllerStarted,
   controllerStopped,
   createLogger,
+  formatGoDuration,
   type Logger,
   nonSlidingUntil,
   retryOnConflict,
@@ -21,7 +22,6 @@ import {
 import type { V1Node, V1ObjectReference } from '@kubernetes/client-node';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CloudControllerConfig } from '../context.js';
-import { formatGoDuration } from '../shared/go-duration.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import { nodeReference } from '../shared/node-reference.js';
 import { routeSyncTotal } from './metrics.js';

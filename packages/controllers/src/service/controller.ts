@@ -25,12 +25,12 @@ import {
   controllerStarted,
   controllerStopped,
   createLogger,
+  formatGoDuration,
   isNotFound,
   type Logger,
   waitForCacheSync,
 } from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
-import { formatGoDuration } from '../shared/go-duration.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import {
   EVENT_DELETED_LOAD_BALANCER,

@@ -1,5 +1,4 @@
 /** Small utilities shared by the ccm-kit controllers. */
 export * from './deep-equal.js';
-export * from './go-duration.js';
 export * from './node-ownership.js';
 export * from './node-reference.js';

@@ -1,5 +1,6 @@
 export * from './clock.js';
 export * from './format.js';
+export * from './go-duration.js';
 export * from './jitter.js';
 export * from './lru.js';
 export * from './retry.js';

@@ -5,16 +5,7 @@
  * and also accepts a bare number, read as milliseconds.
  */
 
-const UNIT_MS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
+import { parseGoDuration } from '@ccm-kit/runtime';
 
 /**
  * Parses a Go duration (`"90s"`, `"1m30s"`, `"1.5h"`, `"250ms"`) or a bare number of milliseconds (`"5000"`).
@@ -24,24 +15,13 @@ const UNIT_MS: Record<string, number> = {
 export function parseDurationMs(text: string, what = 'duration'): number {
   const s = text.trim();
   if (/^\d+(\.\d+)?$/.test(s)) return Number(s);
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0;
-  let pos = 0;
-  const sign = s.startsWith('-') ? -1 : 1;
-  if (s.startsWith('-') || s.startsWith('+')) pos = 1;
-  if (pos >= s.length) throw new Error(`${what}: invalid duration ${JSON.stringify(text)}`);
-  while (pos < s.length) {
-    re.lastIndex = pos;
-    const m = re.exec(s);
-    if (!m) {
-      throw new Error(
-        `${what}: invalid duration ${JSON.stringify(text)} (use a Go duration such as "90s" or "1m30s", or milliseconds)`,
-      );
-    }
-    total += Number(m[1]) * UNIT_MS[m[2]!]!;
-    pos = re.lastIndex;
+  try {
+    return parseGoDuration(s);
+  } catch (err) {
+    throw new Error(
+      `${what}: invalid duration ${JSON.stringify(text)} (use a Go duration such as "90s" or "1m30s", or milliseconds): ${(err as Error).message}`,
+    );
   }
-  return sign * total;
 }
 
 /**
