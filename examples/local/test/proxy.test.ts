@@ -1,0 +1,353 @@
+/**
+ * The proxy data plane for real, on loopback: small HTTP servers on 127.0.1.x stand in for the nodes'
+ * node ports; load balancers get addresses from 127.0.2.0/24 and are reached with real HTTP requests.
+ */
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Agent, get as httpGet, createServer as httpServer, type Server } from 'node:http';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ANNOTATION_ALGORITHM,
+  ANNOTATION_HEALTH_CHECK_INTERVAL,
+  ANNOTATION_IPS,
+  ANNOTATION_SOURCE_RANGES,
+} from '../src/annotations.js';
+import { parseConfig } from '../src/config.js';
+import { InventoryWatcher } from '../src/inventory-watcher.js';
+import { LocalLoadBalancer } from '../src/load-balancer.js';
+import { LocalCloud } from '../src/provider.js';
+import { ProxyDataPlane } from '../src/proxy/data-plane.js';
+import { FakeServiceStore, lbService, nodeWith, RecordingRecorder } from './fakes.js';
+
+interface FakeNode {
+  readonly name: string;
+  readonly ip: string;
+  readonly port: number;
+  hits: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** An HTTP server on ip:port answering its name (after `delayMs`). */
+async function fakeNode(name: string, ip: string, port: number, delayMs = 0): Promise<FakeNode> {
+  let server: Server | undefined;
+  const sockets = new Set<Socket>();
+  const node: FakeNode = {
+    name,
+    ip,
+    port,
+    hits: 0,
+    async start() {
+      server = httpServer((_req, res) => {
+        node.hits++;
+        setTimeout(() => res.end(name), delayMs);
+      });
+      server.on('connection', (s) => {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+      });
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(port, ip, () => resolve());
+      });
+    },
+    async stop() {
+      const s = server;
+      server = undefined;
+      if (!s) return;
+      const closed = new Promise<void>((r) => s.close(() => r()));
+      for (const sock of sockets) sock.destroy();
+      await closed;
+    },
+  };
+  await node.start();
+  return node;
+}
+
+/** A port free on `ip` now. */
+async function freePort(ip: string): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, ip, r));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** GET http://ip:port/ on a new connection (unless `agent` is given); resolves the body. */
+function get(ip: string, port: number, opts: { localAddress?: string; agent?: Agent } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(
+      {
+        host: ip,
+        port,
+        path: '/',
+        agent: opts.agent ?? false,
+        ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
+        timeout: 5_000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          body += c;
+        });
+        res.on('end', () => resolve(body));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('request timeout')));
+    req.on('error', reject);
+  });
+}
+
+async function failure(p: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const config = parseConfig(`
+inventory: unused.yaml
+drainTimeout: 2s
+pools:
+  - name: global
+    addresses: [127.0.2.0/24]
+`);
+
+let nodes: FakeNode[];
+let k8sNodes: V1Node[];
+let store: FakeServiceStore;
+let dataPlane: ProxyDataPlane;
+let lb: LocalLoadBalancer;
+let svcPort: number;
+
+beforeEach(async () => {
+  const nodePort = await freePort('127.0.1.1');
+  nodes = [];
+  for (const [i, name] of ['n1', 'n2', 'n3'].entries())
+    nodes.push(await fakeNode(name, `127.0.1.${i + 1}`, nodePort));
+  k8sNodes = nodes.map((n) => nodeWith(n.name, n.ip));
+  store = new FakeServiceStore();
+  dataPlane = new ProxyDataPlane({ drainMs: config.drainTimeoutMs });
+  lb = new LocalLoadBalancer({
+    config,
+    store,
+    recorder: new RecordingRecorder(),
+    dataPlane,
+    isRunning: (k) => dataPlane.get(k) !== undefined,
+  });
+  svcPort = await freePort('127.0.2.1');
+});
+
+afterEach(async () => {
+  await dataPlane.close();
+  await Promise.all(nodes.map((n) => n.stop()));
+});
+
+function service(
+  annotations: Record<string, string> = {},
+  spec: Partial<NonNullable<V1Service['spec']>> = {},
+) {
+  return store.put(
+    lbService('web', {
+      annotations: { [ANNOTATION_HEALTH_CHECK_INTERVAL]: '100ms', ...annotations },
+      spec: { ports: [{ name: 'http', port: svcPort, protocol: 'TCP', nodePort: nodes[0]!.port }], ...spec },
+    }),
+  );
+}
+
+async function sequence(ip: string, n: number, localAddress?: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(await get(ip, svcPort, localAddress ? { localAddress } : {}));
+  return out;
+}
+
+describe('proxy data plane on loopback', () => {
+  it('serves HTTP through the allocated address, round robin across the nodes', async () => {
+    const status = await lb.ensureLoadBalancer('kubernetes', service(), k8sNodes);
+    const ip = status.ingress?.[0]?.ip;
+    expect(ip).toBe('127.0.2.1');
+    const seen = await sequence(ip!, 6);
+    expect([...seen].sort()).toEqual(['n1', 'n1', 'n2', 'n2', 'n3', 'n3']);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).not.toBe(seen[i - 1]);
+    expect(seen.slice(0, 3)).toEqual(seen.slice(3));
+  });
+
+  it('moves traffic off a killed node at once, marks it unhealthy, and back when it returns', async () => {
+    const svc = service();
+    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const proxy = dataPlane.get(svc.metadata!.uid!)!;
+    await nodes[1]!.stop();
+    // Connections to n2 are refused: the proxy tries the next node, so no request fails.
+    expect(new Set(await sequence('127.0.2.1', 6))).toEqual(new Set(['n1', 'n3']));
+    await waitFor(() => proxy.health.snapshot()[`127.0.1.2:${nodes[1]!.port}`] === false);
+    const listener = [...proxy.listeners().values()][0]!;
+    const failuresBefore = listener.stats.connectFailures;
+    expect(new Set(await sequence('127.0.2.1', 6))).toEqual(new Set(['n1', 'n3']));
+    expect(listener.stats.connectFailures).toBe(failuresBefore); // unhealthy: no longer tried
+    await nodes[1]!.start();
+    await waitFor(() => proxy.health.snapshot()[`127.0.1.2:${nodes[1]!.port}`] === true);
+    expect(await sequence('127.0.2.1', 3)).toContain('n2');
+  });
+
+  it('closes connections when no node is healthy', async () => {
+    const svc = service();
+    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    await Promise.all(nodes.map((n) => n.stop()));
+    const err = await failure(get('127.0.2.1', svcPort));
+    expect(err.code ?? err.message).toMatch(/ECONNRESET|socket hang up/);
+    const proxy = dataPlane.get(svc.metadata!.uid!)!;
+    await waitFor(() => Object.values(proxy.health.snapshot()).every((h) => !h));
+    await failure(get('127.0.2.1', svcPort));
+    expect([...proxy.listeners().values()][0]!.stats.unserved).toBe(2);
+  });
+
+  it('enforces source ranges, updated in place', async () => {
+    const svc = service({ [ANNOTATION_SOURCE_RANGES]: '10.0.0.0/8' });
+    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const listener = [...dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]!;
+    const err = await failure(get('127.0.2.1', svcPort));
+    expect(err.code ?? err.message).toMatch(/ECONNRESET|socket hang up/);
+    expect(listener.stats.rejected).toBe(1);
+    expect(nodes.reduce((n, x) => n + x.hits, 0)).toBe(0);
+
+    const allowOne = store.put({
+      ...svc,
+      spec: { ...svc.spec, loadBalancerSourceRanges: ['127.0.0.5/32'] },
+    });
+    await lb.ensureLoadBalancer('kubernetes', allowOne, k8sNodes);
+    expect([...dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]).toBe(listener);
+    expect(await get('127.0.2.1', svcPort, { localAddress: '127.0.0.5' })).toMatch(/^n\d$/);
+    await failure(get('127.0.2.1', svcPort, { localAddress: '127.0.0.6' }));
+    expect(listener.stats.rejected).toBe(2);
+  });
+
+  it('pins a client address to a node with source-hash', async () => {
+    await lb.ensureLoadBalancer('kubernetes', service({ [ANNOTATION_ALGORITHM]: 'source-hash' }), k8sNodes);
+    const byClient = new Map<string, Set<string>>();
+    for (let c = 10; c < 20; c++) {
+      const client = `127.0.0.${c}`;
+      byClient.set(client, new Set(await sequence('127.0.2.1', 3, client)));
+    }
+    for (const seen of byClient.values()) expect(seen.size).toBe(1);
+    const used = new Set([...byClient.values()].flatMap((s) => [...s]));
+    expect(used.size).toBeGreaterThan(1);
+  });
+
+  it('updateLoadBalancer changes backends in place: the listener and open connections stay', async () => {
+    const svc = service();
+    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const proxy = dataPlane.get(svc.metadata!.uid!)!;
+    const listener = [...proxy.listeners().values()][0]!;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await get('127.0.2.1', svcPort, { agent });
+      const others = k8sNodes.filter((n) => n.metadata?.name !== first);
+      await lb.updateLoadBalancer('kubernetes', svc, others);
+      expect([...proxy.listeners().values()][0]).toBe(listener);
+      // The kept-alive connection still reaches the node it was opened to...
+      expect(await get('127.0.2.1', svcPort, { agent })).toBe(first);
+      // ...while new connections go to the new set only.
+      const fresh = new Set(await sequence('127.0.2.1', 4));
+      expect(fresh).toEqual(new Set(others.map((n) => n.metadata!.name!)));
+      expect(Object.keys(proxy.health.snapshot())).toHaveLength(2);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('moves listeners when the address changes, keeping the port', async () => {
+    const svc = service();
+    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const moved = store.put({
+      ...svc,
+      metadata: {
+        ...svc.metadata,
+        annotations: { ...svc.metadata?.annotations, [ANNOTATION_IPS]: '127.0.2.77' },
+      },
+    });
+    const status = await lb.ensureLoadBalancer('kubernetes', moved, k8sNodes);
+    expect(status.ingress?.[0]?.ip).toBe('127.0.2.77');
+    expect(await get('127.0.2.77', svcPort)).toMatch(/^n\d$/);
+    const err = await failure(get('127.0.2.1', svcPort));
+    expect(err.code).toBe('ECONNREFUSED');
+  });
+
+  it('deletion drains open requests, then refuses connections and frees the address', async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+    nodes = [await fakeNode('slow', '127.0.1.1', nodes[0]!.port, 300)];
+    k8sNodes = [nodeWith('slow', '127.0.1.1')];
+    const svc = service();
+    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const inFlight = get('127.0.2.1', svcPort);
+    await waitFor(() => nodes[0]!.hits === 1);
+    const started = Date.now();
+    await lb.ensureLoadBalancerDeleted('kubernetes', store.stored('default', 'web')!);
+    expect(await inFlight).toBe('slow');
+    expect(Date.now() - started).toBeLessThan(2_000); // finished, not cut at the drain timeout
+    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+    expect(lb.ipam.size).toBe(0);
+    await lb.ensureLoadBalancerDeleted('kubernetes', store.stored('default', 'web')!); // idempotent
+  });
+
+  it('reports an address it cannot bind, naming it', async () => {
+    const offHost = new LocalLoadBalancer({
+      config: parseConfig('inventory: x.yaml\npools: [{ name: global, addresses: [192.0.2.10] }]'),
+      store,
+      recorder: new RecordingRecorder(),
+      dataPlane,
+    });
+    await expect(offHost.ensureLoadBalancer('kubernetes', service(), k8sNodes)).rejects.toThrow(
+      `cannot listen on 192.0.2.10:${svcPort}: EADDRNOTAVAIL (not an address of this host`,
+    );
+  });
+});
+
+describe('LocalCloud shutdown', () => {
+  it('stops every listener when the initialize signal aborts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ccm-local-cloud-'));
+    try {
+      await writeFile(join(dir, 'inventory.yaml'), 'machines: []');
+      const inventory = await InventoryWatcher.open(join(dir, 'inventory.yaml'));
+      const cloud = new LocalCloud({
+        config: { ...config, drainTimeoutMs: 0 },
+        inventory,
+        store,
+        recorder: new RecordingRecorder(),
+      });
+      const abort = new AbortController();
+      const builder: ControllerClientBuilder = {
+        config: () => {
+          throw new Error('not used');
+        },
+        client: () => {
+          throw new Error('not used');
+        },
+      };
+      await cloud.initialize(builder, abort.signal);
+      await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), k8sNodes);
+      expect(await get('127.0.2.1', svcPort)).toMatch(/^n\d$/);
+      abort.abort();
+      await cloud.close(); // the same shutdown the abort started
+      expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
