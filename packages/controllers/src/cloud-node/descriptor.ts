@@ -9,9 +9,9 @@ import {
   CLOUD_NODE_CONTROLLER_EVENT_SOURCE,
   NODE_CONTROLLER_CLIENT_NAME,
 } from '@ccm-kit/cloud-provider';
-import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { startWithEventRecorder } from '../shared/event-recording.js';
 import { CloudNodeController } from './controller.js';
 
 const NO_INSTANCES = 'cloud provider does not support instances';
@@ -24,30 +24,19 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   }
   const { config } = ctx;
   const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Api);
-  // Upstream creates its broadcaster in Run: core/v1 events (namespace `default` for Nodes) and a
-  // structured log line per event.
-  const broadcaster = new EventBroadcaster({ logger: log });
-  broadcaster.startStructuredLogging(0, log);
-  broadcaster.startRecordingToSink(coreV1EventSink(client));
-  let controller: CloudNodeController;
-  try {
-    controller = new CloudNodeController({
+  return startWithEventRecorder(client, CLOUD_NODE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
+    new CloudNodeController({
       informers: ctx.informers,
       client,
       cloud: ctx.cloud,
-      recorder: broadcaster.newRecorder(CLOUD_NODE_CONTROLLER_EVENT_SOURCE),
+      recorder,
       nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
       workerCount: config.concurrentNodeSyncs,
       statusUpdateWorkerCount: config.concurrentNodeStatusUpdates,
       nodeOwnership: config.nodeOwnership,
       logger: log,
-    });
-  } catch (err) {
-    await broadcaster.shutdown(0);
-    throw err;
-  }
-  const done = controller.run(ctx.signal).finally(() => broadcaster.shutdown());
-  return { started: true, done };
+    }).run(ctx.signal),
+  );
 }
 
 /**

@@ -9,9 +9,9 @@ import {
   CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE,
   NODE_CONTROLLER_CLIENT_NAME,
 } from '@ccm-kit/cloud-provider';
-import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { startWithEventRecorder } from '../shared/event-recording.js';
 import { CloudNodeLifecycleController } from './controller.js';
 
 const NO_INSTANCES = 'cloud provider does not support instances';
@@ -23,26 +23,17 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     return { started: false, reason: NO_INSTANCES };
   }
   const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Api);
-  const broadcaster = new EventBroadcaster({ logger: log });
-  broadcaster.startStructuredLogging(0, log);
-  broadcaster.startRecordingToSink(coreV1EventSink(client));
-  let controller: CloudNodeLifecycleController;
-  try {
-    controller = new CloudNodeLifecycleController({
+  return startWithEventRecorder(client, CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
+    new CloudNodeLifecycleController({
       informers: ctx.informers,
       client,
       cloud: ctx.cloud,
-      recorder: broadcaster.newRecorder(CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE),
+      recorder,
       nodeMonitorPeriodMs: ctx.config.nodeMonitorPeriodMs,
       nodeOwnership: ctx.config.nodeOwnership,
       logger: log,
-    });
-  } catch (err) {
-    await broadcaster.shutdown(0);
-    throw err;
-  }
-  const done = controller.run(ctx.signal).finally(() => broadcaster.shutdown());
-  return { started: true, done };
+    }).run(ctx.signal),
+  );
 }
 
 /**

@@ -8,9 +8,10 @@ import {
   ROUTE_CONTROLLER_CLIENT_NAME,
   ROUTE_CONTROLLER_EVENT_SOURCE,
 } from '@ccm-kit/cloud-provider';
-import { coreV1EventSink, EventBroadcaster, patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { startWithEventRecorder } from '../shared/event-recording.js';
 import { parseClusterCIDRs } from './cluster-cidrs.js';
 import { NodeRouteController } from './controller.js';
 
@@ -42,27 +43,20 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     );
   }
   const core = ctx.clients.client(nodeRouteController.clientName, CoreV1Api);
-  // Upstream creates its broadcaster in Run: events to core/v1 (namespace of the object, `default` for
-  // Nodes) from component `route_controller`, and a structured log line per event.
-  const broadcaster = new EventBroadcaster({ logger: log });
-  broadcaster.startStructuredLogging(0, log);
-  broadcaster.startRecordingToSink(coreV1EventSink(core));
-  const controller = new NodeRouteController({
-    routes,
-    nodes: ctx.informers.nodes(),
-    patchNodeStatus: (name, body, signal) =>
-      core.patchNodeStatus({ name, body }, patchOptions('strategic', { signal })),
-    clusterName: config.clusterName,
-    clusterCIDRs,
-    watchBased,
-    nodeOwnership: config.nodeOwnership,
-    recorder: broadcaster.newRecorder(ROUTE_CONTROLLER_EVENT_SOURCE),
-    logger: log,
-  });
-  const done = controller
-    .run(ctx.signal, config.routeReconciliationPeriodMs)
-    .finally(() => broadcaster.shutdown());
-  return { started: true, done };
+  return startWithEventRecorder(core, ROUTE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
+    new NodeRouteController({
+      routes,
+      nodes: ctx.informers.nodes(),
+      patchNodeStatus: (name, body, signal) =>
+        core.patchNodeStatus({ name, body }, patchOptions('strategic', { signal })),
+      clusterName: config.clusterName,
+      clusterCIDRs,
+      watchBased,
+      nodeOwnership: config.nodeOwnership,
+      recorder,
+      logger: log,
+    }).run(ctx.signal, config.routeReconciliationPeriodMs),
+  );
 }
 
 /**

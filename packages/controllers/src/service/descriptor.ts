@@ -10,9 +10,10 @@ import {
   SERVICE_LB_CONTROLLER,
   serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
-import { coreV1EventSink, EventBroadcaster, serviceQueueRateLimiter, Workqueue } from '@ccm-kit/runtime';
+import { serviceQueueRateLimiter, Workqueue } from '@ccm-kit/runtime';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { startWithEventRecorder } from '../shared/event-recording.js';
 import { ServiceController } from './controller.js';
 
 /** Upstream's reason when the LoadBalancer facet is missing (`the cloud provider does not support external load balancers`). */
@@ -32,24 +33,24 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     );
   }
   const core = ctx.clients.client(serviceLbController.clientName, CoreV1Api);
-  const broadcaster = new EventBroadcaster({ logger: log });
-  broadcaster.startStructuredLogging(0, log);
-  broadcaster.startRecordingToSink(coreV1EventSink(core));
-  const controller = new ServiceController({
-    cloud: ctx.cloud,
-    client: serviceStatusClientFromCoreV1Api(core),
-    serviceInformer: ctx.informers.services(),
-    nodeInformer: ctx.informers.nodes(),
-    clusterName: config.clusterName,
-    recorder: broadcaster.newRecorder(SERVICE_CONTROLLER_EVENT_SOURCE),
-    serviceQueue: new Workqueue<string>({ name: 'service', rateLimiter: serviceQueueRateLimiter<string>() }),
-    nodeQueue: new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter<string>() }),
-    logger: log,
-    loadBalancerClass: config.loadBalancerClass,
-    nodeOwnership: config.nodeOwnership,
-  });
-  const done = controller.run(ctx.signal, workers).finally(() => broadcaster.shutdown());
-  return { started: true, done };
+  return startWithEventRecorder(core, SERVICE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
+    new ServiceController({
+      cloud: ctx.cloud,
+      client: serviceStatusClientFromCoreV1Api(core),
+      serviceInformer: ctx.informers.services(),
+      nodeInformer: ctx.informers.nodes(),
+      clusterName: config.clusterName,
+      recorder,
+      serviceQueue: new Workqueue<string>({
+        name: 'service',
+        rateLimiter: serviceQueueRateLimiter<string>(),
+      }),
+      nodeQueue: new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter<string>() }),
+      logger: log,
+      loadBalancerClass: config.loadBalancerClass,
+      nodeOwnership: config.nodeOwnership,
+    }).run(ctx.signal, workers),
+  );
 }
 
 /**

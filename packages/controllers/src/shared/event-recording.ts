@@ -1,0 +1,34 @@
+/**
+ * Each controller's own event broadcaster, as upstream creates one in every controller's `Run`:
+ * core/v1 Events through the controller's client (Nodes' events land in namespace `default`) plus a
+ * structured log line per event. Shut down (flushing queued events) when the controller stops.
+ */
+import { coreV1EventSink, EventBroadcaster, type EventRecorder, type Logger } from '@ccm-kit/runtime';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { ControllerStartResult } from '../context.js';
+
+/** What {@link startWithEventRecorder} runs: resolves when the controller has stopped. */
+export type RunController = (recorder: EventRecorder) => Promise<void>;
+
+/**
+ * Creates the broadcaster for `component`, then calls `start` with a recorder; the broadcaster is
+ * flushed when the returned `done` settles, or at once if `start` throws (the error is rethrown).
+ */
+export async function startWithEventRecorder(
+  client: CoreV1Api,
+  component: string,
+  log: Logger,
+  start: RunController,
+): Promise<ControllerStartResult> {
+  const broadcaster = new EventBroadcaster({ logger: log });
+  broadcaster.startStructuredLogging(0, log);
+  broadcaster.startRecordingToSink(coreV1EventSink(client));
+  let done: Promise<void>;
+  try {
+    done = start(broadcaster.newRecorder(component));
+  } catch (err) {
+    await broadcaster.shutdown(0);
+    throw err;
+  }
+  return { started: true, done: done.finally(() => broadcaster.shutdown()) };
+}
