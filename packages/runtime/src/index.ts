@@ -9,3 +9,4 @@ export * from './health/index.js';
 export * from './metrics/controller-manager.js';
 export * from './util/index.js';
 export * from './workqueue/index.js';
+export * from './tls/index.js';

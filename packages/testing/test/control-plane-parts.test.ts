@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
+import { CERT_VALIDITY_MS, TinyCA } from '@ccm-kit/runtime';
 import { describe, expect, it } from 'vitest';
 import { apiServerArgs, apiServerDefaultFlags } from '../src/control-plane/apiserver.js';
-import { CERT_VALIDITY_MS, TinyCA } from '@ccm-kit/runtime';
 import { durationFromEnv, parseDurationMs } from '../src/control-plane/duration.js';
 import { etcdDefaultFlags } from '../src/control-plane/etcd.js';
 import { mergeFlags, renderFlags } from '../src/control-plane/flags.js';

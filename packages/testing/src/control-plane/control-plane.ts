@@ -9,9 +9,9 @@
 import { promises as fs, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TinyCA } from '@ccm-kit/runtime';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { API_SERVER_FILES, type ApiServerConfig, startApiServer } from './apiserver.js';
-import { TinyCA } from '@ccm-kit/runtime';
 import { durationFromEnv } from './duration.js';
 import { type ControlPlaneBinaries, ensureControlPlaneBinaries } from './ensure-binaries.js';
 import { type EtcdConfig, startEtcd } from './etcd.js';
