@@ -154,6 +154,18 @@ export class MockCloudApiServer {
     return `${this.#origin}/v1`;
   }
 
+  /** Accepts another bearer token from now on. */
+  addToken(token: string | ApiToken): void {
+    const t = typeof token === 'string' ? { token } : token;
+    if (!t.token) throw new Error('mockcloud-api: a token must be non-empty');
+    this.#tokens.set(t.token, t);
+  }
+
+  /** Stops accepting a token (requests with it get 401). */
+  revokeToken(token: string): void {
+    this.#tokens.delete(token);
+  }
+
   /** Adds a fault rule (see {@link FaultRule}). */
   injectFault(rule: FaultRule): void {
     this.faults.add(rule);
@@ -234,7 +246,7 @@ export class MockCloudApiServer {
         answer = this.#api.handle(method, url, body);
       }
       entry.status = answer.status;
-      send(res, answer.status, answer.body, answer.headers);
+      if (!res.destroyed) send(res, answer.status, answer.body, answer.headers);
     } catch (err) {
       const problem =
         err instanceof ApiProblem

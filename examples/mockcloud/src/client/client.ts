@@ -323,8 +323,9 @@ export class MockCloudClient {
   }
 
   async #attempt<T>(operation: string, method: string, path: string, init: RequestInit): Promise<T> {
-    await this.#waitForRetryAfter(operation, init.signal);
     return this.#limit(async () => {
+      // Checked inside the slot, right before sending, so requests queued behind the limit also wait.
+      await this.#waitForRetryAfter(operation, init.signal);
       let token = await this.#token.token();
       try {
         return await this.#send<T>(operation, method, path, init, token);

@@ -1,0 +1,323 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { metricsRegistry } from '@ccm-kit/runtime';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { MockCloudApiServer } from '../src/api-server/index.js';
+import {
+  fileToken,
+  isAuthError,
+  isNotFound,
+  MockCloudApiError,
+  MockCloudClient,
+  MockCloudNetworkError,
+  MockCloudTimeoutError,
+  parseRetryAfter,
+  staticToken,
+} from '../src/client/index.js';
+import { fastClient, startApi, TOKEN } from './helpers.js';
+
+let api: MockCloudApiServer;
+
+beforeEach(async () => {
+  api = await startApi();
+});
+afterEach(async () => {
+  await api.close();
+});
+
+async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
+  const metric = metricsRegistry.getSingleMetric(name);
+  if (!metric) return 0;
+  const data = await metric.get();
+  return data.values
+    .filter((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('client: reads and writes', () => {
+  it('follows pagination to list every server', async () => {
+    for (let i = 0; i < 120; i++) api.state.addServer({ name: `s${i}`, labels: { n: String(i % 2) } });
+    const client = fastClient(api);
+    const all = await client.listServers();
+    expect(all).toHaveLength(120);
+    expect(new Set(all.map((s) => s.id)).size).toBe(120);
+    expect(api.requests().map((r) => r.path)).toEqual([
+      '/v1/servers?page=1&per_page=50',
+      '/v1/servers?page=2&per_page=50',
+      '/v1/servers?page=3&per_page=50',
+    ]);
+    expect(await client.listServers({ labelSelector: 'n=1' })).toHaveLength(60);
+  });
+
+  it('maps the wire format and returns undefined or false on 404 only', async () => {
+    const s = api.state.addServer({ name: 'a', public_ip: null, zone: 'z1', type: 't1' });
+    const client = fastClient(api);
+    expect(await client.getServer(s.id)).toEqual({
+      id: s.id,
+      name: 'a',
+      labels: {},
+      status: 'running',
+      privateIP: s.private_ip,
+      zone: 'z1',
+      region: 'region-1',
+      type: 't1',
+    });
+    expect(await client.getServer('srv-missing')).toBeUndefined();
+    expect(await client.getLoadBalancer('lb-missing')).toBeUndefined();
+    expect(await client.deleteLoadBalancer('lb-missing')).toBe(false);
+    const lb = await client.createLoadBalancer({
+      name: 'x',
+      labels: { a: 'b' },
+      listeners: [{ protocol: 'tcp', port: 443, targetPort: 30443, proxyProtocol: true }],
+      targetServerIDs: [s.id],
+      healthCheck: { protocol: 'tcp', port: 30443, intervalSeconds: 3 },
+    });
+    expect(lb).toMatchObject({
+      name: 'x',
+      status: 'active',
+      targetServerIDs: [s.id],
+      listeners: [{ protocol: 'tcp', port: 443, targetPort: 30443, proxyProtocol: true }],
+      healthCheck: { protocol: 'tcp', port: 30443, intervalSeconds: 3 },
+    });
+    expect(lb.publicIP).toBeDefined();
+    expect((await client.updateLoadBalancer(lb.id, { healthCheck: null })).healthCheck).toBeUndefined();
+    expect(await client.deleteLoadBalancer(lb.id)).toBe(true);
+    expect((await client.setServerLabels(s.id, { k: 'v' })).labels).toEqual({ k: 'v' });
+  });
+
+  it('sends the bearer token and a versioned User-Agent', async () => {
+    await fastClient(api).listServers();
+    expect(api.requests()[0]!.userAgent).toMatch(/^mockcloud-cloud-controller-manager\/0\.1\.0 \(ccm-kit\)$/);
+    await fastClient(api, { userAgent: 'vendor/9' }).listServers();
+    expect(api.requests()[1]!.userAgent).toBe('vendor/9');
+  });
+
+  it('rejects bad options', () => {
+    expect(() => new MockCloudClient({ apiURL: 'nope', token: 't' })).toThrow(/not a URL/);
+    expect(() => new MockCloudClient({ apiURL: 'ftp://x', token: 't' })).toThrow(/http or https/);
+    expect(() => new MockCloudClient({ apiURL: 'http://x', token: ' ' })).toThrow(/token is empty/);
+    expect(() => new MockCloudClient({ apiURL: 'http://x', token: 't', concurrency: 0 })).toThrow(
+      /concurrency/,
+    );
+  });
+});
+
+describe('client: errors and retries', () => {
+  it('does not retry 4xx answers and keeps 401/403 distinct from 404', async () => {
+    const client = new MockCloudClient({
+      apiURL: api.url,
+      token: 'wrong',
+      retry: { retries: 3, minDelayMs: 1 },
+    });
+    const err = await client.getServer('srv-1').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MockCloudApiError);
+    expect((err as MockCloudApiError).status).toBe(401);
+    expect(isAuthError(err)).toBe(true);
+    expect(isNotFound(err)).toBe(false);
+    expect(api.requests()).toHaveLength(1);
+    const bad = await fastClient(api)
+      .listServers({ labelSelector: 'a in (' })
+      .catch((e: unknown) => e);
+    expect((bad as MockCloudApiError).status).toBe(400);
+    expect(api.requests()).toHaveLength(2);
+  });
+
+  it('retries 5xx and then succeeds', async () => {
+    api.injectFault({ status: 503, count: 2 });
+    const before = await metricValue('mockcloud_api_retries_total', {
+      operation: 'list_servers',
+      reason: '503',
+    });
+    expect(await fastClient(api).listServers()).toEqual([]);
+    expect(api.requests().map((r) => r.status)).toEqual([503, 503, 200]);
+    expect(
+      await metricValue('mockcloud_api_retries_total', { operation: 'list_servers', reason: '503' }),
+    ).toBe(before + 2);
+  });
+
+  it('gives up after the retry budget with the last error', async () => {
+    api.injectFault({ status: 500 });
+    const err = await fastClient(api, { retry: { retries: 2 } })
+      .getServer('x')
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MockCloudApiError);
+    expect((err as MockCloudApiError).status).toBe(500);
+    expect(api.requests()).toHaveLength(3);
+  });
+
+  it('retries network errors', async () => {
+    api.injectFault({ reset: true, count: 2 });
+    expect(await fastClient(api).listServers()).toEqual([]);
+    expect(api.requests().map((r) => r.status)).toEqual([0, 0, 200]);
+  });
+
+  it('times out slow attempts, retries them, and reports timeouts in metrics', async () => {
+    api.injectFault({ latencyMs: 400, count: 1 });
+    const before = await metricValue('mockcloud_api_requests_total', {
+      operation: 'list_servers',
+      code: 'timeout',
+    });
+    const t0 = performance.now();
+    expect(await fastClient(api, { requestTimeoutMs: 100 }).listServers()).toEqual([]);
+    expect(performance.now() - t0).toBeLessThan(400);
+    expect(
+      await metricValue('mockcloud_api_requests_total', { operation: 'list_servers', code: 'timeout' }),
+    ).toBe(before + 1);
+  });
+
+  it('throws MockCloudTimeoutError when every attempt times out', async () => {
+    api.faults.latencyMs = 300;
+    const err = await fastClient(api, { requestTimeoutMs: 50, retry: { retries: 1 } })
+      .listServers()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MockCloudTimeoutError);
+    expect((err as Error).message).toBe('mockcloud list_servers: no answer within 50 ms');
+  });
+
+  it('stops at once when the caller aborts, without retrying', async () => {
+    api.faults.latencyMs = 500;
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('stop')), 50);
+    const t0 = performance.now();
+    await expect(fastClient(api).listServers({ signal: ac.signal })).rejects.toThrow('stop');
+    expect(performance.now() - t0).toBeLessThan(400);
+    expect(api.requests()).toHaveLength(1);
+  });
+
+  it('reports network errors as MockCloudNetworkError when retries run out', async () => {
+    const url = api.url;
+    await api.close();
+    const err = await new MockCloudClient({ apiURL: url, token: TOKEN, retry: { retries: 1, minDelayMs: 1 } })
+      .listServers()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MockCloudNetworkError);
+    expect((err as Error).message).toMatch(/network error: .*ECONNREFUSED/);
+    api = await startApi();
+  });
+});
+
+describe('client: Retry-After', () => {
+  it('waits the Retry-After delay before retrying', async () => {
+    api.injectFault({ status: 429, retryAfterSeconds: 1, count: 1 });
+    const t0 = performance.now();
+    await fastClient(api).listServers();
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(990);
+    const [first, second] = api.requests();
+    expect(first!.status).toBe(429);
+    expect(second!.time - first!.time).toBeGreaterThanOrEqual(990);
+  });
+
+  it('holds every request of the client during a 429 storm and still completes them all', async () => {
+    api.faults.setRateLimit({ limit: 5, windowMs: 1_000 });
+    const s = api.state.addServer({ name: 'a' });
+    const client = fastClient(api, { concurrency: 8, retry: { retries: 6 } });
+    const results = await Promise.all(Array.from({ length: 12 }, () => client.getServer(s.id)));
+    expect(results.every((r) => r?.id === s.id)).toBe(true);
+    const log = api.requests();
+    expect(log.filter((r) => r.status === 200)).toHaveLength(12);
+    const first429 = log.find((r) => r.status === 429)!;
+    expect(first429).toBeDefined();
+    // Once the client has seen the 429 (allow 50 ms for requests already in flight), nothing is sent
+    // until Retry-After (1 s) has passed.
+    const early = log.filter((r) => r.time > first429.time + 50 && r.time < first429.time + 950);
+    expect(early).toEqual([]);
+    // Without the shared wait each request would retry on its own backoff (5–20 ms) and storm the API.
+    expect(log.filter((r) => r.status === 429).length).toBeLessThanOrEqual(16);
+  });
+
+  it('fails at once, and sends nothing more, when Retry-After exceeds maxRetryAfterMs', async () => {
+    api.injectFault({ status: 429, retryAfterSeconds: 120, count: 1 });
+    const client = fastClient(api, { retry: { maxRetryAfterMs: 60_000 } });
+    const err = (await client.listServers().catch((e: unknown) => e)) as MockCloudApiError;
+    expect(err).toBeInstanceOf(MockCloudApiError);
+    expect(err.status).toBe(429);
+    expect(err.retryAfterMs).toBe(120_000);
+    const next = (await client.getServer('x').catch((e: unknown) => e)) as MockCloudApiError;
+    expect(next.message).toMatch(/not sent: the API asked to wait another \d+ ms/);
+    expect(next.retryAfterMs).toBeGreaterThan(60_000);
+    expect(api.requests()).toHaveLength(1);
+  });
+
+  it('parses delay-seconds and HTTP-dates', () => {
+    expect(parseRetryAfter('3')).toBe(3000);
+    expect(parseRetryAfter(' 0 ')).toBe(0);
+    expect(
+      parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')),
+    ).toBe(10_000);
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('2016-01-01'))).toBe(0);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
+  });
+});
+
+describe('client: concurrency and metrics', () => {
+  it('limits requests in flight', async () => {
+    api.faults.latencyMs = 100;
+    const client = fastClient(api, { concurrency: 2 });
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: 6 }, () => client.listServers()));
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+  });
+
+  it('counts attempts by operation and code, and observes their duration', async () => {
+    const s = api.state.addServer({ name: 'a' });
+    const ok = { operation: 'get_server', code: '200' };
+    const missing = { operation: 'get_server', code: '404' };
+    const before = [
+      await metricValue('mockcloud_api_requests_total', ok),
+      await metricValue('mockcloud_api_requests_total', missing),
+    ];
+    const client = fastClient(api);
+    await client.getServer(s.id);
+    await client.getServer('nope');
+    expect(await metricValue('mockcloud_api_requests_total', ok)).toBe(before[0]! + 1);
+    expect(await metricValue('mockcloud_api_requests_total', missing)).toBe(before[1]! + 1);
+    const text = await metricsRegistry.getSingleMetricAsString('mockcloud_api_request_duration_seconds');
+    expect(text).toMatch(/mockcloud_api_request_duration_seconds_count\{operation="get_server"\} \d+/);
+  });
+});
+
+describe('client: tokens', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mockcloud-token-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('re-reads a rotated token file after a 401 and retries once', async () => {
+    const file = join(dir, 'token');
+    await writeFile(file, `${TOKEN}\n`);
+    const client = fastClient(api, { token: fileToken(file) });
+    await client.listServers();
+    await writeFile(file, 'rotated');
+    api.addToken('rotated');
+    api.revokeToken(TOKEN);
+    await client.listServers();
+    expect(api.requests().map((r) => r.status)).toEqual([200, 401, 200]);
+  });
+
+  it('re-reads the file after the TTL', async () => {
+    let now = 0;
+    const file = join(dir, 'token');
+    await writeFile(file, 'one');
+    const source = fileToken(file, { ttlMs: 1000, now: () => now });
+    expect(await source.token()).toBe('one');
+    await writeFile(file, 'two');
+    now = 999;
+    expect(await source.token()).toBe('one');
+    now = 1000;
+    expect(await source.token()).toBe('two');
+  });
+
+  it('names the file when it is missing or empty', async () => {
+    await expect(fileToken(join(dir, 'absent')).token()).rejects.toThrow(
+      /cannot read the token file .*absent/,
+    );
+    await writeFile(join(dir, 'empty'), '  \n');
+    await expect(fileToken(join(dir, 'empty')).token()).rejects.toThrow(/token file .*empty is empty/);
+    expect(() => staticToken('')).toThrow(/empty/);
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * Test helpers: a real in-process mock API server, a fast-retrying client, Node/Service builders,
+ * a recording logger, a fake Service patch client and a fake Node informer.
+ */
+import type { Informer, InformerEventHandler, ServiceStatusClient } from '@ccm-kit/cloud-provider';
+import type { LogFields, Logger } from '@ccm-kit/runtime';
+import type { V1Node, V1Service, V1ServicePort } from '@kubernetes/client-node';
+import { MockCloudApiServer, type MockCloudApiServerOptions } from '../src/api-server/index.js';
+import { MockCloudClient, type MockCloudClientOptions } from '../src/client/index.js';
+import { type MockCloudConfig, parseConfig } from '../src/provider/config.js';
+
+export const TOKEN = 'test-token';
+
+/** Starts a mock API server accepting {@link TOKEN}. */
+export function startApi(options: MockCloudApiServerOptions = {}): Promise<MockCloudApiServer> {
+  return MockCloudApiServer.start({ tokens: [TOKEN], ...options });
+}
+
+/** A client with short backoffs, so retry tests take milliseconds (plus any Retry-After). */
+export function fastClient(
+  api: MockCloudApiServer,
+  options: Partial<MockCloudClientOptions> = {},
+): MockCloudClient {
+  return new MockCloudClient({
+    apiURL: api.url,
+    token: TOKEN,
+    requestTimeoutMs: 2_000,
+    ...options,
+    retry: { retries: 3, minDelayMs: 5, maxDelayMs: 20, ...options.retry },
+  });
+}
+
+/** A validated config pointing at `api`, with fast retries. */
+export function testConfig(api: MockCloudApiServer, extra = ''): MockCloudConfig {
+  return parseConfig(
+    `apiURL: ${api.url}\ntoken: ${TOKEN}\nclusterID: test-cluster\nretry: { retries: 2, minDelayMs: 5, maxDelayMs: 20 }\n${extra}`,
+    {},
+  );
+}
+
+/** A Node with a name, optional providerID and labels. */
+export function node(name: string, providerID?: string, labels: Record<string, string> = {}): V1Node {
+  const n: V1Node = { metadata: { name, labels }, spec: {} };
+  if (providerID !== undefined) n.spec!.providerID = providerID;
+  return n;
+}
+
+/** A LoadBalancer Service. */
+export function service(
+  options: {
+    uid?: string;
+    name?: string;
+    namespace?: string;
+    annotations?: Record<string, string>;
+    ports?: V1ServicePort[];
+    externalTrafficPolicy?: 'Cluster' | 'Local';
+    healthCheckNodePort?: number;
+  } = {},
+): V1Service {
+  return {
+    metadata: {
+      name: options.name ?? 'web',
+      namespace: options.namespace ?? 'default',
+      uid: options.uid ?? '11111111-2222-3333-4444-555555555555',
+      annotations: options.annotations ?? {},
+    },
+    spec: {
+      type: 'LoadBalancer',
+      ports: options.ports ?? [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }],
+      externalTrafficPolicy: options.externalTrafficPolicy ?? 'Cluster',
+      ...(options.healthCheckNodePort ? { healthCheckNodePort: options.healthCheckNodePort } : {}),
+    },
+  };
+}
+
+/** One recorded log line. */
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  msg: string;
+  fields: LogFields;
+  err?: unknown;
+}
+
+/** A Logger that records instead of printing. */
+export function recordingLogger(lines: LogLine[] = []): Logger & { lines: LogLine[] } {
+  const make = (base: LogFields): Logger & { lines: LogLine[] } => ({
+    name: 'test',
+    lines,
+    info: (msg, fields) => lines.push({ level: 'info', msg, fields: { ...base, ...fields } }),
+    warn: (msg, fields) => lines.push({ level: 'warn', msg, fields: { ...base, ...fields } }),
+    error: (err, msg, fields) => lines.push({ level: 'error', msg, fields: { ...base, ...fields }, err }),
+    v: () => ({
+      enabled: true,
+      info: (msg, fields) => lines.push({ level: 'info', msg, fields: { ...base, ...fields } }),
+    }),
+    with: (fields) => make({ ...base, ...fields }),
+  });
+  return make({});
+}
+
+/** A Service patch client that records patches and can be told to fail. */
+export class FakeServiceClient implements ServiceStatusClient {
+  readonly patches: { namespace: string; name: string; patch: object }[] = [];
+  /** How many of the next calls fail with a 500-like error. */
+  failNext = 0;
+
+  async patchServiceStatus(namespace: string, name: string, patch: object): Promise<V1Service> {
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw Object.assign(new Error('the server is currently unable to handle the request'), { code: 503 });
+    }
+    this.patches.push({ namespace, name, patch });
+    return {};
+  }
+}
+
+/** An in-memory Node informer whose contents and events a test drives. */
+export class FakeNodeInformer implements Informer<V1Node> {
+  readonly nodes = new Map<string, V1Node>();
+  readonly handlers = new Set<InformerEventHandler<V1Node>>();
+  synced = true;
+  readonly lister = {
+    get: (key: string) => this.nodes.get(key),
+    list: () => [...this.nodes.values()],
+  };
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  addEventHandler(handler: InformerEventHandler<V1Node>): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  /** Adds or replaces a Node and tells the handlers. */
+  upsert(n: V1Node): void {
+    const name = n.metadata!.name!;
+    const old = this.nodes.get(name);
+    this.nodes.set(name, n);
+    for (const h of this.handlers) {
+      if (old) h.onUpdate?.(old, n);
+      else h.onAdd?.(n, false);
+    }
+  }
+
+  /** Removes a Node and tells the handlers. */
+  remove(name: string): void {
+    const old = this.nodes.get(name);
+    if (!old) return;
+    this.nodes.delete(name);
+    for (const h of this.handlers) h.onDelete?.(old);
+  }
+}
+
+/** Polls `check` every 10 ms until it returns true, failing after `timeoutMs`. */
+export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
