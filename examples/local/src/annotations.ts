@@ -375,3 +375,11 @@ export function formatProblems(problems: readonly Problem[]): string {
     .map((p) => (p.message.startsWith(p.field) ? p.message : `${p.field}: ${p.message}`))
     .join('; ');
 }
+
+/** The annotation table as Markdown (the README's table is this output). */
+export function annotationTableMarkdown(): string {
+  const rows = ANNOTATION_TABLE.map(
+    (a) => `| \`${a.name}\` | ${a.values} | ${a.default} | ${a.description} |`,
+  );
+  return ['| Annotation | Values | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+}

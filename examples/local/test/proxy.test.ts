@@ -312,10 +312,15 @@ describe('proxy data plane on loopback', () => {
       store,
       recorder: new RecordingRecorder(),
       dataPlane,
+      isRunning: (k) => dataPlane.get(k) !== undefined,
     });
-    await expect(offHost.ensureLoadBalancer('kubernetes', service(), k8sNodes)).rejects.toThrow(
+    const svc = service();
+    await expect(offHost.ensureLoadBalancer('kubernetes', svc, k8sNodes)).rejects.toThrow(
       `cannot listen on 192.0.2.10:${svcPort}: EADDRNOTAVAIL (not an address of this host`,
     );
+    // Nothing runs, so an update retries in full (and fails the same way) instead of only moving backends.
+    expect(dataPlane.get(svc.metadata!.uid!)).toBeUndefined();
+    await expect(offHost.updateLoadBalancer('kubernetes', svc, k8sNodes)).rejects.toThrow(/EADDRNOTAVAIL/);
   });
 });
 

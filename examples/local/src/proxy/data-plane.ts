@@ -60,7 +60,17 @@ export class ProxyDataPlane implements DataPlane {
       proxy = new ServiceProxy(name, spec.healthCheckIntervalMs, this.#options);
       this.#proxies.set(key, proxy);
     }
-    await proxy.apply(spec);
+    try {
+      await proxy.apply(spec);
+    } catch (err) {
+      // A load balancer with no listener at all is not running: forget it, so that the next
+      // updateLoadBalancer ensures it in full instead of only changing backends.
+      if (proxy.listeners().size === 0 && this.#proxies.get(key) === proxy) {
+        this.#proxies.delete(key);
+        await proxy.close();
+      }
+      throw err;
+    }
   }
 
   async updateNodes(key: string, nodes: readonly NodeTarget[]): Promise<void> {

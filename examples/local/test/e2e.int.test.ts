@@ -1,0 +1,252 @@
+/**
+ * End to end: ccm-kit's cloud-controller-manager (in process) with the `local` provider from the registry,
+ * against a real kube-apiserver. Nodes are initialized from the inventory; a LoadBalancer Service gets an
+ * address from the pool and real HTTP traffic flows through the proxy to "node ports" served on 127.0.1.x;
+ * inventory edits shut a node down and then delete it; deleting the Service stops its listener.
+ */
+
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { get as httpGet, createServer as httpServer, type Server } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCloudControllerManager } from '@ccm-kit/app';
+import { TAINT_EXTERNAL_CLOUD_PROVIDER, TAINT_NODE_SHUTDOWN } from '@ccm-kit/cloud-provider';
+import { patchOptions } from '@ccm-kit/runtime';
+import { useControlPlane } from '@ccm-kit/testing';
+import { ApiException, CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ANNOTATION_ALLOCATED_IPS } from '../src/annotations.js';
+import { register } from '../src/provider.js';
+
+const cp = useControlPlane();
+let dir: string;
+const servers: Server[] = [];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ccm-local-e2e-'));
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  await rm(dir, { recursive: true, force: true });
+});
+
+function inventory(stateB: string): string {
+  return `machines:
+  - name: node-a
+    addresses: [{ type: InternalIP, address: 127.0.1.1 }, { type: Hostname, address: node-a }]
+    zone: zone-1
+    region: region-1
+    instanceType: small
+    additionalLabels: { example.com/rack: r1 }
+  - name: node-b
+    addresses: [{ type: InternalIP, address: 127.0.1.2 }]
+    zone: zone-2
+    region: region-1
+    state: ${stateB}
+`;
+}
+
+/** Replaces the inventory atomically, as the README recommends. */
+async function writeInventory(text: string): Promise<void> {
+  const tmp = join(dir, 'inventory.yaml.tmp');
+  await writeFile(tmp, text);
+  await rename(tmp, join(dir, 'inventory.yaml'));
+}
+
+async function eventually<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function get(ip: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet({ host: ip, port, path: '/', agent: false, timeout: 5_000 }, (res) => {
+      let body = '';
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => resolve(body));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+async function freePort(ip: string): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, ip, r));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function nodeServer(name: string, ip: string, port: number): Promise<void> {
+  const server = httpServer((_req, res) => res.end(name));
+  await new Promise<void>((r) => server.listen(port, ip, r));
+  servers.push(server);
+}
+
+it('initializes nodes, serves a LoadBalancer Service through the proxy, follows inventory edits', async () => {
+  await writeInventory(inventory('running'));
+  const configPath = join(dir, 'cloud.yaml');
+  await writeFile(
+    configPath,
+    `clusterID: e2e
+inventory: ${join(dir, 'inventory.yaml')}
+inventoryPollInterval: 200ms
+healthCheckInterval: 200ms
+drainTimeout: 0s
+pools:
+  - name: global
+    addresses: [127.0.4.0/24]
+`,
+  );
+  register();
+  const ccm = await startCloudControllerManager({
+    argv: [
+      '--cloud-provider=local',
+      `--cloud-config=${configPath}`,
+      '--leader-elect=false',
+      '--configure-cloud-routes=false',
+      '--secure-port=0',
+      '--node-monitor-period=1s',
+    ],
+    kubeConfig: cp().kubeConfig,
+  });
+  const api = cp().kubeConfig.makeApiClient(CoreV1Api);
+  try {
+    for (const [name, ready] of [
+      ['node-a', 'True'],
+      ['node-b', 'False'],
+    ] as const) {
+      await api.createNode({
+        body: {
+          metadata: { name },
+          spec: { taints: [{ key: TAINT_EXTERNAL_CLOUD_PROVIDER, value: 'true', effect: 'NoSchedule' }] },
+        },
+      });
+      await api.patchNodeStatus(
+        {
+          name,
+          body: {
+            status: {
+              conditions: [
+                {
+                  type: 'Ready',
+                  status: ready,
+                  reason: 'Test',
+                  lastHeartbeatTime: new Date(),
+                  lastTransitionTime: new Date(),
+                },
+              ],
+            },
+          },
+        },
+        patchOptions('merge'),
+      );
+    }
+
+    // The cloud-node controller initializes both Nodes from the inventory.
+    const nodeA = await eventually('node-a initialized', async () => {
+      const n = await api.readNode({ name: 'node-a' });
+      return n.spec?.providerID ? n : undefined;
+    });
+    expect(nodeA.spec?.providerID).toBe('local://node-a');
+    expect(nodeA.metadata?.labels).toMatchObject({
+      'topology.kubernetes.io/zone': 'zone-1',
+      'topology.kubernetes.io/region': 'region-1',
+      'node.kubernetes.io/instance-type': 'small',
+      'example.com/rack': 'r1',
+    });
+    expect(nodeA.status?.addresses).toEqual([
+      { type: 'InternalIP', address: '127.0.1.1' },
+      { type: 'Hostname', address: 'node-a' },
+    ]);
+    expect((nodeA.spec?.taints ?? []).some((t) => t.key === TAINT_EXTERNAL_CLOUD_PROVIDER)).toBe(false);
+    await eventually(
+      'node-b initialized',
+      async () => (await api.readNode({ name: 'node-b' })).spec?.providerID,
+    );
+
+    // A LoadBalancer Service: an address from the pool, recorded on the Service, traffic through the proxy.
+    const port = await freePort('127.0.4.1');
+    await api.createNamespace({ body: { metadata: { name: 'e2e' } } });
+    const created = await api.createNamespacedService({
+      namespace: 'e2e',
+      body: { metadata: { name: 'web' }, spec: { type: 'LoadBalancer', ports: [{ port, protocol: 'TCP' }] } },
+    });
+    const nodePort = created.spec?.ports?.[0]?.nodePort as number;
+    await nodeServer('a', '127.0.1.1', nodePort);
+    await nodeServer('b', '127.0.1.2', nodePort);
+    const svc = await eventually('the load-balancer status', async () => {
+      const s = await api.readNamespacedService({ namespace: 'e2e', name: 'web' });
+      return s.status?.loadBalancer?.ingress?.length ? s : undefined;
+    });
+    expect(svc.status?.loadBalancer?.ingress).toEqual([{ ip: '127.0.4.1', ipMode: 'VIP' }]);
+    expect(svc.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe('127.0.4.1');
+    const answers = new Set<string>();
+    for (let i = 0; i < 4; i++) answers.add(await get('127.0.4.1', port));
+    expect(answers).toEqual(new Set(['a', 'b']));
+
+    // Inventory edits: node-b stopped -> shutdown taint; absent -> the Node is deleted, and leaves the LB.
+    await writeInventory(inventory('stopped'));
+    await eventually('the shutdown taint on node-b', async () =>
+      ((await api.readNode({ name: 'node-b' })).spec?.taints ?? []).some(
+        (t) => t.key === TAINT_NODE_SHUTDOWN,
+      ),
+    );
+    await writeInventory(inventory('absent'));
+    await eventually('node-b deleted', async () => {
+      try {
+        await api.readNode({ name: 'node-b' });
+        return false;
+      } catch (err) {
+        return err instanceof ApiException && err.code === 404;
+      }
+    });
+    await eventually('traffic only to node-a', async () => {
+      const seen = new Set<string>();
+      for (let i = 0; i < 4; i++) seen.add(await get('127.0.4.1', port));
+      return seen.size === 1 && seen.has('a');
+    });
+
+    // Deleting the Service stops the listener and clears the record.
+    await api.deleteNamespacedService({ namespace: 'e2e', name: 'web' });
+    await eventually('the listener to stop', async () => {
+      try {
+        await get('127.0.4.1', port);
+        return false;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
+      }
+    });
+    // The finalizer goes once the record is cleared and the address released.
+    await eventually('the Service to be gone', async () => {
+      try {
+        await api.readNamespacedService({ namespace: 'e2e', name: 'web' });
+        return false;
+      } catch (err) {
+        return err instanceof ApiException && err.code === 404;
+      }
+    });
+  } finally {
+    await ccm.stop();
+    await ccm.done;
+  }
+}, 120_000);
