@@ -9,4 +9,7 @@ register();
 await runCloudControllerManager({
   commandName: 'mockcloud-cloud-controller-manager',
   controllers: [taggerController],
+  // What most vendors force (flags on the command line still win): their own provider, and no lookup of
+  // the extension-apiserver-authentication ConfigMap, which would need extra RBAC.
+  defaults: { 'cloud-provider': 'mockcloud', 'authentication-skip-lookup': true },
 });
