@@ -158,9 +158,8 @@ describe('client: errors and retries', () => {
       operation: 'list_servers',
       code: 'timeout',
     });
-    const t0 = performance.now();
     expect(await fastClient(api, { requestTimeoutMs: 100 }).listServers()).toEqual([]);
-    expect(performance.now() - t0).toBeLessThan(400);
+    expect(api.requests()).toHaveLength(2);
     expect(
       await metricValue('mockcloud_api_requests_total', { operation: 'list_servers', code: 'timeout' }),
     ).toBe(before + 1);
@@ -181,7 +180,7 @@ describe('client: errors and retries', () => {
     setTimeout(() => ac.abort(new Error('stop')), 50);
     const t0 = performance.now();
     await expect(fastClient(api).listServers({ signal: ac.signal })).rejects.toThrow('stop');
-    expect(performance.now() - t0).toBeLessThan(400);
+    expect(performance.now() - t0).toBeLessThan(450); // the 500 ms answer was not awaited
     expect(api.requests()).toHaveLength(1);
   });
 
