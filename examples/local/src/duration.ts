@@ -1,32 +1,20 @@
 /**
- * Go-style durations for the config file and annotations: `500ms`, `2s`, `1m30s`, `1h`.
- * Units: `ms`, `s`, `m`, `h`; decimals allowed (`1.5s`). Results are in milliseconds.
+ * Go durations for the config file and annotations (`500ms`, `2s`, `1m30s`, `1h`), in milliseconds,
+ * through @ccm-kit/runtime's Go-duration parser, with this provider's error text.
  */
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+import { parseGoDuration } from '@ccm-kit/runtime';
 
 /**
- * Parses a duration into milliseconds (rounded to a whole number).
+ * Parses a non-negative duration into milliseconds (rounded to a whole number).
  * @throws Error `invalid duration "<text>" (expected e.g. 500ms, 2s, 1m30s)` when `text` is not one.
  */
 export function parseDurationMs(text: string): number {
-  const s = text.trim();
-  const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-  let total = 0;
-  let pos = 0;
-  while (pos < s.length) {
-    part.lastIndex = pos;
-    const m = part.exec(s);
-    if (!m) break;
-    total += Number(m[1]) * (UNIT_MS[m[2] as string] as number);
-    pos = part.lastIndex;
+  let ms: number;
+  try {
+    ms = parseGoDuration(text.trim());
+  } catch {
+    ms = Number.NaN;
   }
-  if (s === '' || pos !== s.length)
-    throw new Error(`invalid duration "${text}" (expected e.g. 500ms, 2s, 1m30s)`);
-  return Math.round(total);
-}
-
-/** `1500` → `1.5s`, `250` → `250ms`, for messages and docs. */
-export function formatDurationMs(ms: number): string {
-  return ms < 1_000 ? `${ms}ms` : `${ms / 1_000}s`;
+  if (!(ms >= 0)) throw new Error(`invalid duration "${text}" (expected e.g. 500ms, 2s, 1m30s)`);
+  return Math.round(ms);
 }

@@ -1,9 +1,10 @@
 /**
  * IP address arithmetic for the pools: addresses as `bigint`s with their family, CIDRs and ranges as
  * inclusive `[first, last]` spans, and canonical text (dotted IPv4; RFC 5952 IPv6).
- * IPv4-mapped IPv6 text (`::ffff:1.2.3.4`) is read as IPv4, as Node reports such socket peers.
+ * IPv4-mapped IPv6 text (`::ffff:1.2.3.4`) is read as IPv4, as Node reports such socket peers. Parsing and
+ * formatting are @ccm-kit/cloud-provider's (Go `net` semantics); this module adds the arithmetic.
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { formatIP as formatNetIP, parseIP as parseNetIP } from '@ccm-kit/cloud-provider';
 
 /** `IPv4` or `IPv6`, spelled as in `spec.ipFamilies`. */
 export type IPFamily = 'IPv4' | 'IPv6';
@@ -23,62 +24,22 @@ export interface IPSpan {
 
 const BITS: Record<IPFamily, number> = { IPv4: 32, IPv6: 128 };
 
-function v4Value(text: string): bigint {
-  return text.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number.parseInt(part, 10)), 0n);
-}
-
-function v6Value(text: string): bigint {
-  let s = text;
-  const lastColon = s.lastIndexOf(':');
-  const tail = s.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    // An embedded IPv4 tail (`::ffff:1.2.3.4`) stands for the last two groups.
-    const v4 = v4Value(tail);
-    s = `${s.slice(0, lastColon + 1)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [head, rest] = s.includes('::') ? s.split('::') : [s, undefined];
-  const parse = (p: string | undefined) => (p ? p.split(':').map((g) => BigInt(`0x${g}`)) : []);
-  const h = parse(head);
-  const r = parse(rest);
-  const zeros = rest === undefined ? [] : new Array<bigint>(8 - h.length - r.length).fill(0n);
-  return [...h, ...zeros, ...r].reduce((acc, g) => (acc << 16n) | g, 0n);
-}
-
-/** Parses an IPv4 or IPv6 address (no zone, no brackets); `undefined` when invalid. */
+/** Parses an IPv4 or IPv6 address (no zone, no brackets; Go `net` rules); `undefined` when invalid. */
 export function parseIP(text: string): IP | undefined {
-  const s = text.trim();
-  if (isIPv4(s)) return { family: 'IPv4', value: v4Value(s) };
-  if (!isIPv6(s) || s.includes('%')) return undefined;
-  const value = v6Value(s);
-  if (value >> 32n === 0xffffn) return { family: 'IPv4', value: value & 0xffffffffn };
-  return { family: 'IPv6', value };
+  const ip = parseNetIP(text.trim());
+  if (!ip) return undefined;
+  const bytes = ip.family === 4 ? ip.bytes.subarray(12) : ip.bytes;
+  const value = bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+  return { family: ip.family === 4 ? 'IPv4' : 'IPv6', value };
 }
 
 /** Canonical text of `ip`: dotted IPv4, or RFC 5952 IPv6 (lower case, longest zero run compressed). */
 export function formatIP(ip: IP): string {
-  if (ip.family === 'IPv4') {
-    return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join('.');
-  }
-  const groups: number[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(Number((ip.value >> BigInt(i * 16)) & 0xffffn));
-  let best = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (g: number[]) => g.map((n) => n.toString(16)).join(':');
-  if (best < 0) return hex(groups);
-  return `${hex(groups.slice(0, best))}::${hex(groups.slice(best + bestLen))}`;
+  const bytes = new Uint8Array(16);
+  if (ip.family === 'IPv4') bytes.set([0xff, 0xff], 10);
+  const n = ip.family === 'IPv4' ? 4 : 16;
+  for (let i = 0; i < n; i++) bytes[16 - n + i] = Number((ip.value >> BigInt((n - 1 - i) * 8)) & 0xffn);
+  return formatNetIP({ bytes, family: ip.family === 'IPv4' ? 4 : 6 });
 }
 
 /** Canonical text of an address given as text, or `undefined` when it is not an address. */

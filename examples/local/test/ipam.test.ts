@@ -18,7 +18,7 @@ const v4: FamilyRequest[] = [{ family: 'IPv4', required: true }];
 
 describe('ip', () => {
   it('parses and formats both families canonically', () => {
-    expect(canonicalIP('010.001.0.1')).toBeUndefined(); // node:net refuses leading zeros
+    expect(canonicalIP('010.001.0.1')).toBe('10.1.0.1'); // Kubernetes' sloppy IPv4: leading zeros read as decimal
     expect(canonicalIP('FD00:0:0:0::0001')).toBe('fd00::1');
     expect(canonicalIP('2001:db8:0:0:1:0:0:1')).toBe('2001:db8::1:0:0:1');
     expect(canonicalIP('::ffff:127.0.0.1')).toBe('127.0.0.1');
