@@ -5,7 +5,11 @@
  * `initialize`, controllers, informers. Stops cleanly on `stop()` or the given signal, releasing the lease.
  */
 import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import { builtInControllers, type ControllerDescriptor } from '@ccm-kit/controllers';
+import {
+  builtInControllers,
+  type CloudControllerConfig,
+  type ControllerDescriptor,
+} from '@ccm-kit/controllers';
 import {
   type ClientFactory,
   coreV1EventSink,
@@ -46,6 +50,12 @@ export interface StartOptions {
   flagSets?: readonly FlagSet[];
   /** Flag defaults set in code, by flag name (for example `{ 'cloud-provider': 'mycloud' }`); flags still win. */
   defaults?: Readonly<Record<string, string | number | boolean | string[]>>;
+  /**
+   * Options beyond upstream, off by default: `nodeOwnership` (Nodes it rejects — for example a foreign
+   * providerID prefix — are ignored by every controller) and `loadBalancerClass` (serve that class instead of
+   * Services without one).
+   */
+  controllerOptions?: Pick<CloudControllerConfig, 'nodeOwnership' | 'loadBalancerClass'>;
   /** Stops the manager when aborted (as `stop()`). */
   signal?: AbortSignal;
 }
@@ -130,6 +140,7 @@ export function configure(
 export async function startCloudControllerManager(opts: StartOptions = {}): Promise<CloudControllerManager> {
   const descriptors = allControllers(opts.controllers);
   const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults);
+  Object.assign(config.controllerConfig, opts.controllerOptions ?? {});
   setVerbosity(config.verbosity);
   setLogFormat(config.loggingFormat);
   const logger = createLogger('cloud-controller-manager');
