@@ -4,6 +4,7 @@
  */
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
 import { type ControlPlane, FakeCloud, startControlPlane } from '@ccm-kit/testing';
+import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCloudControllerManager } from '../src/index.js';
 import { eventually, freePort, httpsGet } from './ccm-harness.js';
@@ -59,4 +60,44 @@ it('/readyz fails until the caches have synced, then passes; vendor controllers 
     await ccm.stop();
   }
   await ccm.done;
+}, 120_000);
+
+it('controllerOptions.nodeOwnership: Nodes of another provider are left alone', async () => {
+  const cloud = new FakeCloud({ enableInstancesV2: true });
+  cloud.setInstance('ours-1', { providerID: 'fake://ours-1', zone: 'z1' });
+  cloud.setInstance('theirs-1', { providerID: 'other://theirs-1', zone: 'z1' });
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const taint = {
+    key: 'node.cloudprovider.kubernetes.io/uninitialized',
+    value: 'true',
+    effect: 'NoSchedule',
+  };
+  await core.createNode({ body: { metadata: { name: 'ours-1' }, spec: { taints: [taint] } } });
+  await core.createNode({
+    body: { metadata: { name: 'theirs-1' }, spec: { providerID: 'other://theirs-1', taints: [taint] } },
+  });
+  const ccm = await startCloudControllerManager({
+    argv: [
+      '--cloud-provider=fake',
+      '--leader-elect=false',
+      '--configure-cloud-routes=false',
+      '--secure-port=0',
+    ],
+    cloud,
+    kubeConfig: cp.kubeConfig,
+    controllerOptions: { nodeOwnership: (n: V1Node) => !n.spec?.providerID?.startsWith('other://') },
+  });
+  try {
+    await eventually('ours-1 to be initialized', async () => {
+      const n = await core.readNode({ name: 'ours-1' });
+      return n.spec?.providerID === 'fake://ours-1' && !n.spec?.taints?.some((t) => t.key === taint.key);
+    });
+    // A full pass has run for every Node; the foreign one still carries the taint and no zone label.
+    const theirs = await core.readNode({ name: 'theirs-1' });
+    expect(theirs.spec?.taints?.map((t) => t.key)).toContain(taint.key);
+    expect(theirs.metadata?.labels?.['topology.kubernetes.io/zone']).toBeUndefined();
+    expect(cloud.calls.filter((c) => c.includes('instance-metadata'))).toHaveLength(1);
+  } finally {
+    await ccm.stop();
+  }
 }, 120_000);
