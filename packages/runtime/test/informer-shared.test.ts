@@ -340,6 +340,17 @@ describe('SharedInformer', () => {
     expect(w.closed).toBe(true);
   });
 
+  it('stops promptly when aborted right after the list, before the watch opens', async () => {
+    const { lw, inf, ac } = setup();
+    const done = inf.run(ac.signal);
+    await inf.whenSynced();
+    ac.abort();
+    const t0 = performance.now();
+    await done;
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect(lw.watches.every((w) => w.closed || w.req.signal.aborted)).toBe(true);
+  });
+
   it('restartWatchFrom re-opens the watch from the given RV (test hook)', async () => {
     const { lw, inf, ac } = setup();
     void inf.run(ac.signal);

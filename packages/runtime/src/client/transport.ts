@@ -1,7 +1,9 @@
 /**
  * The HTTP transport every ccm-kit API client shares (the role of client-go's `rest.Config` transport):
  * - one undici keep-alive `Agent` per process (client-node otherwise creates a new `Agent`, and so a
- *   new TLS handshake, for every request);
+ *   new TLS handshake, for every request). When the server offers HTTP/2 (kube-apiserver does), all
+ *   requests and watches share one multiplexed connection, as with client-go, kept alive by a PING
+ *   every 30 s (client-go's HTTP/2 `ReadIdleTimeout`);
  * - a client-side token-bucket QPS/burst limiter shared by all clients;
  * - a `User-Agent` per client name;
  * - a per-request timeout through an `AbortSignal` (watches are exempt: they end by `timeoutSeconds`
@@ -122,6 +124,7 @@ export class RestTransport {
     if (key) Object.assign(tlsOpts, { key });
     const pool = {
       keepAliveTimeout: opts.keepAliveTimeoutMs ?? 90_000,
+      h2Options: { pingInterval: 30_000 },
       ...(opts.maxConnections ? { connections: opts.maxConnections } : {}),
     };
     const proxy = cluster.proxyUrl;

@@ -135,6 +135,7 @@ async function* watchStream(
   req: WatchRequest,
   inactivityMs: number,
 ): AsyncGenerator<WatchEvent> {
+  req.signal.throwIfAborted();
   const ac = new AbortController();
   const onAbort = () => ac.abort(req.signal.reason);
   req.signal.addEventListener('abort', onAbort, { once: true });

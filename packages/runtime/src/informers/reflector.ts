@@ -145,6 +145,8 @@ export class Reflector {
 
   /** One watch; returns how it ended. */
   async #watch(signal: AbortSignal): Promise<'closed' | 'restart' | 'expired' | 'error'> {
+    // The signal may have aborted while the list was being delivered; a listener added now would never fire.
+    if (signal.aborted) return 'closed';
     const ac = new AbortController();
     this.#watchAbort = ac;
     const onAbort = () => ac.abort(signal.reason);

@@ -176,6 +176,7 @@ export class LeaderElector {
     const leading = new AbortController();
     const onAbort = () => leading.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) leading.abort(signal.reason);
     let work: Promise<unknown> = Promise.resolve();
     try {
       const r = this.#opts.callbacks.onStartedLeading(leading.signal);
