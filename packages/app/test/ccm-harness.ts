@@ -126,11 +126,12 @@ export function httpsGet(
   port: number,
   path: string,
   token?: string,
+  clientCert?: { cert: string; key: string },
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const headers = token ? { Authorization: `Bearer ${token}` } : {};
     const req = request(
-      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, timeout: 5000 },
+      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, timeout: 5000, ...clientCert },
       (res) => {
         let body = '';
         res.on('data', (d) => {
@@ -142,4 +143,14 @@ export function httpsGet(
     req.on('error', reject);
     req.end();
   });
+}
+
+/** The client certificate and key (PEM) of a KubeConfig's current user. */
+export function clientCertOf(kc: KubeConfig): { cert: string; key: string } {
+  const u = kc.getCurrentUser();
+  if (!u?.certData || !u.keyData) throw new Error('the KubeConfig user has no client certificate');
+  return {
+    cert: Buffer.from(u.certData, 'base64').toString(),
+    key: Buffer.from(u.keyData, 'base64').toString(),
+  };
 }

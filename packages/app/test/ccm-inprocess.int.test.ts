@@ -39,6 +39,7 @@ it('/readyz fails until the caches have synced, then passes; vendor controllers 
       '--leader-elect=false',
       '--configure-cloud-routes=false',
       `--secure-port=${port}`,
+      '--authentication-skip-lookup', // the API server is down at start: no client-CA lookup
       '--bind-address=127.0.0.1',
     ],
     cloud: new FakeCloud({ enableInstancesV2: true }),

@@ -12,6 +12,7 @@ import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-no
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyManifest,
+  clientCertOf,
   eventually,
   freePort,
   httpsGet,
@@ -117,7 +118,7 @@ describe('a provider binary as a least-privilege process', () => {
         const tainted = n.spec?.taints?.some(
           (t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized',
         );
-        return n.spec?.providerID && !tainted ? n : undefined;
+        return n.spec?.providerID && !tainted && n.status?.addresses?.length ? n : undefined;
       },
       45_000,
     );
@@ -170,6 +171,10 @@ describe('a provider binary as a least-privilege process', () => {
     expect((await httpsGet(port, '/readyz')).status).toBe(200);
     expect((await httpsGet(port, '/metrics')).status).toBe(403); // anonymous
     expect((await httpsGet(port, '/metrics', 'not-a-token')).status).toBe(401);
+    // A client certificate signed by the CA from kube-system/extension-apiserver-authentication identifies its user.
+    const byCert = await httpsGet(port, '/configz', undefined, clientCertOf(user.kubeConfig));
+    expect(byCert.status).toBe(403);
+    expect(byCert.body).toContain(`User "${SA_USER}" cannot get path "/configz"`);
     const metrics = (await httpsGet(port, '/metrics', token)).body;
     expect(metrics).toMatch(/workqueue_adds_total\{name="service"\}/);
     expect(metrics).toMatch(/workqueue_depth\{name="Nodes"\}/);

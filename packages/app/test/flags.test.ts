@@ -111,6 +111,17 @@ describe('parseFlags', () => {
     );
   });
 
+  it('hands each final value to its bind callback (vendor flags)', () => {
+    let region = '';
+    let retries = -1;
+    const vendor = new FlagSet('mycloud')
+      .string('mycloud-region', 'eu-1', 'region', { bind: (v) => (region = v) })
+      .int('mycloud-retries', 3, 'retries', { bind: (v) => (retries = v) });
+    parseFlags(['--mycloud-region=us-2'], [...sets(), vendor]);
+    expect(region).toBe('us-2');
+    expect(retries).toBe(3);
+  });
+
   it('rejects a flag defined twice across sets', () => {
     expect(() =>
       parseFlags([], [new FlagSet('a').bool('x', false, ''), new FlagSet('b').bool('x', false, '')]),

@@ -33,6 +33,12 @@ export interface FlagDefinition<K extends FlagKind = FlagKind> {
   deprecated?: string;
   /** Extra validation after parsing; throw an Error whose message says what is wrong and how to fix it. */
   validate?: (value: FlagValueOf[K]) => void;
+  /**
+   * Receives the flag's final value (given or default) once every flag has parsed and validated — the
+   * counterpart of pflag's `StringVar(&v, ...)`. Vendors bind their own flags to their provider's settings
+   * this way; the provider factory runs after parsing, so it sees the bound values.
+   */
+  bind?: (value: FlagValueOf[K]) => void;
 }
 
 /** A thrown error for bad command-line input; `flag` names the offending flag when known. */
@@ -236,6 +242,7 @@ export function parseFlags(argv: readonly string[], sets: readonly FlagSet[]): P
       i++;
     }
   }
+  for (const def of byName.values()) (def.bind as ((x: unknown) => void) | undefined)?.(values[def.name]);
   return { values, changed, args, warnings };
 }
 

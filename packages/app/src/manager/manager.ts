@@ -30,7 +30,7 @@ import { type FlagSet, parseFlags } from '../flags/flag-set.js';
 import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
 import { buildConfig, type CloudControllerManagerConfig } from '../options/config.js';
 import { servingCertificate } from '../serving/certificate.js';
-import { DelegatedAuth } from '../serving/delegated-auth.js';
+import { delegatedAuthFromConfig } from '../serving/delegated-auth-config.js';
 import { serviceRoutes } from '../serving/routes.js';
 import { type RunningServer, startSecureServer } from '../serving/secure-server.js';
 import { initializeCloud, StartupError } from './cloud.js';
@@ -309,6 +309,8 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     await stop();
   })();
 
+  // Callers that never await `done` must not see an unhandled rejection; awaiting it still rejects.
+  done.catch(() => {});
   return {
     config,
     cloud,
@@ -337,20 +339,7 @@ async function serve(
     return undefined;
   }
   const cert = await servingCertificate(s);
-  const { readFile } = await import('node:fs/promises');
-  const clientCaPem = config.auth.clientCAFile ? await readFile(config.auth.clientCAFile, 'utf8') : undefined;
-  const authKubeConfig = (path: string) => (path ? loadKubeConfig({ kubeconfig: path }) : kubeConfig);
-  const auth = new DelegatedAuth({
-    kubeConfig:
-      config.auth.authenticationSkipLookup && !config.auth.authenticationKubeconfig
-        ? kubeConfig
-        : authKubeConfig(config.auth.authenticationKubeconfig || config.auth.authorizationKubeconfig),
-    alwaysAllowPaths: config.auth.authorizationAlwaysAllowPaths,
-    tokenCacheTtlMs: config.auth.tokenWebhookCacheTtlMs,
-    authorizedTtlMs: config.auth.authorizedTtlMs,
-    unauthorizedTtlMs: config.auth.unauthorizedTtlMs,
-    clientCertAuth: clientCaPem !== undefined,
-  });
+  const { auth, clientCaPem } = await delegatedAuthFromConfig(config.auth, kubeConfig, logger);
   return startSecureServer({
     bindAddress: s.bindAddress,
     port: s.securePort,

@@ -26,8 +26,10 @@ export type AuthnResult = { user: UserInfo } | { error: string };
 
 /** The delegation settings. TTLs in milliseconds. */
 export interface DelegatedAuthOptions {
-  /** Client for TokenReview/SubjectAccessReview; undefined disables token review and SAR (anonymous, forbidden). */
-  kubeConfig?: KubeConfig;
+  /** Client for TokenReview; undefined disables bearer tokens (they get 401). */
+  authenticationKubeConfig?: KubeConfig;
+  /** Client for SubjectAccessReview; undefined forbids every path outside the always-allow list (except system:masters). */
+  authorizationKubeConfig?: KubeConfig;
   alwaysAllowPaths: readonly string[];
   tokenCacheTtlMs: number;
   authorizedTtlMs: number;
@@ -72,10 +74,8 @@ export class DelegatedAuth {
   readonly #alwaysAllow: Set<string>;
 
   constructor(readonly options: DelegatedAuthOptions) {
-    if (options.kubeConfig) {
-      this.#authn = options.kubeConfig.makeApiClient(AuthenticationV1Api);
-      this.#authz = options.kubeConfig.makeApiClient(AuthorizationV1Api);
-    }
+    this.#authn = options.authenticationKubeConfig?.makeApiClient(AuthenticationV1Api);
+    this.#authz = options.authorizationKubeConfig?.makeApiClient(AuthorizationV1Api);
     this.#alwaysAllow = new Set(options.alwaysAllowPaths);
   }
 
