@@ -58,7 +58,9 @@ export class ClientFactory implements ControllerClientBuilder {
 
   /** Prefer {@link createClientFactory}. */
   constructor(opts: ClientFactoryOptions) {
-    if (!(opts.kubeConfig instanceof KubeConfig)) throw new TypeError('kubeConfig: a KubeConfig is required');
+    if (typeof (opts.kubeConfig as Partial<KubeConfig> | undefined)?.getCurrentCluster !== 'function') {
+      throw new TypeError('kubeConfig: a KubeConfig is required');
+    }
     const contentType = opts.contentType ?? 'application/json';
     if (contentType !== 'application/json') {
       throw new Error(

@@ -46,6 +46,11 @@ export interface WatchEvent {
 
 /** What an informer needs from the API. Errors are thrown (`ApiException` for HTTP errors). */
 export interface ListerWatcher {
+  /**
+   * True when every object is already plain JSON as the server sent it (no `Date`s or class
+   * instances), so the informer need not copy it before caching. Default false.
+   */
+  readonly plainJson?: boolean;
   list(req: ListRequest): Promise<ListPage>;
   /** Events until the server closes the stream (normal end) or an error is thrown. */
   watch(req: WatchRequest): AsyncIterable<WatchEvent>;
@@ -96,6 +101,7 @@ export function restListerWatcher(clients: ClientFactory, opts: RestListerWatche
     fieldSelector: opts.fieldSelector || undefined,
   };
   return {
+    plainJson: true,
     async list(req) {
       const resp = await clients.request(name, opts.path, {
         query: {

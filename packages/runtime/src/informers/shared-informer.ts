@@ -56,6 +56,7 @@ export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
   readonly #reflector: Reflector;
   readonly #log: Logger;
   readonly #resyncPeriodMs: number;
+  readonly #plainJson: boolean;
   #apiVersion: string | undefined;
   #kind: string | undefined;
   #synced = false;
@@ -69,6 +70,7 @@ export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
     this.#apiVersion = opts.apiVersion;
     this.#kind = opts.kind;
     this.#resyncPeriodMs = opts.resyncPeriodMs ?? 0;
+    this.#plainJson = opts.lw.plainJson === true;
     if (!(this.#resyncPeriodMs >= 0))
       throw new RangeError(`resyncPeriodMs must be >= 0, got ${opts.resyncPeriodMs}`);
     this.#log = createLogger('informer').with({ resource: opts.name });
@@ -158,7 +160,10 @@ export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
   }
 
   #normalize(raw: unknown): T {
-    const plain = toPlainObject<Record<string, unknown>>(raw);
+    // Server JSON is used as is (it is freshly parsed and owned by the cache); anything else is copied.
+    const plain = this.#plainJson
+      ? (raw as Record<string, unknown>)
+      : toPlainObject<Record<string, unknown>>(raw);
     ensureTypeMeta(plain, this.#apiVersion, this.#kind);
     try {
       return this.#transform(plain);

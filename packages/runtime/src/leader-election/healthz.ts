@@ -8,6 +8,9 @@ import type { LeaderElector } from './elector.js';
 /** The timeout the cloud-controller-manager passes (`NewLeaderHealthzAdaptor(20 * time.Second)`), in milliseconds. */
 export const defaultLeaderHealthTimeoutMs = 20_000;
 
+/** The check's name upstream (`HealthzAdaptor.Name()`), as served at `/healthz/leaderElection`. */
+export const leaderElectionHealthCheckName = 'leaderElection';
+
 /** A check for a health registry: returns when healthy, throws an Error saying why when not. */
 export type LeaderHealthCheck = () => void;
 
