@@ -90,6 +90,12 @@ const MUTANTS: [Bug, string, RegExp][] = [
   ['ignores-abort', 'zones/abort', /getZoneByProviderID\(existingNode\) resolved/],
   ['ignores-abort', 'loadBalancer/abort', /getLoadBalancer resolved .* with an already-aborted signal/],
   ['ignores-abort', 'routes/abort', /createRoute resolved with an already-aborted signal/],
+  [
+    'abandons-aborted-work',
+    'instancesV2/abort',
+    /promise rejection\(s\) nobody handled while this check ran \(first: Error: ECONNREFUSED \(abandoned request\)\)/,
+  ],
+  ['abandons-aborted-work', 'loadBalancer/abort', /nobody handled while this check ran/],
   ['hangs', 'instancesV2/exists', /did not settle within 1000 ms \(timeouts\.callMs\)/],
   [
     'instance-id-plain-error',
@@ -304,6 +310,7 @@ describe('validation', () => {
       'timeouts.ensureMs must be a positive number of milliseconds',
     ],
     [{ name: 'x', setup, timeouts: { bogusMs: 1 } }, 'timeouts.bogusMs: unknown field'],
+    [{ name: 'x', setup, timeouts: { settleMs: 0 } }, 'timeouts.settleMs must be a positive number'],
     [{ name: 'x', setup, outageFacets: ['provider'] }, 'outageFacets: unknown facet "provider"'],
     [{ name: 'x', setup, abortSignals: 'yes' }, 'abortSignals must be a boolean'],
     [{ name: 'x', setup, loadBalancer: { service: {} } }, 'loadBalancer.service must be a function'],

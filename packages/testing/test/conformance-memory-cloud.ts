@@ -35,6 +35,7 @@ export type Bug =
   | 'invents-missing-metadata'
   | 'ignores-abort'
   | 'hangs'
+  | 'abandons-aborted-work'
   | 'instance-id-plain-error'
   | 'addresses-differ'
   | 'v1-exists-false-on-error'
@@ -96,6 +97,13 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
   async #api<T>(signal: AbortSignal | undefined, fn: () => T): Promise<T> {
     this.#calls++;
     if (this.#has('hangs')) return new Promise<T>(() => {});
+    if (this.#has('abandons-aborted-work') && signal?.aborted) {
+      // Starts a request anyway, then gives up on it without handling its failure.
+      void new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('ECONNREFUSED (abandoned request)')), 5),
+      );
+      throw signal.reason;
+    }
     await new Promise((r) => setImmediate(r));
     if (!this.#has('ignores-abort')) signal?.throwIfAborted();
     if (this.down) throw new Error('HTTP 503 Service Unavailable');

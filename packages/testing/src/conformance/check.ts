@@ -29,5 +29,7 @@ export interface CheckSpec {
   readonly id: string;
   readonly facet: ConformanceFacet;
   readonly title: string;
+  /** Keep watching for unhandled rejections for `timeouts.settleMs` after teardown (abandoned work). */
+  readonly settle?: boolean;
   run(ctx: CheckContext): Promise<void>;
 }

@@ -11,8 +11,8 @@ import type {
   ProviderFixture,
   ResolvedTimeouts,
 } from './options.js';
-import { within } from './retry.js';
-import { describeError } from './violation.js';
+import { sleep, within } from './retry.js';
+import { ConformanceViolation, describeError } from './violation.js';
 
 /** A client builder that throws, naming the fixture field to set, when the provider uses it. */
 export function missingClientBuilder(suite: string): ControllerClientBuilder {
@@ -114,46 +114,66 @@ export async function buildFixture<F extends ProviderFixture>(
   }
 }
 
+/** How {@link runWithFixture} runs one check. */
+export interface RunSpec<F extends ProviderFixture> {
+  readonly id: string;
+  readonly options: ProviderConformanceOptions<F>;
+  readonly timeouts: ResolvedTimeouts;
+  readonly clusterName: string;
+  /** Keep watching for unhandled rejections for `timeouts.settleMs` after teardown. */
+  readonly settle?: boolean;
+}
+
 /**
  * Runs `body` against a fresh fixture; heals a broken cloud, aborts the initialize signal and tears the
- * fixture down afterwards. A teardown failure fails a check that otherwise passed.
+ * fixture down afterwards. A teardown failure fails a check that otherwise passed, and so does a promise
+ * rejection nobody handled while the check ran (until teardown, plus `timeouts.settleMs` with `settle`).
  */
 export async function runWithFixture<F extends ProviderFixture>(
-  id: string,
-  options: ProviderConformanceOptions<F>,
-  timeouts: ResolvedTimeouts,
-  clusterName: string,
+  spec: RunSpec<F>,
   body: (ctx: CheckContext) => Promise<void>,
 ): Promise<void> {
-  const built = await buildFixture(options, timeouts);
-  const calls = new AbortController();
-  const ctx = new CheckContext<F>({
-    id,
-    fixture: built.fixture,
-    options,
-    timeouts,
-    clusterName,
-    signal: calls.signal,
-  });
+  const { id, options, timeouts } = spec;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
   let failure: unknown;
   try {
-    await body(ctx as unknown as CheckContext);
-  } catch (err) {
-    failure = err;
-  }
-  try {
-    if (ctx.broken) await ctx.healCloud();
-    calls.abort(new Error('conformance check finished'));
-    await built.release();
-  } catch (err) {
-    if (failure === undefined) {
-      throw new Error(
+    const built = await buildFixture(options, timeouts);
+    const calls = new AbortController();
+    const ctx = new CheckContext<F>({
+      id,
+      fixture: built.fixture,
+      options,
+      timeouts,
+      clusterName: spec.clusterName,
+      signal: calls.signal,
+    });
+    try {
+      await body(ctx as unknown as CheckContext);
+    } catch (err) {
+      failure = err;
+    }
+    try {
+      if (ctx.broken) await ctx.healCloud();
+      calls.abort(new Error('conformance check finished'));
+      await built.release();
+    } catch (err) {
+      failure ??= new Error(
         `describeProviderConformance(${options.name}): cleaning up after ${id} failed: ${describeError(err)}`,
-        {
-          cause: err,
-        },
+        { cause: err },
       );
     }
+    if (spec.settle) await sleep(timeouts.settleMs);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
   }
   if (failure !== undefined) throw failure;
+  if (unhandled.length > 0) {
+    throw new ConformanceViolation(
+      id,
+      `${unhandled.length} promise rejection(s) nobody handled while this check ran (first: ${describeError(unhandled[0])}); under Node's default --unhandled-rejections=throw that crashes the controller manager. A common cause: work started for a call that was already aborted, then abandoned`,
+      { cause: unhandled[0] },
+    );
+  }
 }

@@ -261,6 +261,7 @@ function outageCheck(probe: ProviderProbe): CheckSpec {
 function abortCheck(): CheckSpec {
   return {
     id: 'instances/abort',
+    settle: true,
     facet: 'instances',
     title: 'calls with an already-aborted AbortSignal reject',
     async run(ctx: CheckContext) {
@@ -315,6 +316,7 @@ export function zonesChecks(probe: ProviderProbe): CheckSpec[] {
   if (probe.abortSignals) {
     checks.push({
       id: 'zones/abort',
+      settle: true,
       facet: 'zones',
       title: 'calls with an already-aborted AbortSignal reject',
       async run(ctx: CheckContext) {

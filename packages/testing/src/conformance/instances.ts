@@ -268,6 +268,7 @@ function outageCheck(): CheckSpec {
 function abortCheck(): CheckSpec {
   return {
     id: 'instancesV2/abort',
+    settle: true,
     facet: 'instancesV2',
     title: 'calls with an already-aborted AbortSignal reject',
     async run(ctx: CheckContext) {

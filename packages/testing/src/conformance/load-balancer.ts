@@ -159,11 +159,13 @@ function lbCheck(
   id: string,
   title: string,
   body: (ctx: CheckContext, lb: LoadBalancerDriver) => Promise<void>,
+  settle = false,
 ): CheckSpec {
   return {
     id: `loadBalancer/${id}`,
     facet: 'loadBalancer',
     title,
+    settle,
     async run(ctx: CheckContext) {
       const driver = new LoadBalancerDriver(ctx);
       try {
@@ -414,5 +416,6 @@ function abortCheck(probe: ProviderProbe): CheckSpec {
       await lb.expectGone(fresh, 'after an aborted ensureLoadBalancer');
       if (probe.listsLoadBalancers) await lb.expectCloudCount(baseline, 0, 'after aborted calls');
     },
+    true,
   );
 }

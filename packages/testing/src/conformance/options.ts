@@ -75,6 +75,11 @@ export interface ConformanceTimeouts {
   ensureMs?: number;
   /** The longest wait between two such retries; a `RetryError`'s `retryAfterMs` is capped to it. Default 250. */
   retryCapMs?: number;
+  /**
+   * After the abort checks, how long to keep watching for promise rejections nobody handles (work a
+   * provider started for an aborted call and abandoned). Default 100.
+   */
+  settleMs?: number;
 }
 
 /** The resolved {@link ConformanceTimeouts}. */
@@ -87,6 +92,7 @@ export const DEFAULT_CONFORMANCE_TIMEOUTS: Readonly<ResolvedTimeouts> = Object.f
   callMs: 10_000,
   ensureMs: 15_000,
   retryCapMs: 250,
+  settleMs: 100,
 });
 
 /** Load-balancer inputs; each function is called once per Service or node list the suite needs. */

@@ -110,7 +110,16 @@ export async function planProviderConformance<F extends ProviderFixture>(
     facet: spec.facet,
     title: spec.title,
     run: () =>
-      runWithFixture(spec.id, options, resolved.timeouts, resolved.clusterName, (ctx) => spec.run(ctx)),
+      runWithFixture(
+        {
+          id: spec.id,
+          options,
+          timeouts: resolved.timeouts,
+          clusterName: resolved.clusterName,
+          settle: spec.settle ?? false,
+        },
+        (ctx) => spec.run(ctx),
+      ),
   }));
   const counts: Partial<Record<ConformanceFacet, number>> = {};
   for (const c of checks) counts[c.facet] = (counts[c.facet] ?? 0) + 1;

@@ -68,11 +68,17 @@ async function cleanup(ctx: CheckContext): Promise<void> {
   }
 }
 
-function routeCheck(id: string, title: string, body: (ctx: CheckContext) => Promise<void>): CheckSpec {
+function routeCheck(
+  id: string,
+  title: string,
+  body: (ctx: CheckContext) => Promise<void>,
+  settle = false,
+): CheckSpec {
   return {
     id: `routes/${id}`,
     facet: 'routes',
     title,
+    settle,
     async run(ctx: CheckContext) {
       try {
         await body(ctx);
@@ -161,6 +167,7 @@ export function routesChecks(probe: ProviderProbe): CheckSpec[] {
             `an aborted createRoute created ${describeRoute(route)}`,
           );
         },
+        true,
       ),
     );
   }
