@@ -6,9 +6,10 @@
  * A policy installed once for several methods (a list or `'*'`) shares its state between them:
  * "every 3rd call" counts the calls of all those methods together, and a throttle is one bucket.
  */
+
+import { TokenBucket } from '@ccm-kit/runtime';
 import { InjectedError, ThrottledError } from './errors.js';
 import { type FakeCloudMethod, type MethodSelector, resolveSelector } from './methods.js';
-import { TokenBucket } from './token-bucket.js';
 
 /** A latency: a fixed number of milliseconds, or a uniformly random one in `[minMs, maxMs]`. */
 export type LatencySpec = number | { readonly minMs: number; readonly maxMs: number };
@@ -168,7 +169,10 @@ export class FaultInjector {
    */
   throttle(policy: ThrottlePolicy): () => void {
     const methods = resolveSelector(policy.methods ?? '*', 'methods');
-    const throttle: Throttle = { bucket: new TokenBucket(policy.qps, policy.burst, this.#now), methods };
+    const throttle: Throttle = {
+      bucket: new TokenBucket(policy.qps, policy.burst, { now: this.#now }),
+      methods,
+    };
     this.#throttles.push(throttle);
     return () => {
       this.#throttles = this.#throttles.filter((t) => t !== throttle);
@@ -189,9 +193,9 @@ export class FaultInjector {
   admit(method: FakeCloudMethod): void {
     const covering = this.#throttles.filter((t) => t.methods === '*' || t.methods.includes(method));
     let waitMs = 0;
-    for (const t of covering) waitMs = Math.max(waitMs, t.bucket.waitMs());
+    for (const t of covering) waitMs = Math.max(waitMs, refillWaitMs(t.bucket));
     if (waitMs > 0) throw new ThrottledError(method, waitMs);
-    for (const t of covering) t.bucket.take();
+    for (const t of covering) t.bucket.reserve();
   }
 
   /** The latency of one call of `method`, in milliseconds (0 without a policy). */
@@ -219,4 +223,10 @@ export class FaultInjector {
     if (error === undefined) return new InjectedError(method);
     return typeof error === 'function' ? error({ method, callNumber }) : error;
   }
+}
+
+/** 0 when `bucket` has a token now, else the whole milliseconds (≥ 1) until it has one. */
+function refillWaitMs(bucket: TokenBucket): number {
+  const tokens = bucket.tokensAt();
+  return tokens >= 1 ? 0 : Math.max(1, Math.ceil(((1 - tokens) * 1000) / bucket.qps));
 }
