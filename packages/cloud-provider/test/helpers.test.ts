@@ -6,6 +6,7 @@ import {
   type Instances,
   isConflictError,
   NotImplementedError,
+  retryOnConflict,
 } from '@ccm-kit/cloud-provider';
 import type { V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -120,12 +121,87 @@ describe('getInstanceProviderID', () => {
 });
 
 describe('isConflictError', () => {
-  it('recognizes 409 by code, statusCode or Status body, not through causes', () => {
+  it('recognizes 409 by code, statusCode or Status body, through causes, but not AlreadyExists', () => {
     expect(isConflictError({ code: 409 })).toBe(true);
     expect(isConflictError({ statusCode: 409 })).toBe(true);
     expect(isConflictError({ code: 500, body: '{"kind":"Status","code":409}' })).toBe(true);
     expect(isConflictError({ code: 404 })).toBe(false);
-    expect(isConflictError(new Error('x', { cause: { code: 409 } }))).toBe(false);
+    expect(isConflictError(new Error('x', { cause: { code: 409 } }))).toBe(true);
+    expect(
+      isConflictError({ code: 409, body: '{"kind":"Status","reason":"AlreadyExists","code":409}' }),
+    ).toBe(false);
     expect(isConflictError(undefined)).toBe(false);
+  });
+});
+
+describe('retryOnConflict', () => {
+  const conflict = () =>
+    Object.assign(new Error('conflict'), {
+      code: 409,
+      body: '{"kind":"Status","reason":"Conflict","code":409}',
+    });
+  const noSleep = { sleep: async () => {} };
+
+  it('retries a conflict up to `steps` attempts and throws the last conflict', async () => {
+    let calls = 0;
+    const err = conflict();
+    await expect(
+      retryOnConflict(
+        async () => {
+          calls++;
+          throw err;
+        },
+        { backoff: { steps: 5, durationMs: 1, jitter: 1 }, ...noSleep },
+      ),
+    ).rejects.toBe(err);
+    expect(calls).toBe(5);
+  });
+
+  it('returns the value once the function succeeds; other errors are not retried', async () => {
+    let calls = 0;
+    const v = await retryOnConflict(async () => {
+      if (++calls < 3) throw new Error('wrapped', { cause: conflict() });
+      return 'ok';
+    }, noSleep);
+    expect(v).toBe('ok');
+    expect(calls).toBe(3);
+    for (const e of [
+      new Error('net'),
+      Object.assign(new Error('exists'), { code: 409, body: '{"reason":"AlreadyExists","code":409}' }),
+    ]) {
+      let n = 0;
+      await expect(
+        retryOnConflict(async () => {
+          n++;
+          throw e;
+        }, noSleep),
+      ).rejects.toBe(e);
+      expect(n).toBe(1);
+    }
+  });
+
+  it('sleeps duration × (1 + jitter × random) between attempts and stops when the signal aborts', async () => {
+    const sleeps: number[] = [];
+    const ac = new AbortController();
+    let calls = 0;
+    const err = conflict();
+    await expect(
+      retryOnConflict(
+        async () => {
+          if (++calls === 3) ac.abort();
+          throw err;
+        },
+        {
+          backoff: { steps: 10, durationMs: 100, jitter: 1 },
+          random: () => 0.5,
+          sleep: async (ms) => {
+            sleeps.push(ms);
+          },
+          signal: ac.signal,
+        },
+      ),
+    ).rejects.toBe(err);
+    expect(sleeps).toEqual([150, 150]);
+    expect(calls).toBe(3);
   });
 });

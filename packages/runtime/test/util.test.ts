@@ -9,7 +9,6 @@ import {
   nonSlidingUntil,
   onError,
   pollUntil,
-  retryOnConflict,
   setLogWriter,
   sleep,
   sprintf,
@@ -182,7 +181,7 @@ describe('pollUntil', () => {
   });
 });
 
-describe('backoff and retryOnConflict', () => {
+describe('backoff and onError', () => {
   it('BackoffStepper grows by the factor, stops at the cap, and jitters', () => {
     const s = new BackoffStepper({ steps: 5, durationMs: 10, factor: 3, capMs: 100 }, () => 0);
     expect([s.step(), s.step(), s.step(), s.step()]).toEqual([10, 30, 90, 100]);
@@ -192,65 +191,6 @@ describe('backoff and retryOnConflict', () => {
     expect(defaultRetry).toEqual({ steps: 5, durationMs: 10, factor: 1, jitter: 0.1 });
     expect(defaultBackoff).toEqual({ steps: 4, durationMs: 10, factor: 5, jitter: 0.1 });
     expect(() => new BackoffStepper({ steps: 0, durationMs: 1 })).toThrow(/steps/);
-  });
-
-  it('retries a conflict up to `steps` attempts and returns the last conflict', async () => {
-    let calls = 0;
-    const err = conflict();
-    await expect(
-      retryOnConflict({ steps: 5, durationMs: 1, jitter: 1 }, () => {
-        calls++;
-        throw err;
-      }),
-    ).rejects.toBe(err);
-    expect(calls).toBe(5);
-  });
-
-  it('returns the value once the function succeeds', async () => {
-    let calls = 0;
-    const v = await retryOnConflict({ steps: 5, durationMs: 1 }, async () => {
-      if (++calls < 3) throw conflict();
-      return 'ok';
-    });
-    expect(v).toBe('ok');
-    expect(calls).toBe(3);
-  });
-
-  it('does not retry other errors, AlreadyExists (also 409) included', async () => {
-    for (const e of [new Error('net'), alreadyExists(), new ApiException(404, 'nf', '{}', {})]) {
-      let calls = 0;
-      await expect(
-        retryOnConflict(defaultRetry, () => {
-          calls++;
-          throw e;
-        }),
-      ).rejects.toBe(e);
-      expect(calls).toBe(1);
-    }
-  });
-
-  it('finds a conflict in the cause chain and sleeps duration × (1 + rand) with factor 0', async () => {
-    vi.useFakeTimers();
-    try {
-      let calls = 0;
-      const times: number[] = [];
-      const t0 = Date.now();
-      const p = retryOnConflict(
-        { steps: 3, durationMs: 100, factor: 0, jitter: 1 },
-        () => {
-          times.push(Date.now() - t0);
-          calls++;
-          if (calls < 3) throw new Error('wrapped', { cause: conflict() });
-          return calls;
-        },
-        { random: () => 0.5 },
-      );
-      await vi.advanceTimersByTimeAsync(300);
-      expect(await p).toBe(3);
-      expect(times).toEqual([0, 150, 300]);
-    } finally {
-      vi.useRealTimers();
-    }
   });
 
   it('onError stops when the signal aborts during a sleep', async () => {

@@ -37,26 +37,38 @@ export interface RetryOnConflictOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Random source in [0, 1); default `Math.random`. */
   random?: () => number;
+  /** Stops retrying when aborted: the last conflict error is thrown instead of sleeping again. */
+  signal?: AbortSignal;
 }
 
 /**
- * True when `err` itself is an HTTP 409 Conflict: client-node's `ApiException` (`code`), an error with
- * `statusCode`/`status` 409, or a Kubernetes `Status` body with `code: 409`. The cause chain is not
- * searched, as client-go does not see through errors wrapped with `%v`.
+ * True when `err`, or an error in its `cause` chain (Go's `errors.As`, as client-go's `IsConflict`), is an HTTP
+ * 409 Conflict: client-node's `ApiException` (`code`), an error with `statusCode`/`status` 409, or a Kubernetes
+ * `Status` body with `code: 409`. A 409 whose Status reason is `AlreadyExists` is not a conflict.
  */
 export function isConflictError(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; statusCode?: unknown; status?: unknown; body?: unknown };
-  if (e.code === 409 || e.statusCode === 409 || e.status === 409) return true;
-  let body = e.body;
-  if (typeof body === 'string') {
-    try {
-      body = JSON.parse(body);
-    } catch {
-      return false;
+  const seen = new Set<unknown>();
+  for (
+    let e: unknown = err;
+    typeof e === 'object' && e !== null && !seen.has(e);
+    e = (e as { cause?: unknown }).cause
+  ) {
+    seen.add(e);
+    const x = e as { code?: unknown; statusCode?: unknown; status?: unknown; body?: unknown };
+    let body = x.body;
+    if (typeof body === 'string') {
+      try {
+        body = JSON.parse(body);
+      } catch {
+        body = undefined;
+      }
     }
+    const status =
+      typeof body === 'object' && body !== null ? (body as { code?: unknown; reason?: unknown }) : {};
+    if (status.reason === 'AlreadyExists') return false;
+    if (x.code === 409 || x.statusCode === 409 || x.status === 409 || status.code === 409) return true;
   }
-  return typeof body === 'object' && body !== null && (body as { code?: unknown }).code === 409;
+  return false;
 }
 
 /**
@@ -77,7 +89,7 @@ export async function retryOnConflict<T>(
     try {
       return await fn(attempt);
     } catch (err) {
-      if (!isConflictError(err) || attempt + 1 >= steps) throw err;
+      if (!isConflictError(err) || attempt + 1 >= steps || options.signal?.aborted) throw err;
     }
     await sleep(backoff.durationMs * (1 + backoff.jitter * random()));
   }

@@ -4,16 +4,21 @@
  * Follows upstream `controllers/route/route_controller.go` (`RouteController`: `New`, `Run`,
  * `reconcileNodeRoutes`, `reconcile`, `updateNetworkingCondition`, `handleNodeUpdate`, `processNextWorkItem`).
  */
-import type { CIDR, Informer, Route, Routes } from '@ccm-kit/cloud-provider';
 import {
-  type Backoff,
+  type CIDR,
+  type Informer,
+  type Route,
+  type Routes,
+  retryOnConflict,
+  UPDATE_NODE_BACKOFF,
+} from '@ccm-kit/cloud-provider';
+import {
   controllerStarted,
   controllerStopped,
   createLogger,
   formatGoDuration,
   type Logger,
   nonSlidingUntil,
-  retryOnConflict,
   routeQueueRateLimiter,
   until,
   Workqueue,
@@ -40,12 +45,7 @@ import { isResponsibleForRoute } from './responsibility.js';
 export const MAX_CONCURRENT_ROUTE_OPERATIONS = 200;
 
 /** Upstream `updateNetworkConditionBackoff`: 5 steps of 100 ms, jitter 1.0, factor 0 (conflict retries). */
-export const UPDATE_NETWORK_CONDITION_BACKOFF: Readonly<Backoff> = Object.freeze({
-  steps: 5,
-  durationMs: 100,
-  factor: 0,
-  jitter: 1.0,
-});
+export const UPDATE_NETWORK_CONDITION_BACKOFF = UPDATE_NODE_BACKOFF;
 
 /** The single key of the watch-based `Routes` queue: every event asks for one whole-cluster pass. */
 export const ROUTES_QUEUE_KEY = 'routes';
@@ -283,7 +283,6 @@ export class NodeRouteController {
     const cidr = c.route.destinationCIDR;
     try {
       await retryOnConflict(
-        UPDATE_NETWORK_CONDITION_BACKOFF,
         async () => {
           const start = performance.now();
           await limit(async () => {
@@ -314,7 +313,7 @@ export class NodeRouteController {
             after: formatGoDuration(performance.now() - start),
           });
         },
-        { signal },
+        { backoff: UPDATE_NETWORK_CONDITION_BACKOFF, signal },
       );
     } catch (err) {
       if (!signal.aborted) {
@@ -343,14 +342,13 @@ export class NodeRouteController {
     this.#log.info('Patching node status', { node: name, routesCreated, previous });
     try {
       await retryOnConflict(
-        UPDATE_NETWORK_CONDITION_BACKOFF,
         () =>
           this.#o.patchNodeStatus(
             name,
             networkConditionPatch(networkUnavailableCondition(routesCreated, this.#now())),
             signal,
           ),
-        { signal },
+        { backoff: UPDATE_NETWORK_CONDITION_BACKOFF, signal },
       );
     } catch (err) {
       this.#log.error(err, 'Error updating node', { node: name });

@@ -2,7 +2,6 @@
  * Retrying with exponential backoff, as `k8s.io/apimachinery/pkg/util/wait.Backoff` /
  * `ExponentialBackoff` and `k8s.io/client-go/util/retry` (`OnError`, `RetryOnConflict`).
  */
-import { isConflict } from '../client/errors.js';
 import { jitter } from './jitter.js';
 import { sleep } from './sleep.js';
 
@@ -84,7 +83,7 @@ function validateBackoff(b: Readonly<Backoff>): void {
     throw new RangeError(`backoff.jitter must be ≥ 0, got ${b.jitter}`);
 }
 
-/** Options of {@link onError} and {@link retryOnConflict}. */
+/** Options of {@link onError}. */
 export interface RetryOptions {
   /** Stops retrying when aborted: the promise rejects with the last error (or the abort reason). */
   signal?: AbortSignal;
@@ -116,16 +115,4 @@ export async function onError<R>(
       if (!(await sleep(stepper.step(), options.signal))) throw err;
     }
   }
-}
-
-/**
- * Runs `fn`, retrying only on a Kubernetes Conflict (HTTP 409 that is not AlreadyExists, see `isConflict`) with
- * `backoff` (`retry.RetryOnConflict`). Any other error is thrown at once.
- */
-export function retryOnConflict<R>(
-  backoff: Readonly<Backoff>,
-  fn: () => R | Promise<R>,
-  options?: RetryOptions,
-): Promise<R> {
-  return onError(backoff, isConflict, fn, options);
 }
