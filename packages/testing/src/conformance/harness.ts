@@ -76,7 +76,7 @@ export function validateFixture(
 export interface BuiltFixture<F extends ProviderFixture> {
   readonly fixture: F;
   readonly facets: ConformanceFacet[];
-  readonly initSignal: AbortSignal;
+  /** Aborts the initialize signal, then runs the fixture's `teardown`. */
   release(): Promise<void>;
 }
 
@@ -107,7 +107,7 @@ export async function buildFixture<F extends ProviderFixture>(
         Promise.resolve().then(() => cloud.initialize!(builder, controller.signal)),
       );
     }
-    return { fixture, facets, initSignal: controller.signal, release };
+    return { fixture, facets, release };
   } catch (err) {
     await release().catch(() => undefined);
     throw err;
