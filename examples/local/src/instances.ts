@@ -59,12 +59,14 @@ export class LocalInstances implements InstancesV2 {
   }
 
   /** False for absent or missing machines; true for running and stopped ones. @throws ForeignNodeError */
-  async instanceExists(node: V1Node): Promise<boolean> {
+  async instanceExists(node: V1Node, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
     return this.machineOf(node) !== undefined;
   }
 
   /** True for stopped machines; false otherwise (including missing ones). @throws ForeignNodeError */
-  async instanceShutdown(node: V1Node): Promise<boolean> {
+  async instanceShutdown(node: V1Node, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
     return this.machineOf(node)?.state === 'stopped';
   }
 
@@ -73,7 +75,8 @@ export class LocalInstances implements InstancesV2 {
    * @throws InstanceNotFoundError (naming the Node) when the inventory has no such machine or it is absent.
    * @throws ForeignNodeError for a providerID of another cloud.
    */
-  async instanceMetadata(node: V1Node): Promise<InstanceMetadata> {
+  async instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata> {
+    signal?.throwIfAborted();
     const m = this.machineOf(node);
     if (!m) {
       const by = node.spec?.providerID ? `providerID ${node.spec.providerID}` : `name ${node.metadata?.name}`;

@@ -87,6 +87,7 @@ export class LocalLoadBalancer implements LoadBalancer {
    * A failed rebuild is retried by the next call.
    */
   ready(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     this.#ready ??= this.#rebuild(signal).catch((err) => {
       this.#ready = undefined;
       throw new Error(`local: cannot rebuild the allocation table from Services: ${(err as Error).message}`, {
@@ -163,8 +164,9 @@ export class LocalLoadBalancer implements LoadBalancer {
   ): Promise<void> {
     const key = serviceKey(service);
     await this.ready(signal);
-    await this.#deps.dataPlane.remove(key);
+    // Clear the record first: if that fails, the load balancer keeps serving and the delete is retried.
     await writeAllocation(this.#deps.store, service, [], signal);
+    await this.#deps.dataPlane.remove(key);
     const held = this.ipam.get(key);
     this.ipam.release(key);
     if (held)

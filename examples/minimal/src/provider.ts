@@ -75,13 +75,17 @@ export class MinimalCloud implements CloudProvider, InstancesV2, LoadBalancer {
     return this.config.machines.find((m) => m.name === node.metadata?.name);
   }
 
-  async instanceExists(node: V1Node): Promise<boolean> {
+  // Every cloud call takes an AbortSignal last: stop (and reject) when the controller gives up.
+  async instanceExists(node: V1Node, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
     return this.#machine(node) !== undefined;
   }
-  async instanceShutdown(): Promise<boolean> {
+  async instanceShutdown(_node: V1Node, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
     return false;
   }
-  async instanceMetadata(node: V1Node): Promise<InstanceMetadata | undefined> {
+  async instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata | undefined> {
+    signal?.throwIfAborted();
     const m = this.#machine(node);
     if (!m) return undefined;
     return {
@@ -96,14 +100,25 @@ export class MinimalCloud implements CloudProvider, InstancesV2, LoadBalancer {
     };
   }
 
-  async getLoadBalancer(_cluster: string, svc: V1Service): Promise<V1LoadBalancerStatus | undefined> {
+  async getLoadBalancer(
+    _cluster: string,
+    svc: V1Service,
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus | undefined> {
+    signal?.throwIfAborted();
     const ip = this.#allocated.get(svc.metadata?.uid ?? '');
     return ip ? { ingress: [{ ip }] } : undefined;
   }
   getLoadBalancerName(_cluster: string, svc: V1Service): string {
     return `a${(svc.metadata?.uid ?? '').replaceAll('-', '')}`.slice(0, 32);
   }
-  async ensureLoadBalancer(_cluster: string, svc: V1Service): Promise<V1LoadBalancerStatus> {
+  async ensureLoadBalancer(
+    _cluster: string,
+    svc: V1Service,
+    _nodes: V1Node[],
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus> {
+    signal?.throwIfAborted();
     const uid = svc.metadata?.uid ?? '';
     let ip = this.#allocated.get(uid);
     if (!ip) {
@@ -114,8 +129,16 @@ export class MinimalCloud implements CloudProvider, InstancesV2, LoadBalancer {
     }
     return { ingress: [{ ip }] };
   }
-  async updateLoadBalancer(): Promise<void> {}
-  async ensureLoadBalancerDeleted(_cluster: string, svc: V1Service): Promise<void> {
+  async updateLoadBalancer(
+    _cluster: string,
+    _svc: V1Service,
+    _nodes: V1Node[],
+    signal?: AbortSignal,
+  ): Promise<void> {
+    signal?.throwIfAborted();
+  }
+  async ensureLoadBalancerDeleted(_cluster: string, svc: V1Service, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
     this.#allocated.delete(svc.metadata?.uid ?? '');
   }
 }

@@ -47,11 +47,15 @@ export class ServerCache {
   async get(signal?: AbortSignal, force = false): Promise<ServerSnapshot> {
     const snap = this.#snapshot;
     if (!force && snap && this.#now() - snap.fetchedAt < this.#maxAgeMs) return snap;
-    this.#inflight ??= this.#refresh().finally(() => {
-      this.#inflight = undefined;
-    });
+    signal?.throwIfAborted();
+    if (!this.#inflight) {
+      this.#inflight = this.#refresh().finally(() => {
+        this.#inflight = undefined;
+      });
+      // Callers that gave up (aborted) no longer await the shared refresh: never leave its failure unhandled.
+      this.#inflight.catch(() => {});
+    }
     if (!signal) return this.#inflight;
-    signal.throwIfAborted();
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(signal.reason);
