@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClientFactory, createClientFactory, patchOptions } from '@ccm-kit/runtime';
-import { useControlPlane } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_ALLOCATED_IPS, ANNOTATION_POOL } from '../src/annotations.js';

@@ -7,7 +7,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeProviderConformance, type ProviderFixture } from '@ccm-kit/testing';
+import type { ProviderFixture } from '@ccm-kit/testing';
+import { describeProviderConformance } from '@ccm-kit/testing/vitest';
 import type { V1Service } from '@kubernetes/client-node';
 import type { ServiceStore } from '../src/allocation-store.js';
 import { parseConfig } from '../src/config.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startCloudControllerManager } from '@ccm-kit/app';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER, TAINT_NODE_SHUTDOWN } from '@ccm-kit/cloud-provider';
 import { patchOptions } from '@ccm-kit/runtime';
-import { useControlPlane } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { ApiException, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ANNOTATION_ALLOCATED_IPS } from '../src/annotations.js';

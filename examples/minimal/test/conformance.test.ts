@@ -2,7 +2,7 @@
  * The ccm-kit provider conformance suite against the minimal provider: a static machine table and an
  * address-handing load balancer. There is no cloud API, so there is no outage to simulate.
  */
-import { describeProviderConformance } from '@ccm-kit/testing';
+import { describeProviderConformance } from '@ccm-kit/testing/vitest';
 import { MinimalCloud, parseConfig } from '../src/provider.js';
 
 const CONFIG = `

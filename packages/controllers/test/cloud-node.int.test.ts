@@ -5,7 +5,8 @@
  */
 import { NotImplementedError } from '@ccm-kit/cloud-provider';
 import { metricsRegistry, setLogWriter } from '@ccm-kit/runtime';
-import { FakeCloud, type FakeCloudOptions, useControlPlane } from '@ccm-kit/testing';
+import { FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isUninitialized } from '../src/cloud-node/cloud-taint.js';

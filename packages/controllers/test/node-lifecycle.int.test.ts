@@ -5,7 +5,8 @@
  */
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
 import { setLogWriter } from '@ccm-kit/runtime';
-import { FakeCloud, type FakeCloudOptions, useControlPlane } from '@ccm-kit/testing';
+import { FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultCloudControllerConfig } from '../src/context.js';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';

@@ -12,7 +12,8 @@ import {
   patchOptions,
   SharedInformerFactory,
 } from '@ccm-kit/runtime';
-import { FakeCloud, useControlPlane } from '@ccm-kit/testing';
+import { FakeCloud } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { ApiException, CoreV1Api, type V1Node, type V1NodeCondition } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';

@@ -11,7 +11,8 @@ import {
   patchOptions,
   SharedInformerFactory,
 } from '@ccm-kit/runtime';
-import { FakeCloud, useControlPlane } from '@ccm-kit/testing';
+import { FakeCloud } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import {
   ApiException,
   CoreV1Api,

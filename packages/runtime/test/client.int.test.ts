@@ -3,7 +3,7 @@
  * handshake serves many requests), unlike client-node's default client, which opens one per request.
  */
 import diagnostics from 'node:diagnostics_channel';
-import { useControlPlane } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { createClientFactory, isNotFound, metricsRegistry, patchOptions, statusCode } from '../src/index.js';

@@ -1,5 +1,5 @@
 import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
-import { useControlPlane } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 

@@ -6,7 +6,7 @@
  * Also checks the `restartWatchFrom('1')` test hook against the same server.
  */
 import { randomUUID } from 'node:crypto';
-import { useControlPlane } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -4,7 +4,7 @@
  * the same time. Fail-over after the leader stops, immediate hand-over with releaseOnCancel, and
  * stepping down when the API server goes away.
  */
-import { useControlPlane } from '@ccm-kit/testing';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

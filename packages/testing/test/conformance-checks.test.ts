@@ -5,13 +5,13 @@
  */
 import {
   ConformanceViolation,
-  describeProviderConformance,
   FakeCloud,
   formatCoverage,
   type ProviderConformanceOptions,
   type ProviderFixture,
   planProviderConformance,
 } from '@ccm-kit/testing';
+import { describeProviderConformance } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { type Bug, memoryFixture, memoryNodes } from './conformance-memory-cloud.js';
 

@@ -3,7 +3,8 @@
  * outage made by FakeCloud's error injection. FakeCloud's load balancer and routes keep upstream's fake
  * semantics, which the contract checks reject; conformance-checks.test.ts pins those two findings.
  */
-import { describeProviderConformance, FakeCloud, type ProviderFixture } from '@ccm-kit/testing';
+import { FakeCloud, type ProviderFixture } from '@ccm-kit/testing';
+import { describeProviderConformance } from '@ccm-kit/testing/vitest';
 import type { V1Node } from '@kubernetes/client-node';
 
 const node = (name: string, providerID?: string): V1Node => ({

@@ -1,6 +1,5 @@
 export type { CheckContext } from './context.js';
 export { DEFAULT_ROUTE_CIDR, defaultConformanceService } from './context.js';
-export { describeProviderConformance } from './describe.js';
 export {
   CONFORMANCE_FACETS,
   type ConformanceFacet,

@@ -23,4 +23,3 @@ export {
   ensureControlPlaneBinaries,
 } from './ensure-binaries.js';
 export type { FlagOverrides } from './flags.js';
-export { useControlPlane } from './use-control-plane.js';
