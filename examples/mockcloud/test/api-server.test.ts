@@ -10,7 +10,7 @@ async function call(
   method: string,
   path: string,
   options: { token?: string | null; body?: unknown } = {},
-  // biome-ignore lint/suspicious/noExplicitAny: the tests read JSON bodies of many shapes
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read JSON bodies of many shapes
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const headers: Record<string, string> = {};
   const token = options.token === undefined ? TOKEN : options.token;

@@ -61,7 +61,7 @@ export class FakeListerWatcher implements ListerWatcher {
     if (this.watchError !== undefined) {
       const err = this.watchError;
       this.watchError = undefined;
-      // biome-ignore lint/correctness/useYield: a stream that fails before its first event
+      // eslint-disable-next-line require-yield -- a stream that fails before its first event
       return (async function* () {
         throw err;
       })();

@@ -17,6 +17,7 @@ export class FakeLeaseServer {
   outage: Error | undefined;
 
   client(who: string): LeaseClient & { down: boolean } {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the methods below are plain object members
     const srv = this;
     const c = {
       down: false,

@@ -187,7 +187,7 @@ describe('LeaderElector', () => {
     expect(() => check()).toThrow(
       /failed election to renew leadership on lease kube-system\/cloud-controller-manager/,
     );
-    let later: LeaderElector | undefined;
+    const later: LeaderElector | undefined = undefined;
     expect(() => leaderElectionHealthCheck(() => later)()).not.toThrow();
   });
 

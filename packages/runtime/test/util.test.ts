@@ -20,8 +20,6 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const conflict = () =>
   new ApiException(409, 'conflict', JSON.stringify({ kind: 'Status', reason: 'Conflict', code: 409 }), {});
-const alreadyExists = () =>
-  new ApiException(409, 'exists', JSON.stringify({ kind: 'Status', reason: 'AlreadyExists', code: 409 }), {});
 
 describe('sleep and jitter', () => {
   beforeEach(() => vi.useFakeTimers());

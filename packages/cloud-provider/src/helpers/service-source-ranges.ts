@@ -38,6 +38,7 @@ export function getLoadBalancerSourceRanges(service: Pick<V1Service, 'metadata' 
     } catch (err) {
       throw new Error(
         `service.Spec.LoadBalancerSourceRanges: [${specs.join(' ')}] is not valid. Expecting a list of IP ranges. For example, 10.0.0.0/24. Error msg: ${(err as Error).message}`,
+        { cause: err },
       );
     }
   }

@@ -34,6 +34,7 @@ export function zonesToSet(value: string): Set<string> {
   } catch (err) {
     throw new Error(
       `error parsing zones ${value}, must be strings separated by commas: ${(err as Error).message}`,
+      { cause: err },
     );
   }
 }

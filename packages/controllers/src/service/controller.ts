@@ -280,13 +280,17 @@ export class ServiceController {
       for (let i = 0; i < workers; i++) {
         loops.push(
           (async () => {
-            while (await this.processNextServiceItem(signal)) {}
+            while (await this.processNextServiceItem(signal)) {
+              // one item per call
+            }
           })(),
         );
       }
       loops.push(
         (async () => {
-          while (await this.processNextNodeItem(signal, workers)) {}
+          while (await this.processNextNodeItem(signal, workers)) {
+            // one item per call
+          }
         })(),
       );
       await Promise.all(loops);
@@ -460,6 +464,7 @@ export class ServiceController {
       try {
         exists = (await this.#balancer.getLoadBalancer(this.#clusterName, svc, signal)) !== undefined;
       } catch (err) {
+        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
         throw new Error(`failed to check if load balancer exists before cleanup: ${errorMessage(err)}`);
       }
       if (exists) {
@@ -476,6 +481,7 @@ export class ServiceController {
                 provider: this.#cloud.providerName(),
               });
           } else {
+            // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
             throw new Error(`failed to delete load balancer: ${errorMessage(err)}`);
           }
         }
@@ -483,6 +489,7 @@ export class ServiceController {
       try {
         await this.removeFinalizer(svc);
       } catch (err) {
+        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
         throw new Error(`failed to remove load balancer cleanup finalizer: ${errorMessage(err)}`);
       }
       this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
@@ -493,6 +500,7 @@ export class ServiceController {
       try {
         await this.addFinalizer(svc);
       } catch (err) {
+        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
         throw new Error(`failed to add load balancer cleanup finalizer: ${errorMessage(err)}`);
       }
       let status: V1LoadBalancerStatus | undefined | null;
@@ -519,6 +527,7 @@ export class ServiceController {
       await this.patchStatus(svc, previousStatus, newStatus);
     } catch (err) {
       // NotFound: the Service may vanish as soon as its finalizer is gone.
+      // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
       if (!isNotFound(err)) throw new Error(`failed to update load balancer status: ${errorMessage(err)}`);
     }
     return op;

@@ -52,7 +52,7 @@ export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
     try {
       kc.loadFromFile(opts.kubeconfig);
     } catch (err) {
-      throw new Error(`--kubeconfig: cannot load ${opts.kubeconfig}: ${(err as Error).message}`);
+      throw new Error(`--kubeconfig: cannot load ${opts.kubeconfig}: ${(err as Error).message}`, { cause: err });
     }
   } else if (!opts.master) {
     const host = env.KUBERNETES_SERVICE_HOST;

@@ -20,6 +20,7 @@ export function parseDurationMs(text: string, what = 'duration'): number {
   } catch (err) {
     throw new Error(
       `${what}: invalid duration ${JSON.stringify(text)} (use a Go duration such as "90s" or "1m30s", or milliseconds): ${(err as Error).message}`,
+      { cause: err },
     );
   }
 }

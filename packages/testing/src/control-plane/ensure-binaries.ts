@@ -94,7 +94,7 @@ export async function ensureControlPlaneBinaries(
     ...(api ? [] : (['kube-apiserver'] as const)),
     ...(etcd ? [] : (['etcd'] as const)),
   ];
-  let buildNote = '';
+  let buildNote: string;
   if (!options.build) {
     buildNote =
       'Building them automatically was not requested (ensureControlPlaneBinaries({ build: true }) does).';

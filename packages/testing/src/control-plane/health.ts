@@ -63,7 +63,7 @@ export interface WaitOptions {
  */
 export async function waitUntil(check: () => Promise<boolean>, opts: WaitOptions): Promise<void> {
   const interval = opts.intervalMs ?? 100;
-  let lastError = '';
+  let lastError: string;
   for (;;) {
     if (opts.process && !opts.process.running) {
       // Let the last output arrive (bounded: a grandchild could hold the pipes open).
