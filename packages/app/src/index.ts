@@ -6,3 +6,5 @@ export * from './options/ccm-flags.js';
 export * from './options/config.js';
 export * from './options/controller-selection.js';
 export * from './serving/delegated-auth.js';
+export * from './webhooks/admission.js';
+export { enabledWebhooks } from './webhooks/serve-webhooks.js';

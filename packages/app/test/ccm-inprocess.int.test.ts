@@ -4,6 +4,7 @@
  */
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
 import { type ControlPlane, FakeCloud, startControlPlane } from '@ccm-kit/testing';
+import { request as httpsRequest } from 'node:https';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCloudControllerManager } from '../src/index.js';
@@ -100,5 +101,75 @@ it('controllerOptions.nodeOwnership: Nodes of another provider are left alone', 
     expect(cloud.calls.filter((c) => c.includes('instance-metadata'))).toHaveLength(1);
   } finally {
     await ccm.stop();
+  }
+}, 120_000);
+
+it('serves a vendor admission webhook only with the gate, --webhooks and a port', async () => {
+  const port = await freePort();
+  const webhooks = {
+    'deny-untagged': {
+      path: '/validate',
+      admissionHandler: (req: { object?: unknown }) => {
+        const labels = (req.object as { metadata?: { labels?: Record<string, string> } })?.metadata?.labels ?? {};
+        return labels.team
+          ? { allowed: true }
+          : { allowed: false, status: { code: 403, message: 'every Service needs a team label' } };
+      },
+    },
+  };
+  const base = ['--cloud-provider=fake', '--leader-elect=false', '--configure-cloud-routes=false', '--secure-port=0'];
+  const start = (extra: string[]) =>
+    startCloudControllerManager({
+      argv: [...base, ...extra],
+      cloud: new FakeCloud({ enableInstancesV2: true }),
+      kubeConfig: cp.kubeConfig,
+      webhooks,
+    });
+  // Without the gate nothing is served, even when listed.
+  const off = await start(['--webhooks=*', `--webhook-secure-port=${port}`]);
+  expect(off.webhookPort).toBeUndefined();
+  await off.stop();
+  // An unknown webhook name is a configuration error naming it.
+  await expect(start(['--webhooks=nope'])).rejects.toThrow('"nope" is not in the list of known webhooks');
+
+  const on = await start([
+    '--feature-gates=CloudControllerManagerWebhook=true',
+    '--webhooks=*',
+    `--webhook-secure-port=${port}`,
+    '--webhook-bind-address=127.0.0.1',
+  ]);
+  try {
+    expect(on.webhookPort).toBe(port);
+    const post = (body: string, contentType = 'application/json') =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpsRequest(
+          { host: '127.0.0.1', port, path: '/validate', method: 'POST', rejectUnauthorized: false, headers: { 'Content-Type': contentType } },
+          (res) => {
+            let b = '';
+            res.on('data', (d) => {
+              b += d;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const denied = await post(
+      JSON.stringify({ kind: 'AdmissionReview', request: { uid: 'r1', object: { metadata: { labels: {} } } } }),
+    );
+    expect(denied.status).toBe(200);
+    expect(JSON.parse(denied.body).response).toEqual({
+      uid: 'r1',
+      allowed: false,
+      status: { code: 403, message: 'every Service needs a team label' },
+    });
+    const allowed = await post(
+      JSON.stringify({ kind: 'AdmissionReview', request: { uid: 'r2', object: { metadata: { labels: { team: 'a' } } } } }),
+    );
+    expect(JSON.parse(allowed.body).response).toEqual({ uid: 'r2', allowed: true });
+    expect((await post('{}', 'text/plain')).status).toBe(400);
+  } finally {
+    await on.stop();
   }
 }, 120_000);

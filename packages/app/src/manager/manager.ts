@@ -34,6 +34,8 @@ import { delegatedAuthFromConfig } from '../serving/delegated-auth-config.js';
 import { serviceRoutes } from '../serving/routes.js';
 import { type RunningServer, startSecureServer } from '../serving/secure-server.js';
 import { initializeCloud, StartupError } from './cloud.js';
+import { type WebhookConfig } from '../webhooks/admission.js';
+import { serveWebhooks } from '../webhooks/serve-webhooks.js';
 import { runControllers } from './controllers.js';
 
 /** Options of {@link startCloudControllerManager}. */
@@ -56,6 +58,11 @@ export interface StartOptions {
    * Services without one).
    */
   controllerOptions?: Pick<CloudControllerConfig, 'nodeOwnership' | 'loadBalancerClass'>;
+  /**
+   * Vendor admission webhooks by name (upstream `RegisterWebhook`), selected with `--webhooks` and served on
+   * `--webhook-secure-port` when the gate `CloudControllerManagerWebhook` is on.
+   */
+  webhooks?: Readonly<Record<string, WebhookConfig>>;
   /** Stops the manager when aborted (as `stop()`). */
   signal?: AbortSignal;
 }
@@ -66,6 +73,8 @@ export interface CloudControllerManager {
   readonly cloud: CloudProvider;
   /** The bound secure port, or undefined when `--secure-port=0`. */
   readonly securePort: number | undefined;
+  /** The bound webhook port, or undefined when webhooks are not served. */
+  readonly webhookPort: number | undefined;
   readonly health: HealthChecks;
   /** True while this replica leads (always true without leader election once controllers run). */
   isLeader(): boolean;
@@ -110,6 +119,7 @@ export function configure(
   descriptors: readonly ControllerDescriptor[],
   flagSets: readonly FlagSet[] = [],
   defaults: StartOptions['defaults'] = {},
+  webhookNames: readonly string[] = [],
 ): CloudControllerManagerConfig {
   const sets = [...cloudControllerManagerFlagSets(), ...flagSets];
   for (const set of sets) {
@@ -127,7 +137,7 @@ export function configure(
   const config = buildConfig(parsed, {
     controllers: descriptors.map((d) => d.name).sort(),
     controllerAliases: controllerAliases(descriptors),
-    webhooks: [],
+    webhooks: [...webhookNames].sort(),
   });
   for (const w of parsed.warnings) createLogger('flags').warn(w);
   return config;
@@ -139,7 +149,7 @@ export function configure(
  */
 export async function startCloudControllerManager(opts: StartOptions = {}): Promise<CloudControllerManager> {
   const descriptors = allControllers(opts.controllers);
-  const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults);
+  const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults, Object.keys(opts.webhooks ?? {}));
   Object.assign(config.controllerConfig, opts.controllerOptions ?? {});
   setVerbosity(config.verbosity);
   setLogFormat(config.loggingFormat);
@@ -193,9 +203,12 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   const recorder = broadcaster.newRecorder('cloud-controller-manager');
 
   let server: RunningServer | undefined;
+  let webhookServer: RunningServer | undefined;
   try {
+    webhookServer = await serveWebhooks(config, opts.webhooks ?? {}, logger);
     server = await serve(config, kubeConfig, health, logger);
   } catch (err) {
+    await webhookServer?.close();
     await clients.close();
     await broadcaster.shutdown(0);
     throw err instanceof StartupError
@@ -290,6 +303,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
       stopController.abort();
       await Promise.race([work, new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref())]);
       await server?.close();
+      await webhookServer?.close();
       await broadcaster.shutdown();
       await clients.close();
       logger.info('Stopped cloud-controller-manager');
@@ -315,6 +329,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     config,
     cloud,
     securePort: server?.port,
+    webhookPort: webhookServer?.port,
     health,
     isLeader: () => leading,
     done,

@@ -1,0 +1,90 @@
+/**
+ * The webhook server (reference §4.5 step 5, §4.9): started only when the feature gate
+ * `CloudControllerManagerWebhook` is on, `--webhook-secure-port` is not 0, and at least one registered webhook
+ * is enabled by `--webhooks` (which, unlike `--controllers`, enables nothing by default). It serves each enabled
+ * webhook's path over HTTPS, on every replica (webhooks do not need the lease).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from '@ccm-kit/runtime';
+import type { CloudControllerManagerConfig } from '../options/config.js';
+import { isControllerEnabled } from '../options/controller-selection.js';
+import { servingCertificate } from '../serving/certificate.js';
+import { DelegatedAuth } from '../serving/delegated-auth.js';
+import { type RouteHandler, type RunningServer, startSecureServer } from '../serving/secure-server.js';
+import { serveAdmissionReview, type WebhookConfig } from './admission.js';
+
+/** Most bytes read from one admission request (the API server's own limit is 3 MiB). */
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error(`admission request body exceeds ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The enabled webhooks, logging each decision as upstream (`Webhook "<n>" is disabled` / `Webhook enabled: "<n>"`). */
+export function enabledWebhooks(
+  webhooks: Readonly<Record<string, WebhookConfig>>,
+  selection: readonly string[],
+  logger: Logger,
+): Record<string, WebhookConfig> {
+  const out: Record<string, WebhookConfig> = {};
+  for (const [name, config] of Object.entries(webhooks)) {
+    if (isControllerEnabled(name, new Set(), selection)) {
+      logger.info(`Webhook enabled: ${JSON.stringify(name)}`);
+      out[name] = config;
+    } else {
+      logger.info(`Webhook ${JSON.stringify(name)} is disabled`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Starts the webhook server when the conditions above hold; otherwise resolves `undefined`.
+ * @throws the listen error, or a certificate error naming the flag.
+ */
+export async function serveWebhooks(
+  config: CloudControllerManagerConfig,
+  webhooks: Readonly<Record<string, WebhookConfig>>,
+  logger: Logger,
+): Promise<RunningServer | undefined> {
+  if (!config.controllerConfig.featureGates.CloudControllerManagerWebhook) return undefined;
+  const enabled = enabledWebhooks(webhooks, config.webhooks, logger);
+  if (config.webhookSecurePort === 0 || Object.keys(enabled).length === 0) return undefined;
+  const routes: Record<string, RouteHandler> = {};
+  for (const [name, webhook] of Object.entries(enabled)) {
+    routes[webhook.path] = async (req) => {
+      const r = await serveAdmissionReview(name, webhook, req.headers['content-type'], await readBody(req));
+      return { status: r.status, body: r.body, contentType: r.contentType };
+    };
+  }
+  const flags = config.flags as Record<string, string>;
+  const cert = await servingCertificate({
+    tlsCertFile: flags['webhook-tls-cert-file'] ?? '',
+    tlsPrivateKeyFile: flags['webhook-tls-private-key-file'] ?? '',
+    certDir: flags['webhook-cert-dir'] ?? '',
+    bindAddress: config.webhookBindAddress,
+  });
+  return startSecureServer({
+    bindAddress: config.webhookBindAddress,
+    port: config.webhookSecurePort,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    // The API server calls webhooks over TLS; upstream's webhook mux has no authentication filter.
+    auth: new DelegatedAuth({
+      alwaysAllowPaths: Object.keys(routes),
+      tokenCacheTtlMs: 0,
+      authorizedTtlMs: 0,
+      unauthorizedTtlMs: 0,
+      clientCertAuth: false,
+    }),
+    routes,
+    logger: logger.with({}, 'webhooks'),
+  });
+}
