@@ -4,14 +4,13 @@
  * leader election, so standby replicas answer /healthz and /metrics) → leader election → on the leader:
  * `initialize`, controllers, informers. Stops cleanly on `stop()` or the given signal, releasing the lease.
  */
-import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
+import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import {
   builtInControllers,
   type CloudControllerConfig,
   type ControllerDescriptor,
 } from '@ccm-kit/controllers';
 import {
-  type ClientFactory,
   coreV1EventSink,
   createClientFactory,
   createLogger,
@@ -220,7 +219,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     runControllers(
       {
         cloud,
-        clients: clients as ControllerClientBuilder,
+        clients,
         informers: new SharedInformerFactory(clients, {
           resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs),
         }),
@@ -261,7 +260,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
       retryPeriodMs: le.retryPeriodMs,
       releaseOnCancel: true,
       recordEvent: (message) => {
-        void kubeConfig; // events about the lease go to its namespace
+        // Leader-election events are about the Lease, so they land in its namespace.
         recorder.event(
           {
             apiVersion: 'coordination.k8s.io/v1',
@@ -374,4 +373,3 @@ async function serve(
   });
 }
 
-export type { ClientFactory };
