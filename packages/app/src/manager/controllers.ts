@@ -26,11 +26,15 @@ export interface RunControllersOptions {
 }
 
 /**
- * Runs until `signal` aborts (leadership lost or stop). Resolves when every controller has stopped.
- * @throws the error of `initialize()` or of a controller's init: fatal for the manager, as upstream.
+ * Runs until `outer` aborts (leadership lost or stop). Resolves when every controller has stopped.
+ * @throws the error of `initialize()` or of a controller's init: fatal for the manager, as upstream. After an
+ *   init error, the controllers started before it are aborted and awaited before the error is thrown.
  */
-export async function runControllers(opts: RunControllersOptions, signal: AbortSignal): Promise<void> {
+export async function runControllers(opts: RunControllersOptions, outer: AbortSignal): Promise<void> {
   const { cloud, logger } = opts;
+  // Controllers run on a signal of their own, so that an init error can stop the ones already started.
+  const own = new AbortController();
+  const signal = AbortSignal.any([outer, own.signal]);
   await cloud.initialize?.(opts.clients, signal);
   if (isInformerUser(cloud)) cloud.setInformers(opts.informers);
 
@@ -56,6 +60,11 @@ export async function runControllers(opts: RunControllersOptions, signal: AbortS
       });
     } catch (err) {
       logger.error(err, `Error starting ${JSON.stringify(d.name)}`);
+      // Fatal for the manager; the controllers already started are stopped and awaited first, so none
+      // keeps writing while the process shuts down.
+      own.abort(err);
+      await Promise.all(running);
+      for (const name of healthNames) opts.health.remove(name);
       throw err;
     }
     if (!result.started) {

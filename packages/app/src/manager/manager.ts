@@ -36,6 +36,7 @@ import { initializeCloud, StartupError } from './cloud.js';
 import { type WebhookConfig } from '../webhooks/admission.js';
 import { serveWebhooks } from '../webhooks/serve-webhooks.js';
 import { runControllers } from './controllers.js';
+import { managerUserAgent } from './version.js';
 
 /** Options of {@link startCloudControllerManager}. */
 export interface StartOptions {
@@ -147,6 +148,12 @@ export function configure(
  * @throws FlagError / ConfigError for bad flags, StartupError for provider, kubeconfig or serving problems.
  */
 export async function startCloudControllerManager(opts: StartOptions = {}): Promise<CloudControllerManager> {
+  // A stop asked for while starting (SIGTERM during a slow provider factory or client-CA lookup) must not be
+  // lost: it is latched here and honoured before leader election or any controller starts.
+  const stopController = new AbortController();
+  const requestStop = () => stopController.abort();
+  if (opts.signal?.aborted) requestStop();
+  else opts.signal?.addEventListener('abort', requestStop, { once: true });
   const descriptors = allControllers(opts.controllers);
   const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults, Object.keys(opts.webhooks ?? {}));
   Object.assign(config.controllerConfig, opts.controllerOptions ?? {});
@@ -178,10 +185,9 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     kubeConfig,
     qps: config.kubeApiQps,
     burst: config.kubeApiBurst,
-    userAgent: `cloud-controller-manager (ccm-kit; ${process.platform}/${process.arch})`,
+    userAgent: managerUserAgent(),
   });
 
-  const stopController = new AbortController();
   const health = new HealthChecks();
   let synced = false;
   let elector: LeaderElector | undefined;
@@ -250,7 +256,13 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
 
   let leading = !leaderElect;
   let work: Promise<void>;
-  if (leaderElect) {
+  // The controllers of the current term; stop() waits for them even when the election has already ended.
+  let leaderWork: Promise<void> = Promise.resolve();
+  if (stopController.signal.aborted) {
+    logger.info('Stop requested during start-up; not starting controllers');
+    leading = false;
+    work = Promise.resolve();
+  } else if (leaderElect) {
     const le = config.leaderElection;
     elector = new LeaderElector({
       client: clients.client('leader-election', CoordinationV1Api),
@@ -275,11 +287,8 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
       callbacks: {
         onStartedLeading: async (signal) => {
           leading = true;
-          try {
-            await runOnLeader(signal);
-          } catch (err) {
-            fail(err);
-          }
+          leaderWork = runOnLeader(signal).catch(fail);
+          await leaderWork;
         },
         onStoppedLeading: () => {
           leading = false;
@@ -291,7 +300,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     });
     work = elector.run(stopController.signal);
   } else {
-    work = runOnLeader(stopController.signal).catch(fail);
+    work = leaderWork = runOnLeader(stopController.signal).catch(fail);
   }
 
   let stopped: Promise<void> | undefined;
@@ -300,7 +309,10 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
       stopping = true;
       logger.info('Stopping cloud-controller-manager');
       stopController.abort();
-      await Promise.race([work, new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref())]);
+      await Promise.race([
+        Promise.all([work, leaderWork]),
+        new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref()),
+      ]);
       await server?.close();
       await webhookServer?.close();
       await broadcaster.shutdown();
@@ -309,7 +321,9 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     })();
     return stopped;
   };
-  opts.signal?.addEventListener('abort', () => void stop(), { once: true });
+  opts.signal?.removeEventListener('abort', requestStop);
+  if (stopController.signal.aborted) void stop();
+  else opts.signal?.addEventListener('abort', () => void stop(), { once: true });
 
   const done = (async () => {
     try {

@@ -3,12 +3,12 @@
  * `--version`, starts the manager, stops it on SIGTERM/SIGINT, and exits: 0 after a clean stop, 1 with one
  * clear message on bad flags, a bad provider or config, or a fatal runtime error (as upstream's command).
  */
-import { createRequire } from 'node:module';
 import { createLogger } from '@ccm-kit/runtime';
 import { FlagError, formatHelp } from '../flags/flag-set.js';
 import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
 import { ConfigError } from '../options/config.js';
 import { type StartOptions, startCloudControllerManager } from './manager.js';
+import { appVersion } from './version.js';
 
 /** Options of {@link runCloudControllerManager}: those of `startCloudControllerManager`, with `argv` defaulting to `process.argv`. */
 export interface RunOptions extends Omit<StartOptions, 'signal'> {
@@ -20,14 +20,6 @@ export interface RunOptions extends Omit<StartOptions, 'signal'> {
 
 const LONG_DESC =
   'The Cloud controller manager is a daemon that embeds\nthe cloud specific control loops shipped with Kubernetes.';
-
-function version(): string {
-  try {
-    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 /**
  * Runs the cloud-controller-manager until SIGTERM/SIGINT, then exits the process.
@@ -45,7 +37,7 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
     return;
   }
   if (argv.includes('--version') || argv.includes('--version=true')) {
-    process.stdout.write(`${name} ccm-kit v${version()}\n`);
+    process.stdout.write(`${name} ccm-kit v${appVersion()}\n`);
     exit(0);
     return;
   }

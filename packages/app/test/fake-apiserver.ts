@@ -1,0 +1,93 @@
+/**
+ * A tiny in-memory HTTP stand-in for the API server, enough for the manager's start-up and shutdown paths in
+ * unit tests: Leases (get/create/replace, with a switch that makes renewals fail), Events (accepted), and
+ * every request recorded with its method, path and User-Agent. Anything else answers 404.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  userAgent: string;
+}
+
+export interface FakeApiServer {
+  readonly kubeConfig: KubeConfig;
+  readonly requests: RecordedRequest[];
+  /** When true, Lease updates answer 500 (the holder cannot renew: leadership is lost). */
+  failLeaseUpdates: boolean;
+  close(): Promise<void>;
+}
+
+async function body(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeApiServer(): Promise<FakeApiServer> {
+  const leases = new Map<string, Record<string, unknown>>();
+  let rv = 1;
+  const state: { failLeaseUpdates: boolean } = { failLeaseUpdates: false };
+  const requests: RecordedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      requests.push({ method: req.method ?? '', path, userAgent: String(req.headers['user-agent'] ?? '') });
+      const text = await body(req);
+      const send = (status: number, obj: unknown) => {
+        res.writeHead(status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(obj));
+      };
+      const notFound = () =>
+        send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
+      const lease = path.match(/^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/([^/]+)\/leases(?:\/([^/]+))?$/);
+      if (lease) {
+        const key = `${lease[1]}/${lease[2] ?? ''}`;
+        if (req.method === 'GET') {
+          const l = leases.get(key);
+          return l ? send(200, l) : notFound();
+        }
+        const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
+        if (req.method === 'PUT' && state.failLeaseUpdates) {
+          return send(500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, message: 'boom' });
+        }
+        obj.metadata = { ...obj.metadata, namespace: lease[1], resourceVersion: String(rv++) };
+        leases.set(`${lease[1]}/${obj.metadata.name as string}`, obj);
+        return send(req.method === 'POST' ? 201 : 200, obj);
+      }
+      if (/\/events(\/|$)/.test(path) && (req.method === 'POST' || req.method === 'PATCH')) {
+        return send(201, JSON.parse(text || '{}'));
+      }
+      notFound();
+    })().catch(() => {
+      res.destroy();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'fake', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'fake', token: 'fake-token' }],
+    contexts: [{ name: 'fake', cluster: 'fake', user: 'fake' }],
+    currentContext: 'fake',
+  });
+  return {
+    kubeConfig: kc,
+    requests,
+    get failLeaseUpdates() {
+      return state.failLeaseUpdates;
+    },
+    set failLeaseUpdates(v: boolean) {
+      state.failLeaseUpdates = v;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * Start-up and shutdown ordering of startCloudControllerManager / runCloudControllerManager (reference §4.5,
+ * §7 items 31 and 33), against an in-memory API server stand-in: provider initialize() errors, controller init
+ * errors, a stop requested while starting, and leadership lost.
+ */
+import { registerCloudProvider, type CloudProvider } from '@ccm-kit/cloud-provider';
+import type { ControllerDescriptor } from '@ccm-kit/controllers';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  LeaderElectionLostError,
+  runCloudControllerManager,
+  startCloudControllerManager,
+} from '../src/index.js';
+import { type FakeApiServer, startFakeApiServer } from './fake-apiserver.js';
+
+let api: FakeApiServer;
+beforeEach(async () => {
+  api = await startFakeApiServer();
+});
+afterEach(async () => {
+  await api.close();
+});
+
+function testCloud(initialize?: CloudProvider['initialize']): CloudProvider & { initCalls: number } {
+  const cloud = {
+    initCalls: 0,
+    providerName: () => 'test',
+    hasClusterID: () => true,
+    initialize(...args: Parameters<NonNullable<CloudProvider['initialize']>>) {
+      cloud.initCalls++;
+      return initialize?.(...args);
+    },
+  };
+  return cloud;
+}
+
+/** A vendor controller that runs until its signal aborts, recording what happened. */
+function recordingController(name: string, log: string[], opts: { initError?: Error } = {}): ControllerDescriptor {
+  return {
+    name,
+    clientName: name,
+    async init(ctx) {
+      log.push(`init ${name}`);
+      if (opts.initError) throw opts.initError;
+      return {
+        started: true,
+        done: new Promise<void>((resolve) =>
+          ctx.signal.addEventListener(
+            'abort',
+            () => {
+              // Stopping takes a moment, as a real controller's drain does.
+              setTimeout(() => {
+                log.push(`stopped ${name}`);
+                resolve();
+              }, 50);
+            },
+            { once: true },
+          ),
+        ),
+      };
+    },
+  };
+}
+
+const baseArgs = ['--cloud-provider=test', '--secure-port=0', '--leader-elect=false'];
+
+describe('startCloudControllerManager start-up and shutdown ordering', () => {
+  it("a provider initialize() error is fatal: done rejects with it, and no controller starts", async () => {
+    const log: string[] = [];
+    const boom = new Error('cloud API unreachable');
+    const ccm = await startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=a-controller'],
+      cloud: testCloud(() => {
+        throw boom;
+      }),
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', log)],
+    });
+    await expect(ccm.done).rejects.toBe(boom);
+    expect(log).toEqual([]);
+  });
+
+  it('a controller init error is fatal; controllers started before it are stopped and awaited first', async () => {
+    const log: string[] = [];
+    const boom = new Error('bad vendor setting');
+    const ccm = await startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=a-controller,b-controller'],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [
+        recordingController('a-controller', log),
+        recordingController('b-controller', log, { initError: boom }),
+      ],
+    });
+    await expect(ccm.done).rejects.toBe(boom);
+    expect(log).toEqual(['init a-controller', 'init b-controller', 'stopped a-controller']);
+  });
+
+  it('a stop requested while the provider is still being built: nothing starts and done resolves', async () => {
+    const stop = new AbortController();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const cloud = testCloud();
+    registerCloudProvider('slow-test-provider', async () => {
+      await gate;
+      return cloud;
+    });
+    const log: string[] = [];
+    const starting = startCloudControllerManager({
+      argv: ['--cloud-provider=slow-test-provider', '--secure-port=0', '--controllers=a-controller'],
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', log)],
+      signal: stop.signal,
+    });
+    stop.abort(); // SIGTERM while the provider factory runs
+    release();
+    const ccm = await starting;
+    await ccm.done;
+    expect(cloud.initCalls).toBe(0);
+    expect(log).toEqual([]);
+    // No lease was even attempted.
+    expect(api.requests.filter((r) => r.path.includes('/leases'))).toEqual([]);
+  });
+
+  it('losing the lease rejects done with LeaderElectionLostError after the controllers stopped', async () => {
+    const log: string[] = [];
+    const ccm = await startCloudControllerManager({
+      argv: [
+        '--cloud-provider=test',
+        '--secure-port=0',
+        '--controllers=a-controller',
+        '--leader-elect-lease-duration=1s',
+        '--leader-elect-renew-deadline=400ms',
+        '--leader-elect-retry-period=100ms',
+      ],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', log)],
+    });
+    await vi.waitFor(() => expect(log).toEqual(['init a-controller']), { timeout: 5_000 });
+    expect(ccm.isLeader()).toBe(true);
+    api.failLeaseUpdates = true;
+    await expect(ccm.done).rejects.toBeInstanceOf(LeaderElectionLostError);
+    expect(log).toEqual(['init a-controller', 'stopped a-controller']);
+    expect(ccm.isLeader()).toBe(false);
+  });
+
+  it('API requests identify as cloud-controller-manager, so managedFields name the same manager as upstream', async () => {
+    const ccm = await startCloudControllerManager({
+      argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller'],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', [])],
+    });
+    await vi.waitFor(() => expect(ccm.isLeader()).toBe(true), { timeout: 5_000 });
+    await ccm.stop();
+    await ccm.done;
+    const leaseCalls = api.requests.filter((r) => r.path.includes('/leases'));
+    expect(leaseCalls.length).toBeGreaterThan(0);
+    for (const r of leaseCalls) {
+      // The API server names the field manager after the text before the first "/".
+      expect(r.userAgent.split('/')[0]).toBe('cloud-controller-manager');
+      expect(r.userAgent).toMatch(/^cloud-controller-manager\/v\d+\.\d+\.\d+\S* \([a-z0-9]+\/[a-z0-9]+\) ccm-kit\/leader-election$/);
+    }
+  });
+});
+
+describe('runCloudControllerManager exit status', () => {
+  it('leadership lost: exits 1 with "leaderelection lost"', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const exit = vi.fn();
+      const log: string[] = [];
+      const running = runCloudControllerManager({
+        argv: [
+          '--cloud-provider=test',
+          '--secure-port=0',
+          '--controllers=a-controller',
+          '--leader-elect-lease-duration=1s',
+          '--leader-elect-renew-deadline=400ms',
+          '--leader-elect-retry-period=100ms',
+        ],
+        cloud: testCloud(),
+        kubeConfig: api.kubeConfig,
+        controllers: [recordingController('a-controller', log)],
+        exit,
+      });
+      await vi.waitFor(() => expect(log).toEqual(['init a-controller']), { timeout: 5_000 });
+      api.failLeaseUpdates = true;
+      await running;
+      expect(exit).toHaveBeenCalledExactlyOnceWith(1);
+      expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain('Error: leaderelection lost');
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+
+  it('SIGTERM during start-up: exits 0 without initializing the provider', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const cloud = testCloud();
+    registerCloudProvider('sigterm-test-provider', async () => {
+      await gate;
+      return cloud;
+    });
+    const exit = vi.fn();
+    const running = runCloudControllerManager({
+      argv: ['--cloud-provider=sigterm-test-provider', '--secure-port=0', '--leader-elect=false'],
+      kubeConfig: api.kubeConfig,
+      exit,
+    });
+    await vi.waitFor(() => expect(process.listenerCount('SIGTERM')).toBeGreaterThan(0));
+    process.emit('SIGTERM', 'SIGTERM');
+    release();
+    await running;
+    expect(exit).toHaveBeenCalledExactlyOnceWith(0);
+    expect(cloud.initCalls).toBe(0);
+  });
+});
