@@ -93,7 +93,7 @@ describe('buildConfig', () => {
       concurrentNodeStatusUpdates: 1,
     });
     expect(c.controllerConfig.featureGates.CloudControllerManagerWebhook).toBe(false);
-    expect(c.webhookSecurePort).toBe(10260);
+    expect(c.webhookServing).toBeUndefined();
   });
 
   it('falls back to --concurrent-node-syncs for status updates unless set', () => {

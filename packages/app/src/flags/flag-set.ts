@@ -7,7 +7,15 @@
 import { formatGoDuration, parseGoDuration } from '@ccm-kit/runtime';
 
 /** The kinds of flag value. Durations are held in **milliseconds**. */
-export type FlagKind = 'string' | 'bool' | 'int' | 'float' | 'duration' | 'stringSlice' | 'mapStringBool';
+export type FlagKind =
+  | 'string'
+  | 'bool'
+  | 'int'
+  | 'float'
+  | 'duration'
+  | 'stringSlice'
+  | 'stringArray'
+  | 'mapStringBool';
 
 /** The TypeScript value type of each flag kind. */
 export interface FlagValueOf {
@@ -17,6 +25,7 @@ export interface FlagValueOf {
   float: number;
   duration: number;
   stringSlice: string[];
+  stringArray: string[];
   mapStringBool: Record<string, boolean>;
 }
 
@@ -94,6 +103,15 @@ export class FlagSet {
   ): this {
     return this.add({ name, kind: 'stringSlice', default: def, usage, ...extra });
   }
+  /** A repeatable flag whose values are kept whole (pflag `StringArray`: no comma splitting). */
+  stringArray(
+    name: string,
+    def: string[],
+    usage: string,
+    extra: Partial<FlagDefinition<'stringArray'>> = {},
+  ): this {
+    return this.add({ name, kind: 'stringArray', default: def, usage, ...extra });
+  }
   mapStringBool(
     name: string,
     def: Record<string, boolean>,
@@ -153,6 +171,9 @@ function parseValue(def: FlagDefinition, raw: string, previous: unknown): unknow
       const items = raw === '' ? [] : raw.split(',');
       return Array.isArray(previous) ? [...previous, ...items] : items;
     }
+    case 'stringArray':
+      // pflag: the first use replaces the default, later uses append; values are not split.
+      return Array.isArray(previous) ? [...previous, raw] : [raw];
     case 'mapStringBool': {
       const out: Record<string, boolean> = { ...((previous as Record<string, boolean>) ?? {}) };
       for (const pair of raw.split(',')) {
@@ -259,6 +280,7 @@ function renderDefault(def: FlagDefinition): string {
     case 'duration':
       return ` (default ${formatGoDuration(v as number)})`;
     case 'stringSlice':
+    case 'stringArray':
       return (v as string[]).length ? ` (default [${(v as string[]).join(',')}])` : '';
     case 'mapStringBool':
       return '';
@@ -272,6 +294,7 @@ const TYPE_NAME: Record<FlagKind, string> = {
   float: 'float',
   duration: 'duration',
   stringSlice: 'strings',
+  stringArray: 'stringArray',
   mapStringBool: 'mapStringBool',
 };
 

@@ -28,10 +28,10 @@ import { CoordinationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/clien
 import { type FlagSet, parseFlags } from '../flags/flag-set.js';
 import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
 import { buildConfig, type CloudControllerManagerConfig } from '../options/config.js';
-import { servingCertificate } from '../serving/certificate.js';
 import { delegatedAuthFromConfig } from '../serving/delegated-auth-config.js';
 import { serviceRoutes } from '../serving/routes.js';
 import { type RunningServer, startSecureServer } from '../serving/secure-server.js';
+import { servingTlsOptions } from '../serving/serving-options.js';
 import { initializeCloud, StartupError } from './cloud.js';
 import { type WebhookConfig } from '../webhooks/admission.js';
 import { serveWebhooks } from '../webhooks/serve-webhooks.js';
@@ -161,6 +161,11 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   setLogFormat(config.loggingFormat);
   const logger = createLogger('cloud-controller-manager');
   logger.info('Starting cloud-controller-manager', { provider: config.cloudProvider.name });
+  if (config.vmodule) {
+    logger.warn('--vmodule is accepted but not applied: ccm-kit logs at one verbosity for every module (use --v)', {
+      vmodule: config.vmodule,
+    });
+  }
 
   const cloud = await initializeCloud(
     config.cloudProvider.name,
@@ -366,21 +371,11 @@ async function serve(
     logger.info('Secure serving is off (--secure-port=0)');
     return undefined;
   }
-  const cert = await servingCertificate(s);
+  const tls = await servingTlsOptions(s, '');
   const { auth, clientCaPem } = await delegatedAuthFromConfig(config.auth, kubeConfig, logger);
   return startSecureServer({
-    bindAddress: s.bindAddress,
-    port: s.securePort,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
+    ...tls,
     clientCaPem,
-    minVersion:
-      s.tlsMinVersion === 'VersionTLS13'
-        ? 'TLSv1.3'
-        : s.tlsMinVersion === 'VersionTLS12'
-          ? 'TLSv1.2'
-          : undefined,
-    ciphers: s.tlsCipherSuites.length ? s.tlsCipherSuites.join(':') : undefined,
     auth,
     routes: serviceRoutes(health, config),
     logger,

@@ -4,6 +4,7 @@
  * Durations are held in milliseconds.
  */
 import { FlagSet } from '../flags/flag-set.js';
+import { parseNamedCertKey, validateTlsMinVersion } from '../serving/tls-options.js';
 
 /** Known feature gates and their defaults (reference §4.2). */
 export const KNOWN_FEATURE_GATES: Readonly<Record<string, boolean>> = Object.freeze({
@@ -11,6 +12,21 @@ export const KNOWN_FEATURE_GATES: Readonly<Record<string, boolean>> = Object.fre
   CloudControllerManagerWebhook: false,
   ControllerManagerReleaseLeaderElectionLockOnExit: false,
 });
+
+/**
+ * Gates upstream's binary also registers (component-base logging), accepted so that existing manifests keep
+ * working; they change nothing in ccm-kit. `AllAlpha`/`AllBeta` are built into every Kubernetes feature gate.
+ */
+export const ACCEPTED_NO_OP_FEATURE_GATES: Readonly<Record<string, boolean>> = Object.freeze({
+  AllAlpha: false,
+  AllBeta: false,
+  ContextualLogging: true,
+  LoggingAlphaOptions: false,
+  LoggingBetaOptions: true,
+});
+
+/** The alpha gates among {@link KNOWN_FEATURE_GATES} (what `AllAlpha=true` turns on). */
+export const ALPHA_FEATURE_GATES: readonly string[] = Object.freeze(Object.keys(KNOWN_FEATURE_GATES));
 
 const portValidator = (flag: string) => (v: number) => {
   if (!Number.isInteger(v) || v < 0 || v > 65535)
@@ -146,6 +162,14 @@ export function cloudControllerManagerFlagSets(): FlagSet[] {
       'The namespace of resource object that is used for locking during leader election.',
     );
 
+  const leaderMigration = new FlagSet('leader-migration')
+    .bool('enable-leader-migration', false, 'Whether to enable controller leader migration.')
+    .string(
+      'leader-migration-config',
+      '',
+      'Path to the config file for controller leader migration, or empty to use the value that reflects default configuration of the controller manager. The config file should be of type LeaderMigrationConfiguration, group controllermanager.config.k8s.io, version v1alpha1.',
+    );
+
   const debugging = new FlagSet('debugging')
     .bool('profiling', true, 'Enable profiling via web interface host:port/debug/pprof/')
     .bool('contention-profiling', false, 'Enable block profiling, if profiling is enabled');
@@ -189,6 +213,33 @@ export function cloudControllerManagerFlagSets(): FlagSet[] {
       'webhook-tls-private-key-file',
       '',
       'File containing the default x509 private key matching --webhook-tls-cert-file.',
+    )
+    .stringSlice(
+      'webhook-tls-cipher-suites',
+      [],
+      'Comma-separated list of cipher suites for the server. If omitted, the default cipher suites will be used. Go names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...) as upstream; OpenSSL names are accepted too.',
+    )
+    .stringSlice(
+      'webhook-tls-curve-preferences',
+      [],
+      'Comma-separated list of elliptic curve IDs (Go tls.CurveID values: 23 P-256, 24 P-384, 25 P-521, 29 X25519, 4588 X25519MLKEM768), in order of preference. If omitted, the default curves will be used.',
+    )
+    .string(
+      'webhook-tls-min-version',
+      '',
+      'Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13',
+      { validate: validateTlsMinVersion },
+    )
+    .stringArray(
+      'webhook-tls-sni-cert-key',
+      [],
+      'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --webhook-tls-sni-cert-key multiple times. Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".',
+      { validate: (v) => void v.map(parseNamedCertKey) },
+    )
+    .bool(
+      'webhook-disable-http2-serving',
+      false,
+      'If true, HTTP2 serving will be disabled [default=false]. (ccm-kit serves HTTP/1.1 only.)',
     );
 
   const secureServing = new FlagSet('secure serving')
@@ -215,18 +266,24 @@ export function cloudControllerManagerFlagSets(): FlagSet[] {
     .stringSlice(
       'tls-cipher-suites',
       [],
-      'Comma-separated list of cipher suites for the server (OpenSSL names accepted by Node.js). If omitted, the default Node.js cipher suites will be used.',
+      'Comma-separated list of cipher suites for the server. If omitted, the default cipher suites will be used. Go names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...) as upstream; OpenSSL names are accepted too.',
+    )
+    .stringSlice(
+      'tls-curve-preferences',
+      [],
+      'Comma-separated list of elliptic curve IDs (Go tls.CurveID values: 23 P-256, 24 P-384, 25 P-521, 29 X25519, 4588 X25519MLKEM768), in order of preference. If omitted, the default curves will be used.',
     )
     .string(
       'tls-min-version',
       '',
-      'Minimum TLS version supported. Possible values: VersionTLS12, VersionTLS13',
-      {
-        validate: (v) => {
-          if (v !== '' && v !== 'VersionTLS12' && v !== 'VersionTLS13')
-            throw new Error('unsupported TLS version; use VersionTLS12 or VersionTLS13');
-        },
-      },
+      'Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13',
+      { validate: validateTlsMinVersion },
+    )
+    .stringArray(
+      'tls-sni-cert-key',
+      [],
+      'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".',
+      { validate: (v) => void v.map(parseNamedCertKey) },
     )
     .int(
       'http2-max-streams-per-connection',
@@ -332,12 +389,22 @@ export function cloudControllerManagerFlagSets(): FlagSet[] {
           throw new Error('unsupported log format; permitted formats: "json", "text"');
       },
     })
+    .string('vmodule', '', 'comma-separated list of pattern=N settings for file-filtered logging (only works for text log format)', {
+      validate: (v) => {
+        for (const item of v.split(',')) {
+          if (item === '') continue;
+          if (!/^[^=]+=\d+$/.test(item)) throw new Error(`expect comma-separated list of filename=N, got ${JSON.stringify(item)}`);
+        }
+      },
+    })
+    .duration('log-flush-frequency', 5_000, 'Maximum number of seconds between log flushes')
     .bool('version', false, 'Print version information and quit')
     .bool('help', false, 'help for cloud-controller-manager', { shorthand: 'h' });
 
   return [
     generic,
     leaderElection,
+    leaderMigration,
     debugging,
     nodeController,
     serviceController,

@@ -4,8 +4,10 @@
  */
 import type { CloudControllerConfig } from '@ccm-kit/controllers';
 import type { ParsedFlags } from '../flags/flag-set.js';
-import { KNOWN_FEATURE_GATES } from './ccm-flags.js';
+import { type NamedCertKey, nodeCipherList, nodeCurveList, parseNamedCertKey } from '../serving/tls-options.js';
+import { ACCEPTED_NO_OP_FEATURE_GATES, ALPHA_FEATURE_GATES, KNOWN_FEATURE_GATES } from './ccm-flags.js';
 import { resolveControllerAliases, validateControllerList } from './controller-selection.js';
+import { validateNodeControllerOptions } from './node-controller-options.js';
 
 /** Leader-election settings (`--leader-elect*`). */
 export interface LeaderElectionConfig {
@@ -18,15 +20,26 @@ export interface LeaderElectionConfig {
   resourceNamespace: string;
 }
 
-/** HTTPS serving settings (`--bind-address`, `--secure-port`, TLS flags). `securePort` 0 turns serving off. */
+/**
+ * HTTPS serving settings (`--bind-address`, `--secure-port`, TLS flags; the webhook port has the same set with
+ * `--webhook-` names). `securePort` 0 turns serving off.
+ */
 export interface SecureServingConfig {
   bindAddress: string;
   securePort: number;
   certDir: string;
+  /** Name of the generated pair in `certDir`: `cloud-controller-manager` or `cloud-controller-manager-webhook`. */
+  pairName: string;
   tlsCertFile: string;
   tlsPrivateKeyFile: string;
+  /** As given (Go names); see `nodeCipherList`. */
   tlsCipherSuites: string[];
+  /** Go CurveIDs as given; see `nodeCurveList`. */
+  tlsCurvePreferences: string[];
   tlsMinVersion: string;
+  tlsSniCertKeys: NamedCertKey[];
+  /** `--permit-port-sharing` (SO_REUSEPORT); not on the webhook port. */
+  permitPortSharing: boolean;
 }
 
 /** Delegated authentication and authorization settings. */
@@ -61,15 +74,22 @@ export interface CloudControllerManagerConfig {
   controllerStartIntervalMs: number;
   /** `--controllers` with aliases resolved (order and `-` kept). */
   controllers: string[];
-  /** `--webhooks` with aliases resolved. */
+  /** `--webhooks`, as given (`-name` entries kept). */
   webhooks: string[];
-  webhookSecurePort: number;
-  webhookBindAddress: string;
+  /**
+   * Webhook serving; as upstream, present only when `--webhook-secure-port` > 0 **and** `--webhooks` is not
+   * empty (the server itself also needs the `CloudControllerManagerWebhook` gate and an enabled webhook).
+   */
+  webhookServing: SecureServingConfig | undefined;
   leaderElection: LeaderElectionConfig;
+  /** `--enable-leader-migration` (effective only with `--leader-elect`) and `--leader-migration-config`. */
+  leaderMigration: { enabled: boolean; configFile: string };
   secureServing: SecureServingConfig;
   auth: AuthConfig;
   profiling: boolean;
   verbosity: number;
+  /** `--vmodule` as given (accepted; ccm-kit has one verbosity for every module). */
+  vmodule: string;
   loggingFormat: 'text' | 'json';
   /** What the controllers receive. */
   controllerConfig: CloudControllerConfig;
@@ -124,17 +144,23 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
   if (webhookPort !== 0 && webhookPort === n('secure-port')) {
     problems.push('--webhook-secure-port cannot be the same value as --secure-port');
   }
-  if ((s('tls-cert-file') === '') !== (s('tls-private-key-file') === '')) {
-    problems.push('--tls-cert-file and --tls-private-key-file must be given together');
-  }
+  const secureServing = servingConfig(f, '', 'cloud-controller-manager', problems);
+  const webhookServing = servingConfig(f, 'webhook-', 'cloud-controller-manager-webhook', problems);
   const gates = f['feature-gates'] as Record<string, boolean>;
   for (const g of Object.keys(gates)) {
-    if (!(g in KNOWN_FEATURE_GATES)) problems.push(`--feature-gates: unrecognized feature gate: ${g}`);
+    if (!(g in KNOWN_FEATURE_GATES) && !(g in ACCEPTED_NO_OP_FEATURE_GATES)) {
+      problems.push(`--feature-gates: unrecognized feature gate: ${g}`);
+    }
   }
-  if (problems.length > 0) throw new ConfigError(problems);
-
   const nodeSyncs = n('concurrent-node-syncs');
   const statusUpdates = n('concurrent-node-status-updates');
+  problems.push(
+    ...validateNodeControllerOptions({
+      concurrentNodeSyncs: nodeSyncs,
+      concurrentNodeStatusUpdates: statusUpdates,
+    }).map((e) => `--${e}`),
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     cloudProvider: { name: s('cloud-provider'), cloudConfigFile: s('cloud-config') },
     allowUntaggedCloud: b('allow-untagged-cloud'),
@@ -148,8 +174,7 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
     controllerStartIntervalMs: n('controller-start-interval'),
     controllers: resolveControllerAliases(l('controllers'), known.controllerAliases),
     webhooks: [...l('webhooks')],
-    webhookSecurePort: webhookPort,
-    webhookBindAddress: s('webhook-bind-address'),
+    webhookServing: webhookPort > 0 && l('webhooks').length > 0 ? webhookServing : undefined,
     leaderElection: {
       leaderElect: b('leader-elect'),
       leaseDurationMs: n('leader-elect-lease-duration'),
@@ -159,15 +184,8 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
       resourceName: s('leader-elect-resource-name'),
       resourceNamespace: s('leader-elect-resource-namespace'),
     },
-    secureServing: {
-      bindAddress: s('bind-address'),
-      securePort: n('secure-port'),
-      certDir: s('cert-dir'),
-      tlsCertFile: s('tls-cert-file'),
-      tlsPrivateKeyFile: s('tls-private-key-file'),
-      tlsCipherSuites: l('tls-cipher-suites'),
-      tlsMinVersion: s('tls-min-version'),
-    },
+    leaderMigration: { enabled: b('enable-leader-migration'), configFile: s('leader-migration-config') },
+    secureServing,
     auth: {
       authenticationKubeconfig: s('authentication-kubeconfig'),
       authenticationSkipLookup: b('authentication-skip-lookup'),
@@ -186,6 +204,7 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
     },
     profiling: b('profiling'),
     verbosity: n('v'),
+    vmodule: s('vmodule'),
     loggingFormat: s('logging-format') as 'text' | 'json',
     controllerConfig: {
       clusterName: s('cluster-name'),
@@ -198,8 +217,57 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
       concurrentServiceSyncs: n('concurrent-service-syncs'),
       concurrentNodeSyncs: nodeSyncs,
       concurrentNodeStatusUpdates: statusUpdates > 0 ? statusUpdates : nodeSyncs,
-      featureGates: { ...KNOWN_FEATURE_GATES, ...gates },
+      featureGates: effectiveFeatureGates(gates),
     },
     flags: { ...f },
+  };
+}
+
+/**
+ * The gates the controllers see: the known gates' defaults, `AllAlpha=true` turning on every alpha gate not
+ * set explicitly (component-base featuregate semantics), then the explicit values. No-op gates are dropped.
+ */
+function effectiveFeatureGates(given: Readonly<Record<string, boolean>>): Record<string, boolean> {
+  const out: Record<string, boolean> = { ...KNOWN_FEATURE_GATES };
+  if (given.AllAlpha === true) for (const g of ALPHA_FEATURE_GATES) out[g] = true;
+  for (const [g, v] of Object.entries(given)) if (g in KNOWN_FEATURE_GATES) out[g] = v;
+  return out;
+}
+
+/** The serving settings of the flags with `prefix` (`''` or `'webhook-'`), recording problems by flag name. */
+function servingConfig(
+  f: Record<string, unknown>,
+  prefix: '' | 'webhook-',
+  pairName: string,
+  problems: string[],
+): SecureServingConfig {
+  const str = (k: string) => f[`${prefix}${k}`] as string;
+  const list = (k: string) => f[`${prefix}${k}`] as string[];
+  if ((str('tls-cert-file') === '') !== (str('tls-private-key-file') === '')) {
+    problems.push(`--${prefix}tls-cert-file and --${prefix}tls-private-key-file must be given together`);
+  }
+  for (const check of [
+    () => nodeCipherList(list('tls-cipher-suites'), `--${prefix}tls-cipher-suites`),
+    () => nodeCurveList(list('tls-curve-preferences'), `--${prefix}tls-curve-preferences`),
+  ]) {
+    try {
+      check();
+    } catch (err) {
+      problems.push((err as Error).message);
+    }
+  }
+  return {
+    bindAddress: str('bind-address'),
+    securePort: f[`${prefix}secure-port`] as number,
+    certDir: str('cert-dir'),
+    pairName,
+    tlsCertFile: str('tls-cert-file'),
+    tlsPrivateKeyFile: str('tls-private-key-file'),
+    tlsCipherSuites: [...list('tls-cipher-suites')],
+    tlsCurvePreferences: [...list('tls-curve-preferences')],
+    tlsMinVersion: str('tls-min-version'),
+    // Validated when parsed.
+    tlsSniCertKeys: list('tls-sni-cert-key').map(parseNamedCertKey),
+    permitPortSharing: prefix === '' && f['permit-port-sharing'] === true,
   };
 }

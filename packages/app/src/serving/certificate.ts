@@ -2,7 +2,8 @@
  * The serving certificate of the secure port, as the Go CCM chooses it (k8s.io/apiserver SecureServingOptions):
  * `--tls-cert-file`/`--tls-private-key-file` when given; else `<cert-dir>/cloud-controller-manager.crt|.key`
  * when `--cert-dir` is set (generated there on first start and reused); else a self-signed certificate
- * generated in memory for `localhost` and `127.0.0.1` (pair name `cloud-controller-manager`).
+ * generated in memory for `localhost` and `127.0.0.1` (pair name `cloud-controller-manager`, or
+ * `cloud-controller-manager-webhook` for the webhook port).
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,12 +17,12 @@ export interface ServingCertificate {
   selfSigned: boolean;
 }
 
-const PAIR_NAME = 'cloud-controller-manager';
+const DEFAULT_PAIR_NAME = 'cloud-controller-manager';
 const SELF_SIGNED_VALIDITY_MS = 365 * 24 * 3_600_000;
 
-async function selfSigned(extraHosts: readonly string[]): Promise<ServingCertificate> {
+async function selfSigned(pairName: string, extraHosts: readonly string[]): Promise<ServingCertificate> {
   const ca = await TinyCA.create(
-    `${PAIR_NAME}-ca@${Math.floor(Date.now() / 1000)}`,
+    `${pairName}-ca@${Math.floor(Date.now() / 1000)}`,
     'ccm-kit',
     SELF_SIGNED_VALIDITY_MS,
   );
@@ -32,7 +33,7 @@ async function selfSigned(extraHosts: readonly string[]): Promise<ServingCertifi
   ]);
   const isIp = (h: string) => /^[\d.]+$/.test(h) || h.includes(':');
   const leaf = await ca.issue({
-    commonName: `${PAIR_NAME}@${Math.floor(Date.now() / 1000)}`,
+    commonName: `${pairName}@${Math.floor(Date.now() / 1000)}`,
     dnsNames: [...hosts].filter((h) => !isIp(h)),
     ipAddresses: [...hosts].filter(isIp),
     usage: 'server',
@@ -42,6 +43,8 @@ async function selfSigned(extraHosts: readonly string[]): Promise<ServingCertifi
 
 /**
  * Loads or generates the serving certificate.
+ * @param opts.pairName the generated pair's name (default `cloud-controller-manager`; the webhook port uses
+ *   `cloud-controller-manager-webhook`); `opts.flagPrefix` (`''` or `'webhook-'`) names the flags in errors.
  * @throws Error naming `--tls-cert-file`/`--tls-private-key-file` or `--cert-dir` when a file cannot be read or written.
  */
 export async function servingCertificate(opts: {
@@ -49,7 +52,11 @@ export async function servingCertificate(opts: {
   tlsPrivateKeyFile: string;
   certDir: string;
   bindAddress: string;
+  pairName?: string;
+  flagPrefix?: string;
 }): Promise<ServingCertificate> {
+  const pairName = opts.pairName ?? DEFAULT_PAIR_NAME;
+  const p = opts.flagPrefix ?? '';
   if (opts.tlsCertFile) {
     try {
       return {
@@ -58,27 +65,27 @@ export async function servingCertificate(opts: {
         selfSigned: false,
       };
     } catch (err) {
-      throw new Error(`--tls-cert-file/--tls-private-key-file: cannot read: ${(err as Error).message}`, {
+      throw new Error(`--${p}tls-cert-file/--${p}tls-private-key-file: cannot read: ${(err as Error).message}`, {
         cause: err,
       });
     }
   }
   if (opts.certDir) {
-    const crt = join(opts.certDir, `${PAIR_NAME}.crt`);
-    const key = join(opts.certDir, `${PAIR_NAME}.key`);
+    const crt = join(opts.certDir, `${pairName}.crt`);
+    const key = join(opts.certDir, `${pairName}.key`);
     try {
       return { certPem: await readFile(crt, 'utf8'), keyPem: await readFile(key, 'utf8'), selfSigned: true };
     } catch {
-      const generated = await selfSigned([opts.bindAddress]);
+      const generated = await selfSigned(pairName, [opts.bindAddress]);
       try {
         await mkdir(opts.certDir, { recursive: true });
         await writeFile(crt, generated.certPem, { mode: 0o644 });
         await writeFile(key, generated.keyPem, { mode: 0o600 });
       } catch (err) {
-        throw new Error(`--cert-dir: cannot write ${crt}: ${(err as Error).message}`, { cause: err });
+        throw new Error(`--${p}cert-dir: cannot write ${crt}: ${(err as Error).message}`, { cause: err });
       }
       return generated;
     }
   }
-  return selfSigned([opts.bindAddress]);
+  return selfSigned(pairName, [opts.bindAddress]);
 }

@@ -4,6 +4,7 @@
  */
 import { type HealthChecks, metricsRegistry } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
+import { configzBody } from '../options/configz.js';
 import type { RouteHandler } from './secure-server.js';
 
 /** The route table for {@link startSecureServer}. */
@@ -30,43 +31,6 @@ export function serviceRoutes(
       body: await metricsRegistry.metrics(),
       contentType: metricsRegistry.contentType,
     }),
-    '/configz': () => ({
-      status: 200,
-      contentType: 'application/json',
-      body: JSON.stringify({
-        'cloudcontrollermanager.config.k8s.io': {
-          kind: 'CloudControllerManagerConfiguration',
-          apiVersion: 'cloudcontrollermanager.config.k8s.io/v1alpha1',
-          ...configz(config),
-        },
-      }),
-    }),
-  };
-}
-
-function configz(c: CloudControllerManagerConfig): Record<string, unknown> {
-  return {
-    Generic: {
-      ClientConnection: { QPS: c.kubeApiQps, Burst: c.kubeApiBurst, ContentType: c.kubeApiContentType },
-      LeaderElection: c.leaderElection,
-      Controllers: c.controllers,
-      MinResyncPeriod: c.minResyncPeriodMs,
-    },
-    KubeCloudShared: {
-      CloudProvider: { Name: c.cloudProvider.name, CloudConfigFile: c.cloudProvider.cloudConfigFile },
-      ClusterName: c.controllerConfig.clusterName,
-      ClusterCIDR: c.controllerConfig.clusterCIDR,
-      AllocateNodeCIDRs: c.controllerConfig.allocateNodeCIDRs,
-      ConfigureCloudRoutes: c.controllerConfig.configureCloudRoutes,
-      NodeMonitorPeriod: c.controllerConfig.nodeMonitorPeriodMs,
-      RouteReconciliationPeriod: c.controllerConfig.routeReconciliationPeriodMs,
-      AllowUntaggedCloud: c.allowUntaggedCloud,
-    },
-    ServiceController: { ConcurrentServiceSyncs: c.controllerConfig.concurrentServiceSyncs },
-    NodeController: {
-      ConcurrentNodeSyncs: c.controllerConfig.concurrentNodeSyncs,
-      ConcurrentNodeStatusUpdates: c.controllerConfig.concurrentNodeStatusUpdates,
-    },
-    NodeStatusUpdateFrequency: c.controllerConfig.nodeStatusUpdateFrequencyMs,
+    '/configz': () => ({ status: 200, contentType: 'application/json', body: configzBody(config) }),
   };
 }

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@ccm-kit/runtime';
 import { type DelegatedAuth, nonResourceVerb } from './delegated-auth.js';
+import { type SniCertificate, sniCallback } from './sni.js';
 
 /** A route's answer. */
 export interface RouteResponse {
@@ -32,8 +33,16 @@ export interface SecureServerOptions {
   keyPem: string;
   /** PEM bundle of client CAs (`--client-ca-file`); enables client-certificate authentication. */
   clientCaPem?: string;
-  minVersion?: 'TLSv1.2' | 'TLSv1.3';
+  /** Node.js TLS minimum (from `--tls-min-version`); default Node's (TLS 1.2). */
+  minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /** OpenSSL cipher list (from `--tls-cipher-suites`, see `nodeCipherList`). */
   ciphers?: string;
+  /** OpenSSL group list (from `--tls-curve-preferences`, see `nodeCurveList`). */
+  ecdhCurve?: string;
+  /** Certificates chosen by server name (`--tls-sni-cert-key`); the default certificate otherwise. */
+  sniCertificates?: readonly SniCertificate[];
+  /** `--permit-port-sharing`: bind with SO_REUSEPORT. */
+  reusePort?: boolean;
   auth: DelegatedAuth;
   /** Exact paths, or prefixes ending in `/` (for example `/healthz/`). */
   routes: Readonly<Record<string, RouteHandler>>;
@@ -68,18 +77,24 @@ function send(res: ServerResponse, r: RouteResponse): void {
 
 /**
  * Starts the HTTPS server.
- * @throws the listen error (for example EADDRINUSE) when the port cannot be bound.
+ * @throws the listen error (for example EADDRINUSE) when the port cannot be bound, or a TLS setting error
+ *   (for example no cipher matched) from Node.js.
  */
 export async function startSecureServer(opts: SecureServerOptions): Promise<RunningServer> {
+  const shared = {
+    ca: opts.clientCaPem,
+    minVersion: opts.minVersion,
+    ...(opts.ciphers ? { ciphers: opts.ciphers } : {}),
+    ...(opts.ecdhCurve ? { ecdhCurve: opts.ecdhCurve } : {}),
+  };
   const server = createServer(
     {
+      ...shared,
       cert: opts.certPem,
       key: opts.keyPem,
-      ca: opts.clientCaPem,
       requestCert: opts.clientCaPem !== undefined,
       rejectUnauthorized: false,
-      minVersion: opts.minVersion,
-      ciphers: opts.ciphers,
+      SNICallback: sniCallback(opts.sniCertificates ?? [], shared),
     },
     (req, res) => {
       void handle(req, res).catch((err) => {
@@ -115,7 +130,7 @@ export async function startSecureServer(opts: SecureServerOptions): Promise<Runn
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.bindAddress, () => {
+    server.listen({ port: opts.port, host: opts.bindAddress, reusePort: opts.reusePort === true }, () => {
       server.off('error', reject);
       resolve();
     });

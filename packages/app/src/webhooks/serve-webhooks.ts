@@ -8,9 +8,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { isControllerEnabled } from '../options/controller-selection.js';
-import { servingCertificate } from '../serving/certificate.js';
 import { DelegatedAuth } from '../serving/delegated-auth.js';
 import { type RouteHandler, type RunningServer, startSecureServer } from '../serving/secure-server.js';
+import { servingTlsOptions } from '../serving/serving-options.js';
 import { serveAdmissionReview, type WebhookConfig } from './admission.js';
 
 /** Most bytes read from one admission request (the API server's own limit is 3 MiB). */
@@ -55,8 +55,10 @@ export async function serveWebhooks(
   logger: Logger,
 ): Promise<RunningServer | undefined> {
   if (!config.controllerConfig.featureGates.CloudControllerManagerWebhook) return undefined;
+  const serving = config.webhookServing;
+  if (!serving) return undefined;
   const enabled = enabledWebhooks(webhooks, config.webhooks, logger);
-  if (config.webhookSecurePort === 0 || Object.keys(enabled).length === 0) return undefined;
+  if (Object.keys(enabled).length === 0) return undefined;
   const routes: Record<string, RouteHandler> = {};
   for (const [name, webhook] of Object.entries(enabled)) {
     routes[webhook.path] = async (req) => {
@@ -64,18 +66,8 @@ export async function serveWebhooks(
       return { status: r.status, body: r.body, contentType: r.contentType };
     };
   }
-  const flags = config.flags as Record<string, string>;
-  const cert = await servingCertificate({
-    tlsCertFile: flags['webhook-tls-cert-file'] ?? '',
-    tlsPrivateKeyFile: flags['webhook-tls-private-key-file'] ?? '',
-    certDir: flags['webhook-cert-dir'] ?? '',
-    bindAddress: config.webhookBindAddress,
-  });
   return startSecureServer({
-    bindAddress: config.webhookBindAddress,
-    port: config.webhookSecurePort,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
+    ...(await servingTlsOptions(serving, 'webhook-')),
     // The API server calls webhooks over TLS; upstream's webhook mux has no authentication filter.
     auth: new DelegatedAuth({
       alwaysAllowPaths: Object.keys(routes),
