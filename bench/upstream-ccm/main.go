@@ -1,0 +1,95 @@
+// upstream-ccm: the upstream Go cloud-controller-manager (k8s.io/cloud-provider's app package, as
+// published on the Go module proxy) with the "fakebench" in-process fake cloud registered, for the
+// side-by-side benchmark in bench/compare.ts. It follows the shape of the sample main upstream ships
+// (options -> command with the default controllers and aliases -> run), with the benchmark's additions:
+//
+//   - FAKEBENCH_COUNTERS_FILE: where the fake writes its counters as one JSON line, every second and
+//     at exit (SIGTERM/SIGINT write the final line, then exit 0).
+//   - FAKEBENCH_LATENCY_MS: fixed latency of every cloud call (default 0).
+//
+// Build with build.sh (outputs go to ~/.cache/ccm-kit/bench/<version>/upstream-ccm, never the repo).
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/app"
+	ccmconfig "k8s.io/cloud-provider/app/config"
+	"k8s.io/cloud-provider/names"
+	"k8s.io/cloud-provider/options"
+	"k8s.io/component-base/cli"
+	cliflag "k8s.io/component-base/cli/flag"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/klog/v2"
+)
+
+func main() {
+	fake, err := newFakeBench()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cloudprovider.RegisterCloudProvider(providerName, func(io.Reader) (cloudprovider.Interface, error) {
+		return fake, nil
+	})
+	if path := os.Getenv("FAKEBENCH_COUNTERS_FILE"); path != "" {
+		startCounterWriter(fake, path)
+	}
+
+	opts, err := options.NewCloudControllerManagerOptions()
+	if err != nil {
+		klog.Fatalf("unable to initialize command options: %v", err)
+	}
+	cmd := app.NewCloudControllerManagerCommand(opts, initializeCloud, app.DefaultInitFuncConstructors,
+		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
+	os.Exit(cli.Run(cmd))
+}
+
+// startCounterWriter writes the counters every second and once more on SIGTERM/SIGINT before exiting.
+func startCounterWriter(f *fakeBench, path string) {
+	write := func() {
+		if err := f.writeCounters(path); err != nil {
+			klog.ErrorS(err, "fakebench: cannot write the counters", "path", path)
+		}
+	}
+	write()
+	go func() {
+		for range time.Tick(time.Second) {
+			write()
+		}
+	}()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		<-sigs
+		write()
+		klog.Flush()
+		os.Exit(0)
+	}()
+}
+
+// initializeCloud resolves the provider named by --cloud-provider through the registry, as a vendor's
+// main does; any failure is fatal.
+func initializeCloud(c *ccmconfig.CompletedConfig) cloudprovider.Interface {
+	cp := c.ComponentConfig.KubeCloudShared.CloudProvider
+	cloud, err := cloudprovider.InitCloudProvider(cp.Name, cp.CloudConfigFile)
+	if err != nil {
+		klog.Fatalf("Cloud provider could not be initialized: %v", err)
+	}
+	if cloud == nil {
+		klog.Fatalf("Cloud provider is nil (--cloud-provider=%q)", cp.Name)
+	}
+	if !cloud.HasClusterID() && !c.ComponentConfig.KubeCloudShared.AllowUntaggedCloud {
+		klog.Fatalf("no ClusterID found; set --allow-untagged-cloud to bypass the check")
+	}
+	return cloud
+}
