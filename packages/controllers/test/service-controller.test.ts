@@ -547,6 +547,63 @@ describe('TestSlowNodeSync', () => {
   });
 });
 
+describe('last synced node sets of forgotten Services (decision 0202)', () => {
+  it('a Service deleted while a node sync holds its old state is not updated when its nodes did not change (as upstream)', async () => {
+    const first = newService('first', 'LoadBalancer');
+    const gone = withFinalizer(newService('gone', 'LoadBalancer'));
+    const nodes = [node('node1'), node('node2')];
+    const h = newController({ services: [first, gone], nodes });
+    for (const s of [first, gone]) h.controller.cache.getOrCreate(key(s)).state = structuredClone(s);
+    // `first` has a stale node set, so the node sync updates it (and blocks there); `gone` is up to date.
+    h.controller.lastSyncedNodes.set(key(first), [nodes[0]!]);
+    h.controller.lastSyncedNodes.set(key(gone), nodes);
+    let release!: () => void;
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    let blocked!: () => void;
+    const isBlocked = new Promise<void>((r) => {
+      blocked = r;
+    });
+    h.cloud.updateCallCb = async () => {
+      blocked();
+      await released;
+    };
+    const nodeSync = h.controller.syncNodes(1);
+    await isBlocked;
+    // Meanwhile `gone` is deleted through its finalizer: the load balancer is deleted and the key forgotten.
+    const deleting = structuredClone(gone);
+    deleting.metadata!.deletionTimestamp = new Date();
+    h.services.set(deleting);
+    h.cloud.exists = true;
+    await h.controller.syncService(key(gone));
+    expect(h.cloud.calls).toContain('delete');
+    expect(h.controller.cache.get(key(gone))).toBeUndefined();
+    release();
+    expect((await nodeSync).size).toBe(0);
+    // Upstream still holds `gone`'s last synced nodes, finds them unchanged and makes no call on the
+    // deleted load balancer (a provider whose update re-creates would otherwise leak it).
+    expect(h.cloud.updateCalls.map((c) => c.service.metadata!.name)).toEqual(['first']);
+    // Once no node sync runs, the forgotten key's node set is dropped (bounded memory).
+    expect(h.controller.lastSyncedNodes.has(key(gone))).toBe(false);
+    expect(h.controller.lastSyncedNodes.has(key(first))).toBe(true);
+  });
+
+  it('a key forgotten while no node sync runs drops its node set at once', async () => {
+    const h = newController({ nodes: [node('node1')] });
+    const svc = newService('lb', 'LoadBalancer');
+    h.services.set(svc);
+    await h.controller.syncService(key(svc));
+    expect(h.controller.lastSyncedNodes.has(key(svc))).toBe(true);
+    const plain = structuredClone(svc);
+    plain.spec!.type = 'ClusterIP';
+    h.services.set(plain);
+    await h.controller.syncService(key(svc));
+    expect(h.controller.cache.get(key(svc))).toBeUndefined();
+    expect(h.controller.lastSyncedNodes.has(key(svc))).toBe(false);
+  });
+});
+
 describe('TestAddFinalizer, TestRemoveFinalizer, TestPatchStatus', () => {
   it('SVC-69: no-op add finalizer', async () => {
     const h = newController();

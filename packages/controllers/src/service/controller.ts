@@ -148,7 +148,10 @@ function errorMessage(err: unknown): string {
 export class ServiceController {
   /** Last state processed per Service key (upstream `serviceCache`). */
   readonly cache = new ServiceCache();
-  /** The node set last sent to the cloud, per Service key; written before each cloud call (§7 item 4). */
+  /**
+   * The node set last sent to the cloud, per Service key; written before each cloud call (§7 item 4) and
+   * dropped with the key's cache entry once no node sync runs (docs/decisions/0202).
+   */
   readonly lastSyncedNodes = new Map<string, V1Node[]>();
   readonly serviceQueue: KeyQueue;
   readonly nodeQueue: KeyQueue;
@@ -166,6 +169,8 @@ export class ServiceController {
   readonly #metrics: ServiceControllerMetrics;
   readonly #removeHandlers: (() => void)[] = [];
   readonly #servicesResyncMs: number;
+  /** Node syncs under way; while any runs, forgotten keys keep their last synced nodes (decision 0202). */
+  #nodeSyncsRunning = 0;
 
   /**
    * Builds the controller and registers its informer handlers.
@@ -436,10 +441,21 @@ export class ServiceController {
     if (op === 'delete') this.#forget(key);
   }
 
-  /** Removes `key` from the cache (and its last synced node set, which is rewritten before any later call). */
+  /**
+   * Removes `key` from the cache, and its last synced node set unless a node sync is under way: that sync may
+   * hold the key's old state and must compare with the set last sent, as upstream (which never drops it);
+   * the set is then dropped when the last running node sync ends (docs/decisions/0202).
+   */
   #forget(key: string): void {
     this.cache.delete(key);
-    this.lastSyncedNodes.delete(key);
+    if (this.#nodeSyncsRunning === 0) this.lastSyncedNodes.delete(key);
+  }
+
+  /** Drops the last synced node sets of keys no longer in the cache (after the last running node sync). */
+  #pruneLastSyncedNodes(): void {
+    for (const key of [...this.lastSyncedNodes.keys()]) {
+      if (this.cache.get(key) === undefined) this.lastSyncedNodes.delete(key);
+    }
   }
 
   /**
@@ -590,6 +606,7 @@ export class ServiceController {
    */
   async syncNodes(workers: number, signal?: AbortSignal): Promise<Set<string>> {
     const start = performance.now();
+    this.#nodeSyncsRunning++;
     try {
       this.#log.v(2).info('Syncing backends for all LB services.');
       const services = this.cache.allServices();
@@ -601,6 +618,8 @@ export class ServiceController {
         );
       return toRetry;
     } finally {
+      this.#nodeSyncsRunning--;
+      if (this.#nodeSyncsRunning === 0) this.#pruneLastSyncedNodes();
       this.#metrics.nodeSyncLatency.observe((performance.now() - start) / 1000);
     }
   }
