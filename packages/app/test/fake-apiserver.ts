@@ -16,8 +16,8 @@ export interface RecordedRequest {
 export interface FakeApiServer {
   readonly kubeConfig: KubeConfig;
   readonly requests: RecordedRequest[];
-  /** When true, Lease updates answer 500 (the holder cannot renew: leadership is lost). */
-  failLeaseUpdates: boolean;
+  /** When true (or the Lease's name), Lease updates answer 500 (the holder cannot renew: leadership is lost). */
+  failLeaseUpdates: boolean | string;
   close(): Promise<void>;
 }
 
@@ -30,7 +30,7 @@ async function body(req: IncomingMessage): Promise<string> {
 export async function startFakeApiServer(): Promise<FakeApiServer> {
   const leases = new Map<string, Record<string, unknown>>();
   let rv = 1;
-  const state: { failLeaseUpdates: boolean } = { failLeaseUpdates: false };
+  const state: { failLeaseUpdates: boolean | string } = { failLeaseUpdates: false };
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -51,7 +51,8 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
           return l ? send(200, l) : notFound();
         }
         const obj = JSON.parse(text) as { metadata: Record<string, unknown> };
-        if (req.method === 'PUT' && state.failLeaseUpdates) {
+        const failing = state.failLeaseUpdates === true || state.failLeaseUpdates === lease[2];
+        if (req.method === 'PUT' && failing) {
           return send(500, { kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 500, message: 'boom' });
         }
         obj.metadata = { ...obj.metadata, namespace: lease[1], resourceVersion: String(rv++) };
@@ -81,7 +82,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     get failLeaseUpdates() {
       return state.failLeaseUpdates;
     },
-    set failLeaseUpdates(v: boolean) {
+    set failLeaseUpdates(v: boolean | string) {
       state.failLeaseUpdates = v;
     },
     close: () =>

@@ -3,6 +3,9 @@
  * §7 items 31 and 33), against an in-memory API server stand-in: provider initialize() errors, controller init
  * errors, a stop requested while starting, and leadership lost.
  */
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { registerCloudProvider, type CloudProvider } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -219,5 +222,93 @@ describe('runCloudControllerManager exit status', () => {
     await running;
     expect(exit).toHaveBeenCalledExactlyOnceWith(0);
     expect(cloud.initCalls).toBe(0);
+  });
+});
+
+describe('leader migration (--enable-leader-migration, reference §4.6)', () => {
+  const leaseArgs = [
+    '--leader-elect-lease-duration=1s',
+    '--leader-elect-renew-deadline=400ms',
+    '--leader-elect-retry-period=100ms',
+  ];
+
+  it('runs migrated controllers under the migration lease, unowned ones nowhere, the rest under the main lease', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ccm-lm-'));
+    const file = join(dir, 'migration.yaml');
+    await writeFile(
+      file,
+      [
+        'kind: LeaderMigrationConfiguration',
+        'apiVersion: controllermanager.config.k8s.io/v1',
+        'leaderName: test-migration-lease',
+        'controllerLeaders:',
+        '  - {name: b-controller, component: "*"}',
+        '  - {name: c-controller, component: kube-controller-manager}',
+      ].join('\n'),
+    );
+    const log: string[] = [];
+    const ccm = await startCloudControllerManager({
+      argv: [
+        '--cloud-provider=test',
+        '--secure-port=0',
+        '--controllers=a-controller,b-controller,c-controller',
+        '--enable-leader-migration',
+        `--leader-migration-config=${file}`,
+        ...leaseArgs,
+      ],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: ['a-controller', 'b-controller', 'c-controller'].map((n) => recordingController(n, log)),
+    });
+    await vi.waitFor(() => expect([...log].sort()).toEqual(['init a-controller', 'init b-controller']), {
+      timeout: 5_000,
+    });
+    const leaseNames = new Set(
+      api.requests.filter((r) => r.path.includes('/leases/')).map((r) => r.path.split('/').pop()),
+    );
+    expect(leaseNames).toEqual(new Set(['cloud-controller-manager', 'test-migration-lease']));
+    // Losing only the migration lease is fatal too.
+    api.failLeaseUpdates = 'test-migration-lease';
+    const err = await ccm.done.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LeaderElectionLostError);
+    expect((err as Error).message).toBe('migration leaderelection lost');
+    expect(log).toContain('stopped b-controller');
+    expect(log).toContain('stopped a-controller');
+  });
+
+  it('without a config file the built-in default applies: lease cloud-provider-extraction-migration', async () => {
+    const ccm = await startCloudControllerManager({
+      argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller', '--enable-leader-migration', ...leaseArgs],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', [])],
+    });
+    await vi.waitFor(
+      () =>
+        expect(api.requests.some((r) => r.path.endsWith('/leases/cloud-provider-extraction-migration'))).toBe(true),
+      { timeout: 5_000 },
+    );
+    await ccm.stop();
+    await ccm.done;
+  });
+
+  it('a bad config file is a start-up error naming the flag, the file and each problem', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ccm-lm-'));
+    const file = join(dir, 'bad.yaml');
+    await writeFile(
+      file,
+      'kind: LeaderMigrationConfiguration\napiVersion: controllermanager.config.k8s.io/v1\nresourceLock: endpoints\ncontrollerLeaders: [{name: x}]\n',
+    );
+    await expect(
+      startCloudControllerManager({
+        argv: ['--cloud-provider=test', '--secure-port=0', '--enable-leader-migration', `--leader-migration-config=${file}`],
+        cloud: testCloud(),
+        kubeConfig: api.kubeConfig,
+      }),
+    ).rejects.toThrow(
+      `--leader-migration-config ${file}: leaderName: Required value: leaderName must be set for LeaderMigrationConfiguration; ` +
+        'resourceLock: Invalid value: "endpoints": resource Lock must be leases; ' +
+        'controllerLeaders[0].component: Required value: component must be set for ControllerLeaderConfiguration',
+    );
   });
 });

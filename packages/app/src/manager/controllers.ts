@@ -12,6 +12,11 @@ import { isControllerEnabled } from '../options/controller-selection.js';
 export interface RunControllersOptions {
   cloud: CloudProvider;
   clients: ControllerClientBuilder;
+  /**
+   * Initializes the provider (default: `cloud.initialize(clients, signal)`). The manager passes a function that
+   * runs it once per leadership term when the leader-migration lease runs a second set of controllers.
+   */
+  initializeCloud?: (signal: AbortSignal) => Promise<void>;
   informers: SharedInformerFactory;
   descriptors: readonly ControllerDescriptor[];
   /** Alias-resolved `--controllers`. */
@@ -35,7 +40,8 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
   // Controllers run on a signal of their own, so that an init error can stop the ones already started.
   const own = new AbortController();
   const signal = AbortSignal.any([outer, own.signal]);
-  await cloud.initialize?.(opts.clients, signal);
+  if (opts.initializeCloud) await opts.initializeCloud(signal);
+  else await cloud.initialize?.(opts.clients, signal);
   if (isInformerUser(cloud)) cloud.setInformers(opts.informers);
 
   const disabledByDefault = new Set(opts.descriptors.filter((d) => d.disabledByDefault).map((d) => d.name));

@@ -16,6 +16,7 @@ import {
   createLogger,
   EventBroadcaster,
   HealthChecks,
+  type LeaderCallbacks,
   LeaderElector,
   type Logger,
   leaderElectionHealthCheck,
@@ -36,6 +37,13 @@ import { initializeCloud, StartupError } from './cloud.js';
 import { type WebhookConfig } from '../webhooks/admission.js';
 import { serveWebhooks } from '../webhooks/serve-webhooks.js';
 import { runControllers } from './controllers.js';
+import {
+  defaultLeaderMigrationConfig,
+  type LeaderMigrationConfig,
+  type MigrationPlacement,
+  migrationPlacement,
+  readLeaderMigrationConfig,
+} from './leader-migration.js';
 import { managerUserAgent } from './version.js';
 
 /** Options of {@link startCloudControllerManager}. */
@@ -84,10 +92,13 @@ export interface CloudControllerManager {
   stop(): Promise<void>;
 }
 
-/** Leadership was lost while running: upstream exits with status 1 (`leaderelection lost`). */
+/**
+ * Leadership was lost while running: upstream exits with status 1 (`leaderelection lost`, or
+ * `migration leaderelection lost` for the leader-migration lease).
+ */
 export class LeaderElectionLostError extends Error {
-  constructor() {
-    super('leaderelection lost');
+  constructor(message = 'leaderelection lost') {
+    super(message);
     this.name = 'LeaderElectionLostError';
   }
 }
@@ -214,34 +225,62 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
 
   let server: RunningServer | undefined;
   let webhookServer: RunningServer | undefined;
+  const closeServing = async () => {
+    await server?.close();
+    await webhookServer?.close();
+    await clients.close();
+    await broadcaster.shutdown(0);
+  };
   try {
     webhookServer = await serveWebhooks(config, opts.webhooks ?? {}, logger);
     server = await serve(config, kubeConfig, health, logger);
   } catch (err) {
-    await webhookServer?.close();
-    await clients.close();
-    await broadcaster.shutdown(0);
+    await closeServing();
     throw err instanceof StartupError
       ? err
       : new StartupError(`secure serving: ${(err as Error).message}`, { cause: err });
   }
 
-  const runOnLeader = (signal: AbortSignal) =>
+  // Leader migration (upstream: only with --leader-elect and --enable-leader-migration).
+  let migration: LeaderMigrationConfig | undefined;
+  if (config.leaderMigration.enabled && !leaderElect) {
+    logger.warn('--enable-leader-migration has no effect without --leader-elect');
+  } else if (config.leaderMigration.enabled) {
+    try {
+      migration = config.leaderMigration.configFile
+        ? await readLeaderMigrationConfig(config.leaderMigration.configFile)
+        : defaultLeaderMigrationConfig();
+    } catch (err) {
+      await closeServing();
+      throw new StartupError((err as Error).message, { cause: err });
+    }
+    warnUnmatchedMigrationNames(migration, descriptors, logger);
+  }
+  const placed = (p: MigrationPlacement) =>
+    migration ? descriptors.filter((d) => migrationPlacement(migration, d.name) === p) : descriptors;
+
+  // cloud.initialize() runs once per leadership term, shared by the main and the migration lease's controllers.
+  let termInit: Promise<void> | undefined;
+  const initializeOnce = (signal: AbortSignal) =>
+    (termInit ??= Promise.resolve().then(() => cloud.initialize?.(clients, signal)));
+
+  const runOnLeader = (signal: AbortSignal, subset: readonly ControllerDescriptor[], main: boolean) =>
     runControllers(
       {
         cloud,
         clients,
+        initializeCloud: initializeOnce,
         informers: new SharedInformerFactory(clients, {
           resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs),
         }),
-        descriptors,
+        descriptors: subset,
         selection: config.controllers,
         config: config.controllerConfig,
         health,
         startIntervalMs: config.controllerStartIntervalMs,
         logger,
         onSynced: () => {
-          synced = true;
+          if (main) synced = true;
         },
       },
       signal,
@@ -260,52 +299,94 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   };
 
   let leading = !leaderElect;
-  let work: Promise<void>;
-  // The controllers of the current term; stop() waits for them even when the election has already ended.
+  let work: Promise<unknown>;
+  // The controllers of the current term(s); stop() waits for them even when an election has already ended.
   let leaderWork: Promise<void> = Promise.resolve();
+  let migrationWork: Promise<void> = Promise.resolve();
   if (stopController.signal.aborted) {
     logger.info('Stop requested during start-up; not starting controllers');
     leading = false;
     work = Promise.resolve();
   } else if (leaderElect) {
     const le = config.leaderElection;
-    elector = new LeaderElector({
-      client: clients.client('leader-election', CoordinationV1Api),
-      lock: { namespace: le.resourceNamespace, name: le.resourceName },
-      leaseDurationMs: le.leaseDurationMs,
-      renewDeadlineMs: le.renewDeadlineMs,
-      retryPeriodMs: le.retryPeriodMs,
-      releaseOnCancel: true,
-      recordEvent: (message) => {
-        // Leader-election events are about the Lease, so they land in its namespace.
-        recorder.event(
-          {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            metadata: { name: le.resourceName, namespace: le.resourceNamespace },
-          },
-          'Normal',
-          'LeaderElection',
-          message,
-        );
-      },
-      callbacks: {
-        onStartedLeading: async (signal) => {
-          leading = true;
-          leaderWork = runOnLeader(signal).catch(fail);
-          await leaderWork;
+    const candidate = (
+      leaseName: string,
+      identity: string | undefined,
+      callbacks: LeaderCallbacks,
+    ): LeaderElector =>
+      new LeaderElector({
+        client: clients.client('leader-election', CoordinationV1Api),
+        lock: { namespace: le.resourceNamespace, name: leaseName },
+        ...(identity ? { identity } : {}),
+        leaseDurationMs: le.leaseDurationMs,
+        renewDeadlineMs: le.renewDeadlineMs,
+        retryPeriodMs: le.retryPeriodMs,
+        releaseOnCancel: true,
+        recordEvent: (message) => {
+          // Leader-election events are about the Lease, so they land in its namespace.
+          recorder.event(
+            {
+              apiVersion: 'coordination.k8s.io/v1',
+              kind: 'Lease',
+              metadata: { name: leaseName, namespace: le.resourceNamespace },
+            },
+            'Normal',
+            'LeaderElection',
+            message,
+          );
         },
-        onStoppedLeading: () => {
-          leading = false;
-          synced = false;
-          if (!stopping) fail(new LeaderElectionLostError());
-        },
-        onNewLeader: (identity) => logger.info('new leader elected', { identity }),
-      },
+        callbacks,
+      });
+    let migrationReady!: () => void;
+    const migrationReadyPromise = new Promise<void>((r) => {
+      migrationReady = r;
     });
-    work = elector.run(stopController.signal);
+    const main = candidate(le.resourceName, undefined, {
+      onStartedLeading: async (signal) => {
+        leading = true;
+        termInit = undefined;
+        if (migration) {
+          logger.info('leader migration: starting main controllers.');
+          migrationReady();
+        }
+        leaderWork = runOnLeader(signal, placed('non-migrated'), true).catch(fail);
+        await leaderWork;
+      },
+      onStoppedLeading: () => {
+        leading = false;
+        synced = false;
+        if (!stopping) fail(new LeaderElectionLostError());
+      },
+      onNewLeader: (identity) => logger.info('new leader elected', { identity }),
+    });
+    elector = main;
+    const runs: Promise<void>[] = [main.run(stopController.signal)];
+    if (migration) {
+      const m = migration;
+      runs.push(
+        (async () => {
+          // As upstream: the migration lease is attempted only once the main lease is held.
+          await Promise.race([
+            migrationReadyPromise,
+            new Promise<void>((r) => stopController.signal.addEventListener('abort', () => r(), { once: true })),
+          ]);
+          if (stopController.signal.aborted) return;
+          await candidate(m.leaderName, main.identity, {
+            onStartedLeading: async (signal) => {
+              logger.info('leader migration: starting migrated controllers.');
+              migrationWork = runOnLeader(signal, placed('migrated'), false).catch(fail);
+              await migrationWork;
+            },
+            onStoppedLeading: () => {
+              if (!stopping) fail(new LeaderElectionLostError('migration leaderelection lost'));
+            },
+          }).run(stopController.signal);
+        })(),
+      );
+    }
+    work = Promise.all(runs);
   } else {
-    work = leaderWork = runOnLeader(stopController.signal).catch(fail);
+    work = leaderWork = runOnLeader(stopController.signal, descriptors, true).catch(fail);
   }
 
   let stopped: Promise<void> | undefined;
@@ -315,7 +396,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
       logger.info('Stopping cloud-controller-manager');
       stopController.abort();
       await Promise.race([
-        Promise.all([work, leaderWork]),
+        Promise.all([work, leaderWork, migrationWork]),
         new Promise((r) => setTimeout(r, STOP_TIMEOUT_MS).unref()),
       ]);
       await server?.close();
@@ -382,3 +463,24 @@ async function serve(
   });
 }
 
+
+/**
+ * Upstream matches migration names against canonical controller names only, so a KCM-style name such as
+ * `service-controller` moves nothing; say so once, naming the controller it probably meant.
+ */
+function warnUnmatchedMigrationNames(
+  migration: LeaderMigrationConfig,
+  descriptors: readonly ControllerDescriptor[],
+  logger: Logger,
+): void {
+  const names = new Set(descriptors.map((d) => d.name));
+  for (const l of migration.controllerLeaders) {
+    if (names.has(l.name)) continue;
+    const stem = l.name.replace(/-controller$/, '');
+    const guess = descriptors.find((d) => d.aliases?.includes(stem) || d.name.endsWith(`-${l.name}`));
+    logger.warn(
+      `leader migration: ${JSON.stringify(l.name)} names no controller of this manager, so it stays under the main lease` +
+        (guess ? ` (the cloud-controller-manager calls it ${JSON.stringify(guess.name)})` : ''),
+    );
+  }
+}
