@@ -952,6 +952,48 @@ describe('beyond upstream options', () => {
     expect(await h.controller.syncLoadBalancerIfNeeded(plain, key(plain))).toBe('delete');
     expect(h.cloud.ensureCalls.map((c) => c.service.metadata!.name)).toEqual(['classed']);
   });
+  it('loadBalancerClass: a LoadBalancer Service of another class keeps its finalizer and load balancer (decision 0203)', async () => {
+    const h = newController({ nodes: [node('node1')], loadBalancerClass: 'example.com/lb' });
+    h.cloud.exists = true;
+    // Class-less: served by the default controller, which uses the same cleanup finalizer.
+    const theirs = withFinalizer(newService('theirs', 'LoadBalancer'));
+    const deleting = structuredClone(theirs);
+    deleting.metadata!.deletionTimestamp = new Date();
+    h.services.add(theirs);
+    h.services.update(theirs, deleting);
+    h.controller.resyncServices();
+    expect(h.serviceQueue.added).toEqual([]);
+    // Even if its key comes up (a re-created name), nothing is called and its finalizer is untouched.
+    await h.controller.syncService(key(deleting));
+    const other = withFinalizer(newService('other', 'LoadBalancer', { spec: { loadBalancerClass: 'x' } }));
+    other.metadata!.deletionTimestamp = new Date();
+    h.services.set(other);
+    await h.controller.syncService(key(other));
+    expect(h.cloud.calls).toEqual([]);
+    expect(h.client.actions).toEqual([]);
+    expect(h.recorder.events).toEqual([]);
+    // Its own class is still cleaned up through the finalizer.
+    const mine = withFinalizer(
+      newService('mine', 'LoadBalancer', { spec: { loadBalancerClass: 'example.com/lb' } }),
+    );
+    const mineDeleting = structuredClone(mine);
+    mineDeleting.metadata!.deletionTimestamp = new Date();
+    h.services.update(mine, mineDeleting);
+    expect(h.serviceQueue.added).toEqual(['default/mine']);
+    await h.controller.syncService(key(mine));
+    expect(h.cloud.calls).toEqual(['delete']);
+    expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
+  });
+  it('upstream (no class option): a Service with any class that is being deleted is still cleaned up', async () => {
+    const h = newController();
+    const classed = withFinalizer(newService('c', 'LoadBalancer', { spec: { loadBalancerClass: 'x' } }));
+    const deleting = structuredClone(classed);
+    deleting.metadata!.deletionTimestamp = new Date();
+    h.services.update(classed, deleting);
+    expect(h.serviceQueue.added).toEqual(['default/c']);
+    expect(await h.controller.syncLoadBalancerIfNeeded(deleting, key(deleting))).toBe('delete');
+    expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
+  });
   it('nodeOwnership: rejected nodes are never hosts and their events are ignored', async () => {
     const owned = (n: V1Node) => (n.spec?.providerID ?? '').startsWith('fake://');
     const h = newController({

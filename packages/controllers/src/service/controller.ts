@@ -15,7 +15,6 @@ import {
   type Informer,
   type LoadBalancer,
   loadBalancerStatusEqual,
-  needsCleanup,
   patchService,
   RetryError,
   removeLBFinalizer,
@@ -53,7 +52,7 @@ import {
 } from './node-sync-rules.js';
 import { filterWithPredicates, type NodeConditionPredicate, stableNodeSetPredicates } from './predicates.js';
 import { ServiceCache } from './service-cache.js';
-import { wantsLoadBalancer } from './service-predicates.js';
+import { isForeignLoadBalancer, needsCleanup, wantsLoadBalancer } from './service-predicates.js';
 import type { KeyQueue, ServiceEventRecorder } from './types.js';
 
 /** Upstream `minRetryDelay`: first per-key backoff of the `service` and `node` queues, in ms. */
@@ -215,7 +214,7 @@ export class ServiceController {
       this.#services.addEventHandler({
         onAdd: (svc) => {
           // Checking cleanup here remedies changes missed while the controller was down.
-          if (this.wantsLoadBalancer(svc) || needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
+          if (this.wantsLoadBalancer(svc) || this.needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
         },
         onUpdate: (oldSvc, newSvc) => {
           const reason = needsUpdateReason(oldSvc, newSvc, this.#lbClass);
@@ -224,7 +223,7 @@ export class ServiceController {
               .v(2)
               .info('Service needs a load balancer update', { service: serviceKey(newSvc), reason });
           }
-          if (reason !== undefined || needsCleanup(newSvc)) this.serviceQueue.add(serviceKey(newSvc));
+          if (reason !== undefined || this.needsCleanup(newSvc)) this.serviceQueue.add(serviceKey(newSvc));
         },
         // No delete handler: deletions are handled through the finalizer when the deletion timestamp appears.
       }),
@@ -253,6 +252,14 @@ export class ServiceController {
   /** Upstream `wantsLoadBalancer`, with the controller's `loadBalancerClass` option applied. */
   wantsLoadBalancer(svc: V1Service): boolean {
     return wantsLoadBalancer(svc, this.#lbClass);
+  }
+
+  /**
+   * Upstream `needsCleanup`; with the `loadBalancerClass` option, never for a `LoadBalancer` Service of another
+   * class (docs/decisions/0203).
+   */
+  needsCleanup(svc: V1Service): boolean {
+    return needsCleanup(svc, this.#lbClass);
   }
 
   /**
@@ -316,7 +323,7 @@ export class ServiceController {
    */
   resyncServices(): void {
     for (const svc of this.#services.lister.list()) {
-      if (needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
+      if (this.needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
     }
   }
 
@@ -469,11 +476,19 @@ export class ServiceController {
     key: string,
     signal?: AbortSignal,
   ): Promise<LoadBalancerOperation> {
+    if (isForeignLoadBalancer(svc, this.#lbClass)) {
+      // Beyond upstream (loadBalancerClass option): another implementation's Service; its finalizer may be
+      // the same string, and removing it could leak that implementation's load balancer (decision 0203).
+      this.#log
+        .v(4)
+        .info('Service has a different loadBalancerClass, leaving it alone', { service: key });
+      return 'delete';
+    }
     const previousStatus = structuredClone(svc.status?.loadBalancer ?? {});
     let newStatus: V1LoadBalancerStatus;
     let op: LoadBalancerOperation;
     const ref = serviceReference(svc);
-    if (!this.wantsLoadBalancer(svc) || needsCleanup(svc)) {
+    if (!this.wantsLoadBalancer(svc) || this.needsCleanup(svc)) {
       op = 'delete';
       newStatus = {};
       let exists: boolean;

@@ -1,8 +1,11 @@
 /**
- * Which Services this controller serves. Follows upstream `controllers/service/controller.go` (`wantsLoadBalancer`),
- * through `@ccm-kit/cloud-provider`'s `wantsLoadBalancer`, plus the beyond-upstream `loadBalancerClass` option.
+ * Which Services this controller serves. Follows upstream `controllers/service/controller.go` (`wantsLoadBalancer`,
+ * `needsCleanup`), through `@ccm-kit/cloud-provider`'s helpers, plus the beyond-upstream `loadBalancerClass` option.
  */
-import { wantsLoadBalancer as upstreamWantsLoadBalancer } from '@ccm-kit/cloud-provider';
+import {
+  needsCleanup as upstreamNeedsCleanup,
+  wantsLoadBalancer as upstreamWantsLoadBalancer,
+} from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
 
 /**
@@ -14,4 +17,26 @@ import type { V1Service } from '@kubernetes/client-node';
 export function wantsLoadBalancer(service: Pick<V1Service, 'spec'>, loadBalancerClass?: string): boolean {
   if (loadBalancerClass === undefined) return upstreamWantsLoadBalancer(service);
   return service.spec?.type === 'LoadBalancer' && service.spec.loadBalancerClass === loadBalancerClass;
+}
+
+/**
+ * Beyond upstream, only with the `loadBalancerClass` option: true for a Service of type `LoadBalancer` whose
+ * class is not the configured one (no class included). Another implementation serves it, possibly with the
+ * same cleanup finalizer, so this controller never cleans it up nor touches its finalizer
+ * (docs/decisions/0203-service-load-balancer-class-ownership.md). Always false without the option.
+ */
+export function isForeignLoadBalancer(service: Pick<V1Service, 'spec'>, loadBalancerClass?: string): boolean {
+  if (loadBalancerClass === undefined) return false;
+  return service.spec?.type === 'LoadBalancer' && !wantsLoadBalancer(service, loadBalancerClass);
+}
+
+/**
+ * Upstream `needsCleanup` (the cleanup finalizer, and being deleted or no longer of type `LoadBalancer`), except
+ * that with the `loadBalancerClass` option a Service of another class never needs cleanup by this controller.
+ */
+export function needsCleanup(
+  service: Pick<V1Service, 'metadata' | 'spec'>,
+  loadBalancerClass?: string,
+): boolean {
+  return upstreamNeedsCleanup(service) && !isForeignLoadBalancer(service, loadBalancerClass);
 }
