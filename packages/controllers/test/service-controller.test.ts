@@ -800,6 +800,24 @@ describe('ensure path details', () => {
       'service status returned by EnsureLoadBalancer is nil',
     );
   });
+  it('an empty status from ensureLoadBalancer is a success that clears the ingress (only nil is an error)', async () => {
+    const h = newController({ nodes: [node('node1')] });
+    const balancer = h.cloud.loadBalancer()!;
+    balancer.ensureLoadBalancer = async () => ({});
+    const svc = withFinalizer(
+      newService('lb', 'LoadBalancer', { status: { loadBalancer: { ingress: [{ ip: '8.8.8.8' }] } } }),
+    );
+    expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('ensure');
+    expect(h.recorder.events).toEqual([
+      'Normal EnsuringLoadBalancer Ensuring load balancer',
+      'Normal EnsuredLoadBalancer Ensured load balancer',
+    ]);
+    expect(h.client.actions.map((a) => a.patch)).toEqual([{ status: { loadBalancer: { ingress: null } } }]);
+    // Empty before and after: nothing to write.
+    const fresh = withFinalizer(newService('fresh', 'LoadBalancer'));
+    await h.controller.syncLoadBalancerIfNeeded(fresh, key(fresh));
+    expect(h.client.actions).toHaveLength(1);
+  });
   it('finalizer patch failures are reported with upstream wording', async () => {
     const h = newController();
     h.client.error = apiError(500, 'InternalError', 'boom');
@@ -1103,6 +1121,18 @@ describe('serviceLbController descriptor', () => {
     expect((lines[0]!.err as Error).message).toBe(
       'the cloud provider does not support external load balancers',
     );
+  });
+
+  it('a provider whose loadBalancer() returns null is treated as without the facet (not started, not fatal)', async () => {
+    const { logger, lines } = capturingLogger();
+    const cloud = new FakeCloud();
+    cloud.loadBalancer = () => null as never;
+    const result = await serviceLbController.init(ctx(cloud, logger));
+    expect(result).toEqual({
+      started: false,
+      reason: 'the cloud provider does not support external load balancers',
+    });
+    expect(lines.map((l) => l.msg)).toEqual(['Failed to start service controller']);
   });
 
   it('a negative --concurrent-service-syncs is refused naming the flag', async () => {

@@ -22,7 +22,8 @@ export const NO_LOAD_BALANCER_REASON = 'the cloud provider does not support exte
 async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   const log = ctx.logger.with({}, SERVICE_LB_CONTROLLER);
   const { config } = ctx;
-  if (ctx.cloud.loadBalancer?.() === undefined) {
+  // A missing accessor, `undefined` (the documented "absent") or a stray `null` all mean no LoadBalancer facet.
+  if ((ctx.cloud.loadBalancer?.() ?? undefined) === undefined) {
     log.error(new Error(NO_LOAD_BALANCER_REASON), 'Failed to start service controller');
     return { started: false, reason: NO_LOAD_BALANCER_REASON };
   }
