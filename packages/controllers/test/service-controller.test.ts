@@ -431,14 +431,15 @@ describe('TestProcessServiceCreateOrUpdateK8sError', () => {
   it('SVC-36: conflict error', async () => {
     const h = newController({ nodes: [node('node1')] });
     const svc = withFinalizer(newService('svc-k8s-err', 'LoadBalancer'));
-    const conflict = apiError(409, 'Conflict', 'Operation cannot be fulfilled on services "svc-k8s-err"');
-    h.client.error = conflict;
-    await expect(h.controller.processServiceCreateOrUpdate(svc, key(svc))).rejects.toThrow(
-      `failed to update load balancer status: ${conflict.message}`,
-    );
+    // Go's conflict error text is the Status message, not client-node's "HTTP-Code: 409 …" dump.
+    const text =
+      'Operation cannot be fulfilled on services "svc-k8s-err": the object has been modified; please apply your changes to the latest version and try again';
+    h.client.error = apiError(409, 'Conflict', text);
+    const got = await h.controller.processServiceCreateOrUpdate(svc, key(svc)).catch((e: unknown) => e);
+    expect((got as Error).message).toBe(`failed to update load balancer status: ${text}`);
     expect(h.recorder.events.some((e) => e.includes('Error syncing load balancer'))).toBe(true);
     expect(h.recorder.events.at(-1)).toBe(
-      `Warning SyncLoadBalancerFailed Error syncing load balancer: failed to update load balancer status: ${conflict.message}`,
+      `Warning SyncLoadBalancerFailed Error syncing load balancer: failed to update load balancer status: ${text}`,
     );
   });
   it('SVC-37: not found error', async () => {
@@ -820,10 +821,17 @@ describe('ensure path details', () => {
   });
   it('finalizer patch failures are reported with upstream wording', async () => {
     const h = newController();
-    h.client.error = apiError(500, 'InternalError', 'boom');
+    h.client.error = apiError(500, 'InternalError', 'Internal error occurred: boom');
     const svc = newService('lb', 'LoadBalancer');
-    await expect(h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).rejects.toThrow(
-      /^failed to add load balancer cleanup finalizer: /,
+    const got = await h.controller.syncLoadBalancerIfNeeded(svc, key(svc)).catch((e: unknown) => e);
+    expect((got as Error).message).toBe(
+      'failed to add load balancer cleanup finalizer: Internal error occurred: boom',
+    );
+    const withIt = withFinalizer(newService('gone', 'ClusterIP'));
+    h.client.error = apiError(404, 'NotFound', 'services "gone" not found');
+    const removal = await h.controller.syncLoadBalancerIfNeeded(withIt, key(withIt)).catch((e: unknown) => e);
+    expect((removal as Error).message).toBe(
+      'failed to remove load balancer cleanup finalizer: services "gone" not found',
     );
     expect(h.cloud.calls).toEqual([]);
   });

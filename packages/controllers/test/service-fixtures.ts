@@ -9,7 +9,7 @@ import type {
   InformerEventHandler,
   ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
-import type { V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
+import { ApiException, type V1Node, type V1ObjectReference, type V1Service } from '@kubernetes/client-node';
 import type { KeyQueue, ServiceEventRecorder } from '../src/service/types.js';
 
 /** An informer over an in-memory map, keyed `namespace/name` (or `name`). */
@@ -155,16 +155,14 @@ export class RecordingClient implements ServiceStatusClient {
   }
 }
 
-/** An error shaped like client-node's ApiException for a Kubernetes Status. */
-export function apiError(
-  code: number,
-  reason: string,
-  message: string,
-): Error & { code: number; body: string } {
-  const err = new Error(`HTTP-Code: ${code}\nMessage: ${message}`) as Error & { code: number; body: string };
-  err.code = code;
-  err.body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason, code });
-  return err;
+/**
+ * The error client-node 2.x throws for a failed `patch…Status` call: an `ApiException` whose message is
+ * `HTTP-Code: …\nMessage: Unknown API Status Code!\nBody: …\nHeaders: …` and whose body is the raw JSON text
+ * of the Kubernetes Status.
+ */
+export function apiError(code: number, reason: string, message: string): ApiException<string> {
+  const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason, code });
+  return new ApiException(code, 'Unknown API Status Code!', body, { 'content-type': 'application/json' });
 }
 
 /** Upstream `newService(name, type)`: namespace `default`, one port `{port 80, TCP}`, a UID. */

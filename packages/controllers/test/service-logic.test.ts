@@ -3,8 +3,9 @@
  * scenarios SVC-43..46, 48..68, 77..137 (reference §6.4), plus the patch shapes of §3.6.
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, needsCleanup } from '@ccm-kit/cloud-provider';
-import type { V1Node, V1Service } from '@kubernetes/client-node';
+import { ApiException, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { errorText } from '../src/service/error-text.js';
 import { parseGoBool } from '../src/service/go-bool.js';
 import { needsUpdate, needsUpdateReason } from '../src/service/needs-update.js';
 import {
@@ -511,5 +512,21 @@ describe('node set comparison and logging', () => {
     expect(names[20]).toBe('<3 more>');
     expect(formatGoStringSlice(['a', 'b'])).toBe('[a b]');
     expect(formatGoStringSlice([])).toBe('[]');
+  });
+});
+
+describe('errorText (Go err.Error() of API and cloud errors)', () => {
+  it('reads the Status message of a client-node ApiException, as client-go StatusError', () => {
+    const body = JSON.stringify({ kind: 'Status', status: 'Failure', message: 'services "x" not found', code: 404 });
+    expect(errorText(new ApiException(404, 'Unknown API Status Code!', body, {}))).toBe('services "x" not found');
+    expect(errorText(new ApiException(404, 'x', { kind: 'Status', message: 'as object' }, {}))).toBe('as object');
+  });
+  it('keeps the message of other errors, including bodies that are not a Status, and never reads causes', () => {
+    expect(errorText(new ApiException(502, 'Bad Gateway', '<html>', {}))).toMatch(/^HTTP-Code: 502/);
+    const cloud = Object.assign(new Error('quota exceeded (LB)'), { code: 403, body: '{"message":"quota"}' });
+    expect(errorText(cloud)).toBe('quota exceeded (LB)');
+    const inner = new ApiException(409, 'x', JSON.stringify({ kind: 'Status', message: 'inner' }), {});
+    expect(errorText(new Error('outer', { cause: inner }))).toBe('outer');
+    expect(errorText('plain')).toBe('plain');
   });
 });

@@ -42,6 +42,7 @@ import {
   REASON_SYNC_LOAD_BALANCER_FAILED,
   REASON_UPDATE_LOAD_BALANCER_FAILED,
 } from './events.js';
+import { errorText } from './error-text.js';
 import { type ServiceControllerMetrics, serviceControllerMetrics } from './metrics.js';
 import { needsUpdateReason } from './needs-update.js';
 import {
@@ -134,6 +135,7 @@ export function serviceReference(svc: V1Service): V1ObjectReference {
   return ref;
 }
 
+/** The message of an error this controller wrapped itself (its text already carries the cause's). */
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -418,7 +420,7 @@ export class ServiceController {
         ref,
         'Warning',
         REASON_DELETE_LOAD_BALANCER_FAILED,
-        `Error deleting load balancer: ${errorMessage(err)}`,
+        `Error deleting load balancer: ${errorText(err)}`,
       );
       throw err;
     }
@@ -496,7 +498,7 @@ export class ServiceController {
         exists = (await this.#balancer.getLoadBalancer(this.#clusterName, svc, signal)) !== undefined;
       } catch (err) {
         // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
-        throw new Error(`failed to check if load balancer exists before cleanup: ${errorMessage(err)}`);
+        throw new Error(`failed to check if load balancer exists before cleanup: ${errorText(err)}`);
       }
       if (exists) {
         this.#log.v(2).info('Deleting existing load balancer for service', { service: key });
@@ -513,7 +515,7 @@ export class ServiceController {
               });
           } else {
             // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
-            throw new Error(`failed to delete load balancer: ${errorMessage(err)}`);
+            throw new Error(`failed to delete load balancer: ${errorText(err)}`);
           }
         }
       }
@@ -521,7 +523,7 @@ export class ServiceController {
         await this.removeFinalizer(svc);
       } catch (err) {
         // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
-        throw new Error(`failed to remove load balancer cleanup finalizer: ${errorMessage(err)}`);
+        throw new Error(`failed to remove load balancer cleanup finalizer: ${errorText(err)}`);
       }
       this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
     } else {
@@ -532,7 +534,7 @@ export class ServiceController {
         await this.addFinalizer(svc);
       } catch (err) {
         // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
-        throw new Error(`failed to add load balancer cleanup finalizer: ${errorMessage(err)}`);
+        throw new Error(`failed to add load balancer cleanup finalizer: ${errorText(err)}`);
       }
       let status: V1LoadBalancerStatus | undefined | null;
       try {
@@ -546,7 +548,7 @@ export class ServiceController {
           return op;
         }
         // Chained (Go's %w) so that a RetryError is honoured by processNextServiceItem.
-        throw new Error(`failed to ensure load balancer: ${errorMessage(err)}`, { cause: err });
+        throw new Error(`failed to ensure load balancer: ${errorText(err)}`, { cause: err });
       }
       if (status === undefined || status === null) {
         throw new Error('service status returned by EnsureLoadBalancer is nil');
@@ -559,7 +561,7 @@ export class ServiceController {
     } catch (err) {
       // NotFound: the Service may vanish as soon as its finalizer is gone.
       // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
-      if (!isNotFound(err)) throw new Error(`failed to update load balancer status: ${errorMessage(err)}`);
+      if (!isNotFound(err)) throw new Error(`failed to update load balancer status: ${errorText(err)}`);
     }
     return op;
   }
@@ -748,7 +750,7 @@ export class ServiceController {
         ref,
         'Warning',
         REASON_UPDATE_LOAD_BALANCER_FAILED,
-        `Error updating load balancer with new hosts ${formatGoStringSlice(loggableNodeNames(hosts))} [node names limited, total number of nodes: ${hosts.length}], error: ${errorMessage(updateErr)}`,
+        `Error updating load balancer with new hosts ${formatGoStringSlice(loggableNodeNames(hosts))} [node names limited, total number of nodes: ${hosts.length}], error: ${errorText(updateErr)}`,
       );
       throw updateErr;
     } finally {
