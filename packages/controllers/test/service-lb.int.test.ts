@@ -3,7 +3,11 @@
  * runtime's client factory and shared informers, as the app starts it. One control plane and one controller
  * for the file; each test uses its own namespace and Node names and removes its Nodes afterwards.
  */
-import { LOAD_BALANCER_CLEANUP_FINALIZER, RetryError } from '@ccm-kit/cloud-provider';
+import {
+  LOAD_BALANCER_CLEANUP_FINALIZER,
+  RetryError,
+  serviceStatusClientFromCoreV1Api,
+} from '@ccm-kit/cloud-provider';
 import {
   type ClientFactory,
   createClientFactory,
@@ -23,6 +27,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
 import { serviceLbController } from '../src/service/descriptor.js';
+import { errorText } from '../src/service/error-text.js';
 
 const cp = useControlPlane();
 const run = Date.now().toString(36);
@@ -371,4 +376,13 @@ describe('service-lb-controller with a real API server', () => {
       expect(isNotFound(err)).toBe(true);
     }, 40_000);
   }, 60_000);
+
+  it("a real API error reads as Go's error text (the Status message) in messages and events", async () => {
+    const ns = await newNamespace();
+    const err = await serviceStatusClientFromCoreV1Api(core)
+      .patchServiceStatus(ns, 'nope', { metadata: { finalizers: [LOAD_BALANCER_CLEANUP_FINALIZER] } })
+      .catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^HTTP-Code: 404/);
+    expect(errorText(err)).toBe('services "nope" not found');
+  });
 });
