@@ -173,3 +173,43 @@ it('serves a vendor admission webhook only with the gate, --webhooks and a port'
     await on.stop();
   }
 }, 120_000);
+
+it('--use-service-account-credentials: cloud-node initializes a Node as kube-system/node-controller; managedFields name cloud-controller-manager', async () => {
+  const cloud = new FakeCloud({ enableInstancesV2: true });
+  cloud.setInstance('sa-node-1', { providerID: 'fake://sa-node-1', zone: 'z1' });
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNode({
+    body: {
+      metadata: { name: 'sa-node-1' },
+      spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }] },
+    },
+  });
+  const ccm = await startCloudControllerManager({
+    argv: [
+      '--cloud-provider=fake',
+      '--leader-elect=false',
+      '--configure-cloud-routes=false',
+      '--secure-port=0',
+      '--controllers=cloud-node-controller',
+      '--use-service-account-credentials',
+    ],
+    cloud,
+    kubeConfig: cp.kubeConfig,
+  });
+  try {
+    const node = await eventually('sa-node-1 to be initialized', async () => {
+      const n = await core.readNode({ name: 'sa-node-1' });
+      const uninitialized = n.spec?.taints?.some((t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized');
+      return n.spec?.providerID === 'fake://sa-node-1' && !uninitialized ? n : undefined;
+    });
+    // The service account was created on demand and its token used (the bootstrap RBAC role
+    // system:controller:node-controller grants what cloud-node needs).
+    const sa = await core.readNamespacedServiceAccount({ name: 'node-controller', namespace: 'kube-system' });
+    expect(sa.metadata?.name).toBe('node-controller');
+    const managers = new Set((node.metadata?.managedFields ?? []).map((m) => m.manager));
+    expect(managers).toContain('cloud-controller-manager');
+    expect([...managers].some((m) => m?.includes('ccm-kit;'))).toBe(false);
+  } finally {
+    await ccm.stop();
+  }
+}, 120_000);

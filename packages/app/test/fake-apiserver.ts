@@ -11,6 +11,7 @@ export interface RecordedRequest {
   method: string;
   path: string;
   userAgent: string;
+  authorization: string;
 }
 
 export interface FakeApiServer {
@@ -32,10 +33,17 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
   let rv = 1;
   const state: { failLeaseUpdates: boolean | string } = { failLeaseUpdates: false };
   const requests: RecordedRequest[] = [];
+  const serviceAccounts = new Map<string, unknown>();
+  const tokenCount = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      requests.push({ method: req.method ?? '', path, userAgent: String(req.headers['user-agent'] ?? '') });
+      requests.push({
+        method: req.method ?? '',
+        path,
+        userAgent: String(req.headers['user-agent'] ?? ''),
+        authorization: String(req.headers.authorization ?? ''),
+      });
       const text = await body(req);
       const send = (status: number, obj: unknown) => {
         res.writeHead(status, { 'Content-Type': 'application/json' });
@@ -58,6 +66,27 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
         obj.metadata = { ...obj.metadata, namespace: lease[1], resourceVersion: String(rv++) };
         leases.set(`${lease[1]}/${obj.metadata.name as string}`, obj);
         return send(req.method === 'POST' ? 201 : 200, obj);
+      }
+      const sa = path.match(/^\/api\/v1\/namespaces\/([^/]+)\/serviceaccounts(?:\/([^/]+))?(\/token)?$/);
+      if (sa) {
+        const key = `${sa[1]}/${sa[2] ?? ''}`;
+        if (sa[3] && req.method === 'POST') {
+          if (!serviceAccounts.has(key)) return notFound();
+          const n = (tokenCount.get(key) ?? 0) + 1;
+          tokenCount.set(key, n);
+          return send(201, {
+            kind: 'TokenRequest',
+            apiVersion: 'authentication.k8s.io/v1',
+            spec: JSON.parse(text).spec,
+            status: { token: `token-${sa[2]}-${n}`, expirationTimestamp: new Date(Date.now() + 3_600_000).toISOString() },
+          });
+        }
+        if (req.method === 'GET' && sa[2]) return serviceAccounts.has(key) ? send(200, serviceAccounts.get(key)) : notFound();
+        if (req.method === 'POST' && !sa[2]) {
+          const obj = JSON.parse(text) as { metadata: { name: string } };
+          serviceAccounts.set(`${sa[1]}/${obj.metadata.name}`, obj);
+          return send(201, obj);
+        }
       }
       if (/\/events(\/|$)/.test(path) && (req.method === 'POST' || req.method === 'PATCH')) {
         return send(201, JSON.parse(text || '{}'));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerCloudProvider, type CloudProvider } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   LeaderElectionLostError,
@@ -310,5 +311,42 @@ describe('leader migration (--enable-leader-migration, reference §4.6)', () => 
         'resourceLock: Invalid value: "endpoints": resource Lock must be leases; ' +
         'controllerLeaders[0].component: Required value: component must be set for ControllerLeaderConfiguration',
     );
+  });
+});
+
+describe('--use-service-account-credentials', () => {
+  it("controllers act as their own kube-system service accounts with TokenRequest tokens, never the manager's credentials", async () => {
+    const calls: string[] = [];
+    const controller: ControllerDescriptor = {
+      name: 'sa-test-controller',
+      clientName: 'sa-test-controller',
+      async init(ctx) {
+        await ctx.clients
+          .client('node-controller', CoreV1Api)
+          .readNode({ name: 'n1' })
+          .catch(() => calls.push('read'));
+        return { started: true, done: new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r())) };
+      },
+    };
+    const ccm = await startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=sa-test-controller', '--use-service-account-credentials'],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [controller],
+    });
+    await vi.waitFor(() => expect(calls).toEqual(['read']), { timeout: 5_000 });
+    await ccm.stop();
+    await ccm.done;
+    const seq = api.requests
+      .filter((r) => r.path.includes('serviceaccounts') || r.path === '/api/v1/nodes/n1')
+      .map((r) => `${r.method} ${r.path} ${r.authorization}`);
+    expect(seq).toEqual([
+      'GET /api/v1/namespaces/kube-system/serviceaccounts/node-controller Bearer fake-token',
+      'POST /api/v1/namespaces/kube-system/serviceaccounts Bearer fake-token',
+      'POST /api/v1/namespaces/kube-system/serviceaccounts/node-controller/token Bearer fake-token',
+      'GET /api/v1/nodes/n1 Bearer token-node-controller-1',
+    ]);
+    const read = api.requests.find((r) => r.path === '/api/v1/nodes/n1')!;
+    expect(read.userAgent).toMatch(/ ccm-kit\/node-controller$/);
   });
 });

@@ -4,7 +4,7 @@
  * leader election, so standby replicas answer /healthz and /metrics) → leader election → on the leader:
  * `initialize`, controllers, informers. Stops cleanly on `stop()` or the given signal, releasing the lease.
  */
-import type { CloudProvider } from '@ccm-kit/cloud-provider';
+import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import {
   builtInControllers,
   type CloudControllerConfig,
@@ -44,6 +44,7 @@ import {
   migrationPlacement,
   readLeaderMigrationConfig,
 } from './leader-migration.js';
+import { anonymousKubeConfig, ServiceAccountClientBuilder } from './service-account-clients.js';
 import { managerUserAgent } from './version.js';
 
 /** Options of {@link startCloudControllerManager}. */
@@ -203,6 +204,19 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     burst: config.kubeApiBurst,
     userAgent: managerUserAgent(),
   });
+  // --use-service-account-credentials: controllers (and initialize()) act as their own service accounts; shared
+  // informers, leader election and events keep the manager's identity, as upstream's root client builder.
+  const saClients = config.useServiceAccountCredentials
+    ? createClientFactory({
+        kubeConfig: anonymousKubeConfig(kubeConfig),
+        qps: config.kubeApiQps,
+        burst: config.kubeApiBurst,
+        userAgent: managerUserAgent(),
+      })
+    : undefined;
+  const controllerClients: ControllerClientBuilder = saClients
+    ? new ServiceAccountClientBuilder({ root: clients, anonymous: saClients, logger })
+    : clients;
 
   const health = new HealthChecks();
   let synced = false;
@@ -229,6 +243,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     await server?.close();
     await webhookServer?.close();
     await clients.close();
+    await saClients?.close();
     await broadcaster.shutdown(0);
   };
   try {
@@ -262,13 +277,13 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   // cloud.initialize() runs once per leadership term, shared by the main and the migration lease's controllers.
   let termInit: Promise<void> | undefined;
   const initializeOnce = (signal: AbortSignal) =>
-    (termInit ??= Promise.resolve().then(() => cloud.initialize?.(clients, signal)));
+    (termInit ??= Promise.resolve().then(() => cloud.initialize?.(controllerClients, signal)));
 
   const runOnLeader = (signal: AbortSignal, subset: readonly ControllerDescriptor[], main: boolean) =>
     runControllers(
       {
         cloud,
-        clients,
+        clients: controllerClients,
         initializeCloud: initializeOnce,
         informers: new SharedInformerFactory(clients, {
           resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs),
@@ -403,6 +418,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
       await webhookServer?.close();
       await broadcaster.shutdown();
       await clients.close();
+      await saClients?.close();
       logger.info('Stopped cloud-controller-manager');
     })();
     return stopped;
