@@ -44,7 +44,9 @@ describe('controller selection (reference §4.4)', () => {
   it('reports unknown names unresolved', () => {
     expect(
       validateControllerList(['*', '-bogus', 'route'], known.controllers, known.controllerAliases),
-    ).toEqual(['"bogus" is not in the list of known controllers']);
+    ).toEqual([
+      '--controllers: "bogus" is not in the list of known controllers (known: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller)',
+    ]);
   });
 
   it('first explicit entry wins wherever * stands; no * enables nothing else', () => {
@@ -120,7 +122,7 @@ describe('buildConfig', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
       expect((e as ConfigError).problems).toEqual([
-        '"bogus" is not in the list of known controllers',
+        '--controllers: "bogus" is not in the list of known controllers (known: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller)',
         '--leader-elect-resource-lock: resourceLock value must be "leases"',
         '--cloud-provider cannot be empty: set it to the name your provider registered with registerCloudProvider',
         '--webhook-secure-port cannot be the same value as --secure-port',

@@ -53,6 +53,13 @@ describe('--tls-cipher-suites / --tls-curve-preferences / --tls-min-version', ()
     }
   });
 
+  it('an OpenSSL-style name OpenSSL does not know fails at start-up naming the flag', async () => {
+    const c = build(['--tls-cipher-suites=FOO-BAR']);
+    await expect(servingTlsOptions(c.secureServing, '')).rejects.toThrow(
+      /^--tls-cipher-suites=FOO-BAR: not supported by this Node.js\/OpenSSL \(.*no cipher match\)$/,
+    );
+  });
+
   it('maps CurveIDs and TLS versions', () => {
     expect(nodeCurveList(['29', '23', '24'], '--tls-curve-preferences')).toBe('X25519:P-256:P-384');
     expect(nodeMinVersion('VersionTLS10')).toBe('TLSv1');

@@ -10,7 +10,7 @@ import { cloudControllerManagerFlagSets } from '../src/options/ccm-flags.js';
 import { buildConfig, type KnownNames } from '../src/options/config.js';
 import { configzV1alpha1 } from '../src/options/configz.js';
 import { validateNodeControllerOptions } from '../src/options/node-controller-options.js';
-import { enabledWebhooks, type WebhookConfig } from '../src/index.js';
+import { configure, enabledWebhooks, type WebhookConfig } from '../src/index.js';
 
 const CANONICAL = [
   'cloud-node-controller',
@@ -338,6 +338,23 @@ describe('options tests (reference §6.7)', () => {
         '--concurrent-node-status-updates cannot be a negative number',
       );
     });
+  });
+});
+
+describe('command errors (reference §4.1, §4.4)', () => {
+  it('positional arguments are rejected as cobra does', () => {
+    expect(() => configure(['--cloud-provider=x', 'a', 'b c'], builtInControllers)).toThrow(
+      '"cloud-controller-manager" does not take any arguments, got ["a" "b c"]',
+    );
+  });
+
+  it('an unknown --controllers entry names the flag, keeps upstream\'s text and lists the known names', () => {
+    expect(() => configure(['--cloud-provider=x', '--controllers=*,-nodes'], builtInControllers)).toThrow(
+      '--controllers: "nodes" is not in the list of known controllers (known: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller)',
+    );
+    expect(() => configure(['--cloud-provider=x', '--webhooks=w'], builtInControllers)).toThrow(
+      '--webhooks: "w" is not in the list of known webhooks (no webhooks are registered)',
+    );
   });
 });
 

@@ -143,7 +143,7 @@ export function configure(
   const parsed = parseFlags(argv, sets);
   if (parsed.args.length > 0) {
     throw new StartupError(
-      `"cloud-controller-manager" does not take any arguments, got ${JSON.stringify(parsed.args)}`,
+      `"cloud-controller-manager" does not take any arguments, got [${parsed.args.map((a) => JSON.stringify(a)).join(' ')}]`,
     );
   }
   const config = buildConfig(parsed, {
@@ -191,7 +191,8 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   try {
     kubeConfig = opts.kubeConfig ?? loadKubeConfig({ kubeconfig: config.kubeconfig, master: config.master });
   } catch (err) {
-    throw new StartupError((err as Error).message, { cause: err });
+    const msg = (err as Error).message;
+    throw new StartupError(config.kubeconfig && !msg.startsWith('--') ? `--kubeconfig: ${msg}` : msg, { cause: err });
   }
   if (config.kubeApiContentType !== 'application/json') {
     logger.v(2).info('client-node speaks JSON only; --kube-api-content-type is ignored', {

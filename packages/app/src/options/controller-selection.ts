@@ -6,20 +6,27 @@
  * - with no explicit entry, `*` enables everything not disabled by default; an empty list enables nothing.
  */
 
-/** Validates entries against the known names (after alias resolution); returns one message per unknown entry. */
+/**
+ * Validates entries against the known names (after alias resolution); returns one message per unknown entry:
+ * upstream's `"<name>" is not in the list of known <what>` (the unresolved name), prefixed with the flag
+ * (`--controllers` or `--webhooks`) and followed by the names that are known.
+ */
 export function validateControllerList(
   list: readonly string[],
   known: readonly string[],
   aliases: Readonly<Record<string, string>>,
-  what = 'controllers',
+  what: 'controllers' | 'webhooks' = 'controllers',
 ): string[] {
   const errs: string[] = [];
   const knownSet = new Set(known);
+  const listed = known.length > 0 ? `known: ${[...known].sort().join(', ')}` : `no ${what} are registered`;
   for (const entry of list) {
     if (entry === '*') continue;
     const bare = entry.startsWith('-') ? entry.slice(1) : entry;
     const resolved = aliases[bare] ?? bare;
-    if (!knownSet.has(resolved)) errs.push(`${JSON.stringify(bare)} is not in the list of known ${what}`);
+    if (!knownSet.has(resolved)) {
+      errs.push(`--${what}: ${JSON.stringify(bare)} is not in the list of known ${what} (${listed})`);
+    }
   }
   return errs;
 }
