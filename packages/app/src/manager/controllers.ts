@@ -7,6 +7,7 @@ import { type CloudProvider, type ControllerClientBuilder, isInformerUser } from
 import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
 import { type HealthChecks, jitter, type Logger, type SharedInformerFactory, sleep } from '@ccm-kit/runtime';
 import { isControllerEnabled } from '../options/controller-selection.js';
+import { forgetCheck, instrumentedCheck } from '../serving/slis.js';
 
 /** Everything {@link runControllers} needs. */
 export interface RunControllersOptions {
@@ -70,7 +71,10 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
       // keeps writing while the process shuts down.
       own.abort(err);
       await Promise.all(running);
-      for (const name of healthNames) opts.health.remove(name);
+      for (const name of healthNames) {
+        opts.health.remove(name);
+        forgetCheck(name);
+      }
       throw err;
     }
     if (!result.started) {
@@ -84,7 +88,7 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
         ),
       );
     opts.health.remove(d.name);
-    opts.health.add(d.name, result.healthCheck ?? (() => {}), ['healthz', 'livez']);
+    opts.health.add(d.name, instrumentedCheck(d.name, result.healthCheck ?? (() => {})), ['healthz', 'livez']);
     healthNames.push(d.name);
     logger.info(`Started ${JSON.stringify(d.name)}`);
     if (opts.startIntervalMs > 0) await sleep(jitter(opts.startIntervalMs, 1.0), signal);
@@ -100,5 +104,8 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await Promise.all(running);
-  for (const name of healthNames) opts.health.remove(name);
+  for (const name of healthNames) {
+    opts.health.remove(name);
+    forgetCheck(name);
+  }
 }

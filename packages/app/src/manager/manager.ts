@@ -20,6 +20,7 @@ import {
   LeaderElector,
   type Logger,
   leaderElectionHealthCheck,
+  pingCheck,
   loadKubeConfig,
   SharedInformerFactory,
   setLogFormat,
@@ -33,6 +34,7 @@ import { delegatedAuthFromConfig } from '../serving/delegated-auth-config.js';
 import { serviceRoutes } from '../serving/routes.js';
 import { type RunningServer, startSecureServer } from '../serving/secure-server.js';
 import { servingTlsOptions } from '../serving/serving-options.js';
+import { instrumentedCheck } from '../serving/slis.js';
 import { initializeCloud, StartupError } from './cloud.js';
 import { type WebhookConfig } from '../webhooks/admission.js';
 import { serveWebhooks } from '../webhooks/serve-webhooks.js';
@@ -219,20 +221,30 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     ? new ServiceAccountClientBuilder({ root: clients, anonymous: saClients, logger })
     : clients;
 
-  const health = new HealthChecks();
+  // Every check is instrumented for /metrics/slis.
+  const health = new HealthChecks({ ping: false });
+  health.add('ping', instrumentedCheck('ping', pingCheck));
   let synced = false;
   let elector: LeaderElector | undefined;
   const leaderElect = config.leaderElection.leaderElect;
   if (leaderElect)
     health.add(
       'leaderElection',
-      leaderElectionHealthCheck(() => elector),
+      instrumentedCheck('leaderElection', leaderElectionHealthCheck(() => elector)),
       ['healthz', 'livez'],
     );
-  health.add('controllers-synced', () => {
-    if (leaderElect && !elector?.isLeader()) return; // a standby replica is ready to take over
-    if (!synced) throw new Error('informer caches have not synced');
-  }, ['readyz']);
+  health.add(
+    'controllers-synced',
+    instrumentedCheck(
+      'controllers-synced',
+      () => {
+        if (leaderElect && !elector?.isLeader()) return; // a standby replica is ready to take over
+        if (!synced) throw new Error('informer caches have not synced');
+      },
+      'readyz',
+    ),
+    ['readyz'],
+  );
 
   const broadcaster = new EventBroadcaster();
   broadcaster.startRecordingToSink(coreV1EventSink(clients.client('cloud-controller-manager', CoreV1Api)));

@@ -1,10 +1,13 @@
 /**
- * The paths of the secure port: /healthz, /livez, /readyz (and `/<endpoint>/<check>`), /metrics and /configz.
+ * The paths of the secure port: /healthz, /livez, /readyz (and `/<endpoint>/<check>`), /metrics,
+ * /metrics/slis, /configz and, with `--profiling`, /debug/flags/v.
  * Upstream's CCM serves only /healthz; ccm-kit adds /livez and /readyz (docs/decisions/0001-health-endpoints.md).
  */
 import { type HealthChecks, metricsRegistry } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configzBody } from '../options/configz.js';
+import { debugFlagsVerbosity } from './debug-flags.js';
+import { slisRegistry } from './slis.js';
 import type { RouteHandler } from './secure-server.js';
 
 /** The route table for {@link startSecureServer}. */
@@ -31,6 +34,14 @@ export function serviceRoutes(
       body: await metricsRegistry.metrics(),
       contentType: metricsRegistry.contentType,
     }),
+    '/metrics/slis': async () => ({
+      status: 200,
+      body: await slisRegistry.metrics(),
+      contentType: slisRegistry.contentType,
+    }),
     '/configz': () => ({ status: 200, contentType: 'application/json', body: configzBody(config) }),
+    // As upstream, with --profiling (the default). /debug/pprof is not served: Node.js has no pprof profiles
+    // (docs/decisions/0009-serving-differences.md).
+    ...(config.profiling ? { '/debug/flags/v': debugFlagsVerbosity } : {}),
   };
 }

@@ -1,0 +1,76 @@
+/**
+ * The secure port's routes beyond health (reference §4.7): /metrics/slis (health-check SLIs), /debug/flags/v
+ * (only with --profiling), /configz (v1alpha1 under the configz name).
+ */
+import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { getVerbosity, HealthChecks, setVerbosity } from '@ccm-kit/runtime';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseFlags } from '../src/flags/flag-set.js';
+import { cloudControllerManagerFlagSets } from '../src/options/ccm-flags.js';
+import { buildConfig } from '../src/options/config.js';
+import { serviceRoutes } from '../src/serving/routes.js';
+import { instrumentedCheck } from '../src/serving/slis.js';
+
+const config = (argv: string[] = []) =>
+  buildConfig(parseFlags(['--cloud-provider=x', ...argv], cloudControllerManagerFlagSets()), {
+    controllers: [],
+    controllerAliases: {},
+    webhooks: [],
+  });
+
+function request(method: string, body = ''): IncomingMessage {
+  return Object.assign(Readable.from(body ? [Buffer.from(body)] : []), { method, url: '/' }) as unknown as IncomingMessage;
+}
+
+describe('secure-port routes', () => {
+  const before = getVerbosity();
+  afterEach(() => setVerbosity(before));
+
+  it('/metrics/slis reports each health check: kubernetes_healthcheck and kubernetes_healthchecks_total', async () => {
+    const health = new HealthChecks({ ping: false });
+    let healthy = true;
+    health.add(
+      'slis-test-check',
+      instrumentedCheck('slis-test-check', () => {
+        if (!healthy) throw new Error('down');
+      }),
+    );
+    const routes = serviceRoutes(health, config());
+    await health.handle('/healthz');
+    healthy = false;
+    await health.handle('/healthz');
+    const r = await routes['/metrics/slis']!(request('GET'), new URLSearchParams());
+    expect(r.status).toBe(200);
+    expect(r.body).toContain('kubernetes_healthcheck{name="slis-test-check",type="healthz"} 0');
+    expect(r.body).toContain('kubernetes_healthchecks_total{name="slis-test-check",status="success",type="healthz"} 1');
+    expect(r.body).toContain('kubernetes_healthchecks_total{name="slis-test-check",status="error",type="healthz"} 1');
+  });
+
+  it('/debug/flags/v: PUT sets the verbosity with klog\'s answers; other methods 406; absent without --profiling', async () => {
+    const routes = serviceRoutes(new HealthChecks(), config());
+    const put = routes['/debug/flags/v']!;
+    expect(await put(request('PUT', '4'), new URLSearchParams())).toEqual({
+      status: 200,
+      body: 'successfully set klog.logging.verbosity to 4\n',
+      contentType: 'text/plain',
+    });
+    expect(getVerbosity()).toBe(4);
+    const bad = await put(request('PUT', 'x'), new URLSearchParams());
+    expect([bad.status, bad.body]).toEqual([
+      400,
+      'failed set klog.logging.verbosity x: strconv.ParseInt: parsing "x": invalid syntax\n',
+    ]);
+    expect(getVerbosity()).toBe(4);
+    expect((await put(request('GET'), new URLSearchParams())).status).toBe(406);
+    expect(serviceRoutes(new HealthChecks(), config(['--profiling=false']))['/debug/flags/v']).toBeUndefined();
+  });
+
+  it('/configz answers the v1alpha1 configuration under cloudcontrollermanager.config.k8s.io', async () => {
+    const routes = serviceRoutes(new HealthChecks(), config(['--cluster-name=c1']));
+    const r = await routes['/configz']!(request('GET'), new URLSearchParams());
+    const body = JSON.parse(r.body);
+    expect(Object.keys(body)).toEqual(['cloudcontrollermanager.config.k8s.io']);
+    expect(body['cloudcontrollermanager.config.k8s.io'].KubeCloudShared.ClusterName).toBe('c1');
+  });
+});
