@@ -143,6 +143,17 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
     expect(maxInFlight).toBe(4);
   });
 
+  it('--concurrent-node-syncs=0 with no status workers refreshes no node (ParallelizeUntil with 0 workers)', async () => {
+    const informer = new MemoryInformer();
+    for (let i = 0; i < 3; i++) informer.nodes.set(`n${i}`, node(`n${i}`));
+    const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES });
+    const { client, calls } = stubClient();
+    const { c } = controller(informer, cloud, client, { workerCount: 0, statusUpdateWorkerCount: 0 });
+    await c.updateNodeStatus();
+    expect(cloud.calls).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+
   it('skips a node whose InstancesV2 metadata is nil instead of crashing (decision 0100)', async () => {
     const informer = new MemoryInformer();
     informer.nodes.set('nil', node('nil', { providerID: 'fake://nil' }));

@@ -61,7 +61,10 @@ export interface CloudNodeControllerOptions {
   nodeStatusUpdateFrequencyMs?: number;
   /** Initialization workers (`--concurrent-node-syncs`), default 1; 0 starts none (accepted upstream). */
   workerCount?: number;
-  /** Status-loop parallelism (`--concurrent-node-status-updates`); 0 or unset falls back to `workerCount`. */
+  /**
+   * Status-loop parallelism (`--concurrent-node-status-updates`); 0 or unset falls back to `workerCount`. When
+   * that is 0 too, the status loop refreshes no Node, as upstream (`ParallelizeUntil` with 0 workers).
+   */
   statusUpdateWorkerCount?: number;
   /** Beyond upstream: Nodes for which this returns false are ignored (never queued, never refreshed). */
   nodeOwnership?: (node: V1Node) => boolean;
@@ -129,7 +132,9 @@ export class CloudNodeController {
     }
     this.#workers = nonNegativeInt(options.workerCount, 1, 'workerCount');
     const statusWorkers = nonNegativeInt(options.statusUpdateWorkerCount, 0, 'statusUpdateWorkerCount');
-    this.#statusWorkers = statusWorkers > 0 ? statusWorkers : Math.max(1, this.#workers);
+    // Upstream hands `statusUpdateWorkerCount` (already defaulted to `--concurrent-node-syncs` by the options)
+    // to ParallelizeUntil, which processes nothing with 0 workers; so does this.
+    this.#statusWorkers = statusWorkers > 0 ? statusWorkers : this.#workers;
     this.#periodMs = period;
     this.#cloud = cloud;
     this.#client = options.client;
