@@ -66,7 +66,7 @@ function node(name: string, extra: Partial<V1Node['spec']> = {}, rv = '1'): V1No
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, resourceVersion: rv, creationTimestamp: new Date(Date.now() - 3000) },
+    metadata: { name, uid: `uid-${name}`, resourceVersion: rv, creationTimestamp: new Date(Date.now() - 3000) },
     spec: { ...extra },
     status: {},
   };
@@ -253,7 +253,14 @@ describe('initialization write', () => {
     expect(recorder.events.map((e) => [e.type, e.reason, e.message])).toEqual([
       ['Normal', 'Synced', 'Node synced successfully'],
     ]);
-    expect(recorder.events[0]?.object).toMatchObject({ apiVersion: 'v1', kind: 'Node', name: 'n1' });
+    // As GetReference on the informer copy taken before the update: its resourceVersion is included.
+    expect(recorder.events[0]?.object).toEqual({
+      apiVersion: 'v1',
+      kind: 'Node',
+      name: 'n1',
+      uid: 'uid-n1',
+      resourceVersion: '1',
+    });
   });
 
   it('a non-conflict error fails the sync at once (the worker requeues it)', async () => {

@@ -285,7 +285,12 @@ export class CloudNodeController {
       },
       { backoff: UPDATE_NODE_SPEC_BACKOFF },
     );
-    this.#recorder.event(nodeReference(copy), 'Normal', 'Synced', 'Node synced successfully');
+    // Upstream records on the Node object itself, so GetReference also carries its resourceVersion (the
+    // informer copy's, from before the update); the lifecycle controller's hand-built reference does not.
+    const ref = nodeReference(copy);
+    const resourceVersion = copy.metadata?.resourceVersion;
+    if (resourceVersion) ref.resourceVersion = resourceVersion;
+    this.#recorder.event(ref, 'Normal', 'Synced', 'Node synced successfully');
     const syncDelay = secondsSince(latest.metadata?.creationTimestamp);
     if (syncDelay !== undefined) initialNodeSyncDelay.observe(syncDelay);
   }
