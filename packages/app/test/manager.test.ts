@@ -152,6 +152,11 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
   });
 
   it('API requests identify as cloud-controller-manager, so managedFields name the same manager as upstream', async () => {
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
     const ccm = await startCloudControllerManager({
       argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller'],
       cloud: testCloud(),
@@ -161,6 +166,9 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
     await vi.waitFor(() => expect(ccm.isLeader()).toBe(true), { timeout: 5_000 });
     await ccm.stop();
     await ccm.done;
+    stderr.mockRestore();
+    // The app-level recorder logs its events too (StartStructuredLogging), as upstream.
+    expect(written.join('')).toMatch(/"Event occurred".*kind="Lease".*reason="LeaderElection"/);
     const leaseCalls = api.requests.filter((r) => r.path.includes('/leases'));
     expect(leaseCalls.length).toBeGreaterThan(0);
     for (const r of leaseCalls) {

@@ -246,7 +246,9 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     ['readyz'],
   );
 
-  const broadcaster = new EventBroadcaster();
+  // The app-level recorder (component cloud-controller-manager): logged and sent to the API, as upstream.
+  const broadcaster = new EventBroadcaster({ logger });
+  broadcaster.startStructuredLogging(0, logger);
   broadcaster.startRecordingToSink(coreV1EventSink(clients.client('cloud-controller-manager', CoreV1Api)));
   const recorder = broadcaster.newRecorder('cloud-controller-manager');
 
