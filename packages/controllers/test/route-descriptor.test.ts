@@ -102,6 +102,22 @@ describe('nodeRouteController descriptor (app/core.go startRouteController)', ()
     await expect(p).rejects.toThrow(msg);
   });
 
+  it('a non-positive --route-reconciliation-period is fatal in periodic mode (decision 0303), ignored in watch-based mode', async () => {
+    const { ctx } = context(new FakeCloud(), { clusterCIDR: '10.120.0.0/16', routeReconciliationPeriodMs: 0 });
+    await expect(nodeRouteController.init(ctx)).rejects.toThrow(
+      'routeReconciliationPeriodMs (--route-reconciliation-period) must be > 0 ms, got 0',
+    );
+    const watch = context(new FakeCloud(), {
+      clusterCIDR: '10.120.0.0/16',
+      routeReconciliationPeriodMs: 0,
+      featureGates: { CloudControllerManagerWatchBasedRoutesReconciliation: true },
+    });
+    const res = await nodeRouteController.init(watch.ctx);
+    expect(res.started).toBe(true);
+    watch.ac.abort();
+    await res.done;
+  });
+
   it('starts with a valid CIDR, uses the route-controller client, and done resolves after abort', async () => {
     const cloud = new FakeCloud();
     const { ctx, ac, clientCalls } = context(cloud, {
