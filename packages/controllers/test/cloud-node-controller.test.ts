@@ -263,6 +263,23 @@ describe('initialization write', () => {
     });
   });
 
+  it('stops retrying conflicts once the controller is stopped (no retry loop left running after abort)', async () => {
+    const informer = new MemoryInformer();
+    informer.nodes.set('n1', node('n1', { taints: [UNINITIALIZED_TAINT] }));
+    const cloud = new FakeCloud({ extID: { n1: '42' } });
+    const abort = new AbortController();
+    const { client, calls } = stubClient({
+      replace: () => {
+        abort.abort();
+        return Object.assign(new Error('Conflict'), { code: 409 });
+      },
+    });
+    const { c, recorder } = controller(informer, cloud, client);
+    await expect(c.syncNode('n1', abort.signal)).rejects.toThrow('Conflict');
+    expect(calls.map((x) => x.verb)).toEqual(['update']);
+    expect(recorder.events).toEqual([]);
+  });
+
   it('a non-conflict error fails the sync at once (the worker requeues it)', async () => {
     const informer = new MemoryInformer();
     informer.nodes.set('n1', node('n1', { taints: [UNINITIALIZED_TAINT] }));

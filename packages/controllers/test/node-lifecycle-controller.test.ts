@@ -135,3 +135,42 @@ describe('CloudNodeLifecycleController', () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe('CloudNodeLifecycleController taint writes', () => {
+  function taintClient(onPatch: () => void) {
+    const calls: string[] = [];
+    const client = {
+      async readNode({ name }: { name: string }) {
+        calls.push(`get ${name}`);
+        return { metadata: { name, resourceVersion: '7' }, spec: { taints: [] } };
+      },
+      async patchNode({ name }: { name: string }) {
+        calls.push(`patch ${name}`);
+        onPatch();
+        throw Object.assign(new Error('Conflict'), { code: 409 });
+      },
+    } as unknown as CoreV1Api;
+    return { client, calls };
+  }
+
+  it('stops retrying a conflicting shutdown-taint write once the controller is stopped', async () => {
+    const abort = new AbortController();
+    const { client, calls } = taintClient(() => abort.abort());
+    const cloud = new FakeCloud({ existsByProviderID: true, nodeShutdown: true });
+    const informer = {
+      lister: { get: () => undefined, list: () => [notReady('a')] },
+      hasSynced: () => true,
+      addEventHandler: () => () => {},
+    };
+    const c = new CloudNodeLifecycleController({
+      informers: { nodes: () => informer },
+      client,
+      cloud,
+      recorder: new RecordingRecorder(),
+      logger: testLogger,
+    });
+    await c.monitorNodes(abort.signal);
+    // Without the signal the helper would re-read and re-patch up to 5 times after the stop.
+    expect(calls).toEqual(['get a', 'patch a']);
+  });
+});

@@ -18,6 +18,7 @@ import {
   UPDATE_NODE_SPEC_BACKOFF,
 } from '@ccm-kit/cloud-provider';
 import {
+  callOptions,
   controllerStarted,
   controllerStopped,
   createLogger,
@@ -235,7 +236,7 @@ export class CloudNodeController {
     const cached = this.#informer.lister.get(name);
     if (!cached || !isNodeOwned(this.#ownership, cached)) return;
     if (!isUninitialized(cached)) {
-      await this.reconcileNodeLabels(name);
+      await this.reconcileNodeLabels(name, signal);
       return;
     }
     this.#log.info('Initializing node with cloud provider', { node: name });
@@ -277,13 +278,14 @@ export class CloudNodeController {
         const updated = applyModifiers(current, modifiers);
         updated.apiVersion = 'v1';
         updated.kind = 'Node';
-        await this.#client.replaceNode({ name, body: updated });
+        await this.#client.replaceNode({ name, body: updated }, callOptions({ signal }));
         const taintDelay = secondsSince(updated.metadata?.creationTimestamp);
         if (taintDelay !== undefined) removeCloudProviderTaintDelay.observe(taintDelay);
         await this.updateNodeAddress(updated, metadata, signal);
         this.#log.info('Successfully initialized node with cloud provider', { node: name });
       },
-      { backoff: UPDATE_NODE_SPEC_BACKOFF },
+      // An abort ends the retries (the last conflict is thrown) instead of sleeping on after stop.
+      { backoff: UPDATE_NODE_SPEC_BACKOFF, signal },
     );
     // Upstream records on the Node object itself, so GetReference also carries its resourceVersion (the
     // informer copy's, from before the update); the lifecycle controller's hand-built reference does not.
@@ -298,15 +300,17 @@ export class CloudNodeController {
   /**
    * Copies each beta topology/instance-type label to its GA label when missing or different (upstream
    * `reconcileNodeLabels`), with a labels-only strategic merge patch and conflict retry (5 × 100 ms).
+   * An abort of `signal` ends the conflict retries early.
    * @throws Error `failed update labels for node <name>` when the patch fails (the worker requeues).
    */
-  async reconcileNodeLabels(name: string): Promise<void> {
+  async reconcileNodeLabels(name: string, signal?: AbortSignal): Promise<void> {
     const node = this.#informer.lister.get(name);
     if (!node?.metadata?.labels) return;
     const labels = labelsToReconcile(node.metadata.labels);
     if (Object.keys(labels).length === 0) return;
     let failure: Error | undefined;
     const ok = await addOrUpdateLabelsOnNode(this.#nodeClient, labels, node, {
+      signal,
       onError: (err) => {
         failure = err;
       },

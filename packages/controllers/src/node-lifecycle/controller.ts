@@ -137,7 +137,7 @@ export class CloudNodeLifecycleController {
     const name = node.metadata?.name ?? '';
     if (readyConditionStatus(node) === 'True') {
       try {
-        await removeTaintOffNode(this.#nodeClient, name, node, [SHUTDOWN_TAINT]);
+        await removeTaintOffNode(this.#nodeClient, name, node, [SHUTDOWN_TAINT], { signal });
       } catch (err) {
         this.#log.error(err, 'error patching node taints', { node: name });
       }
@@ -186,7 +186,7 @@ export class CloudNodeLifecycleController {
     }
     if (!shutdown) return;
     try {
-      await addOrUpdateTaintOnNode(this.#nodeClient, name, [SHUTDOWN_TAINT]);
+      await addOrUpdateTaintOnNode(this.#nodeClient, name, [SHUTDOWN_TAINT], { signal });
     } catch (err) {
       this.#log.error(err, 'failed to apply shutdown taint to node, it may have been deleted.', {
         node: name,
