@@ -121,3 +121,33 @@ describe('node state', () => {
     });
   });
 });
+
+describe('non-boolean answers are errors, never "does not exist" (decision 0102)', () => {
+  const bad: unknown[] = [undefined, null, 'false', 0];
+  for (const value of bad) {
+    it(`v1 instanceExistsByProviderID → ${String(value)}: throws`, async () => {
+      const cloud = new FakeCloud();
+      cloud.instanceExistsByProviderID = async () => value as boolean;
+      await expect(instanceExists(cloud, node('fake://1'))).rejects.toThrow(
+        /^instanceExistsByProviderID returned .* for node node0, not a boolean$/,
+      );
+    });
+    it(`v2 instanceExists → ${String(value)}: throws`, async () => {
+      const cloud = new FakeCloud({ enableInstancesV2: true });
+      cloud.instanceExists = async () => value as boolean;
+      await expect(instanceExists(cloud, node('fake://1'))).rejects.toThrow(TypeError);
+    });
+    it(`shutdown → ${String(value)}: throws (v1 and v2)`, async () => {
+      const v1 = new FakeCloud();
+      v1.instanceShutdownByProviderID = async () => value as boolean;
+      await expect(instanceShutdown(v1, node('fake://1'))).rejects.toThrow(TypeError);
+      const v2 = new FakeCloud({ enableInstancesV2: true });
+      v2.instanceShutdown = async () => value as boolean;
+      await expect(instanceShutdown(v2, node('fake://1'))).rejects.toThrow(TypeError);
+    });
+  }
+  it('real booleans pass through unchanged', async () => {
+    const cloud = new FakeCloud({ existsByProviderID: false });
+    expect(await instanceExists(cloud, node('fake://1'))).toBe(false);
+  });
+});

@@ -127,6 +127,15 @@ describe('CloudNodeLifecycleController', () => {
     expect(calls).toEqual(['delete ok']);
   });
 
+  it('a provider answering undefined for existence never gets the node deleted (decision 0102)', async () => {
+    const cloud = new FakeCloud();
+    cloud.instanceExistsByProviderID = async () => undefined as unknown as boolean;
+    const { c, calls, recorder } = setup([notReady('a')], cloud);
+    await c.monitorNodes();
+    expect(calls).toEqual([]);
+    expect(recorder.events).toEqual([]);
+  });
+
   it('stops the pass when the signal aborts', async () => {
     const abort = new AbortController();
     abort.abort();

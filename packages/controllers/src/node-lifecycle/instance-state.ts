@@ -15,6 +15,18 @@ import {
 import type { V1Node } from '@kubernetes/client-node';
 
 /**
+ * The provider's answer when it is a real boolean. Anything else (`undefined` from a method that forgot to
+ * return, `null`, a string) is a provider bug; upstream's Go signature cannot express it. Read as "false" it
+ * would **delete** the Node, so it is an error instead and the Node is skipped (decision 0102).
+ * @throws TypeError `<method> returned <value> for node <name>, not a boolean`.
+ */
+function booleanAnswer(value: unknown, method: string, node: V1Node): boolean {
+  if (typeof value === 'boolean') return value;
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  throw new TypeError(`${method} returned ${shown} for node ${node.metadata?.name ?? ''}, not a boolean`);
+}
+
+/**
  * The Node's providerID: `spec.providerID` when set; else InstancesV2 `instanceMetadata(node).providerID`
  * (empty string when unset, also when the provider returns no metadata — upstream would crash there);
  * else `getInstanceProviderID` through Instances.
@@ -39,6 +51,7 @@ export async function getProviderID(
  * lookup means "does not exist".
  * @throws Error `instances interface not supported in the cloud provider` without either facet, and any other
  *   provider error (the caller then skips the Node for this pass; it never deletes on an error).
+ * @throws TypeError when the provider answers with anything but a boolean (decision 0102).
  */
 export async function instanceExists(
   cloud: CloudProvider,
@@ -46,7 +59,7 @@ export async function instanceExists(
   signal?: AbortSignal,
 ): Promise<boolean> {
   const v2 = cloud.instancesV2?.();
-  if (v2) return v2.instanceExists(node, signal);
+  if (v2) return booleanAnswer(await v2.instanceExists(node, signal), 'instanceExists', node);
   const instances = cloud.instances?.();
   if (!instances) throw new Error('instances interface not supported in the cloud provider');
   let providerID: string;
@@ -56,7 +69,11 @@ export async function instanceExists(
     if (err instanceof InstanceNotFoundError) return false;
     throw err;
   }
-  return instances.instanceExistsByProviderID(providerID, signal);
+  return booleanAnswer(
+    await instances.instanceExistsByProviderID(providerID, signal),
+    'instanceExistsByProviderID',
+    node,
+  );
 }
 
 /**
@@ -64,6 +81,7 @@ export async function instanceExists(
  * `instanceShutdownByProviderID(getProviderID(node))`, where an `InstanceNotFoundError` from the providerID
  * lookup and a `NotImplementedError` from the shutdown call both mean "not shut down".
  * @throws Error `cloud provider does not support instances` without either facet, and any other provider error.
+ * @throws TypeError when the provider answers with anything but a boolean (decision 0102).
  */
 export async function instanceShutdown(
   cloud: CloudProvider,
@@ -71,7 +89,7 @@ export async function instanceShutdown(
   signal?: AbortSignal,
 ): Promise<boolean> {
   const v2 = cloud.instancesV2?.();
-  if (v2) return v2.instanceShutdown(node, signal);
+  if (v2) return booleanAnswer(await v2.instanceShutdown(node, signal), 'instanceShutdown', node);
   const instances = cloud.instances?.();
   if (!instances) throw new Error('cloud provider does not support instances');
   let providerID: string;
@@ -81,10 +99,12 @@ export async function instanceShutdown(
     if (err instanceof InstanceNotFoundError) return false;
     throw err;
   }
+  let shutdown: unknown;
   try {
-    return await instances.instanceShutdownByProviderID(providerID, signal);
+    shutdown = await instances.instanceShutdownByProviderID(providerID, signal);
   } catch (err) {
     if (err instanceof NotImplementedError) return false;
     throw err;
   }
+  return booleanAnswer(shutdown, 'instanceShutdownByProviderID', node);
 }
