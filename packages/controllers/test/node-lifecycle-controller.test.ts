@@ -117,6 +117,15 @@ describe('CloudNodeLifecycleController', () => {
     expect(cloud.calls).toEqual(['instance-exists-by-provider-id']);
   });
 
+  it('nodeOwnership throwing for one node skips that node only, not the rest of the pass', async () => {
+    const { c, calls } = setup([notReady('odd'), notReady('mine')], new FakeCloud(), (n) => {
+      if (n.metadata?.name === 'odd') throw new Error('cannot decide');
+      return true;
+    });
+    await expect(c.monitorNodes()).resolves.toBeUndefined();
+    expect(calls).toEqual(['delete mine']);
+  });
+
   it('a cloud error on one node does not stop the pass or delete it', async () => {
     const cloud = new FakeCloud();
     cloud.setInstance('fake://ok', { exists: false });

@@ -124,8 +124,9 @@ export class CloudNodeLifecycleController {
     }
     for (const node of nodes) {
       if (signal?.aborted) return;
-      if (!isNodeOwned(this.#ownership, node)) continue;
       try {
+        // A throwing ownership predicate skips this Node only, not the rest of the pass.
+        if (!isNodeOwned(this.#ownership, node)) continue;
         await this.#monitorNode(node, signal);
       } catch (err) {
         this.#log.error(err, 'Unexpected error monitoring node', { node: node.metadata?.name });
