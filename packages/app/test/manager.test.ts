@@ -358,3 +358,33 @@ describe('--use-service-account-credentials', () => {
     expect(read.userAgent).toMatch(/ ccm-kit\/node-controller$/);
   });
 });
+
+describe('vendor replacement of a built-in (reference §4.11)', () => {
+  it("the built-in's default client name is served as the vendor's client name", async () => {
+    let done = false;
+    const replacement: ControllerDescriptor = {
+      name: 'node-route-controller',
+      clientName: 'mycloud-external-route-controller',
+      async init(ctx) {
+        // What the built-in init does: ask for its default client name.
+        await ctx.clients
+          .client('route-controller', CoreV1Api)
+          .readNode({ name: 'n1' })
+          .catch(() => {});
+        done = true;
+        return { started: false, reason: 'test' };
+      },
+    };
+    const ccm = await startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=node-route-controller'],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [replacement],
+    });
+    await vi.waitFor(() => expect(done).toBe(true), { timeout: 5_000 });
+    await ccm.stop();
+    await ccm.done;
+    const read = api.requests.find((r) => r.path === '/api/v1/nodes/n1')!;
+    expect(read.userAgent).toMatch(/ccm-kit\/mycloud-external-route-controller$/);
+  });
+});

@@ -20,6 +20,11 @@ export interface RunControllersOptions {
   initializeCloud?: (signal: AbortSignal) => Promise<void>;
   informers: SharedInformerFactory;
   descriptors: readonly ControllerDescriptor[];
+  /**
+   * Descriptor name → `[default client name, client name to use]`, for built-ins a vendor re-registered with
+   * its own client name: that controller's requests for the default name get the vendor's client.
+   */
+  clientRenames?: ReadonlyMap<string, readonly [string, string]>;
   /** Alias-resolved `--controllers`. */
   selection: readonly string[];
   config: CloudControllerConfig;
@@ -57,9 +62,10 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     logger.v(1).info(`Starting ${JSON.stringify(d.name)}`);
     let result: Awaited<ReturnType<ControllerDescriptor['init']>>;
     try {
+      const rename = opts.clientRenames?.get(d.name);
       result = await d.init({
         cloud,
-        clients: opts.clients,
+        clients: rename ? renamingClientBuilder(opts.clients, rename[0], rename[1]) : opts.clients,
         informers: opts.informers,
         config: opts.config,
         signal,
@@ -108,4 +114,13 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     opts.health.remove(name);
     forgetCheck(name);
   }
+}
+
+/** `base`, except that the client name `from` is served as `to`. */
+function renamingClientBuilder(base: ControllerClientBuilder, from: string, to: string): ControllerClientBuilder {
+  const map = (name: string) => (name === from ? to : name);
+  return {
+    config: (name) => base.config(map(name)),
+    client: (name, api) => base.client(map(name), api),
+  };
 }

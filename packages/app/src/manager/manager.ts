@@ -109,15 +109,36 @@ export class LeaderElectionLostError extends Error {
 /** How long `stop()` waits for controllers to finish before closing anyway, in ms. */
 const STOP_TIMEOUT_MS = 10_000;
 
-/** The built-in controllers plus the vendor's, checking names are unique. */
+/**
+ * The built-in controllers plus the vendor's. A vendor descriptor with a built-in's name **replaces** that
+ * built-in (upstream vendors overwrite `DefaultInitFuncConstructors` entries, for example to give the built-ins
+ * their own client names, §4.11); two vendor descriptors with one name are an error.
+ * @throws StartupError `controller "<name>" is registered twice`.
+ */
 export function allControllers(extra: readonly ControllerDescriptor[] = []): ControllerDescriptor[] {
-  const all = [...builtInControllers, ...extra];
+  const all: ControllerDescriptor[] = [...builtInControllers];
   const seen = new Set<string>();
-  for (const d of all) {
+  for (const d of extra) {
     if (seen.has(d.name)) throw new StartupError(`controller ${JSON.stringify(d.name)} is registered twice`);
     seen.add(d.name);
+    const i = all.findIndex((b) => b.name === d.name);
+    if (i >= 0) all[i] = d;
+    else all.push(d);
   }
   return all;
+}
+
+/**
+ * For built-ins a vendor replaced with another client name: descriptor name → `[built-in client name, vendor
+ * client name]`. The built-in init functions ask for their default client name; the manager maps it.
+ */
+function renamedClients(descriptors: readonly ControllerDescriptor[]): Map<string, [string, string]> {
+  const out = new Map<string, [string, string]>();
+  for (const b of builtInControllers) {
+    const d = descriptors.find((x) => x.name === b.name);
+    if (d && d !== b && d.clientName && d.clientName !== b.clientName) out.set(d.name, [b.clientName, d.clientName]);
+  }
+  return out;
 }
 
 /** The alias map of every controller (`alias` → canonical name). */
@@ -304,6 +325,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
           resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs),
         }),
         descriptors: subset,
+        clientRenames: renamedClients(descriptors),
         selection: config.controllers,
         config: config.controllerConfig,
         health,
