@@ -16,6 +16,8 @@ describe('vendor controller registration', () => {
     const all = allControllers([mine]);
     expect(all.map((d) => d.name)).toEqual(builtInControllers.map((d) => d.name));
     expect(all[3]).toBe(mine);
+    const bare = { name: 'node-route-controller', clientName: 'x', init: nodeRouteController.init };
+    expect(allControllers([bare])[3]!.aliases).toEqual(['route']);
     expect(() => allControllers([mine, mine])).toThrow(StartupError);
     expect(() => allControllers([mine, mine])).toThrow('controller "node-route-controller" is registered twice');
   });

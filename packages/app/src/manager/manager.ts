@@ -122,7 +122,8 @@ export function allControllers(extra: readonly ControllerDescriptor[] = []): Con
     if (seen.has(d.name)) throw new StartupError(`controller ${JSON.stringify(d.name)} is registered twice`);
     seen.add(d.name);
     const i = all.findIndex((b) => b.name === d.name);
-    if (i >= 0) all[i] = d;
+    // A replacement without aliases keeps the built-in's (upstream's alias map is separate from the constructors).
+    if (i >= 0) all[i] = d.aliases ? d : { ...d, aliases: all[i]!.aliases };
     else all.push(d);
   }
   return all;
