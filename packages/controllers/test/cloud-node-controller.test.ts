@@ -214,6 +214,22 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
     await c.updateNodeStatus();
     expect(calls).toEqual([]);
   });
+
+  it('a node without addresses gets the plain list, no replace directive (as PatchNodeStatus)', async () => {
+    const informer = new MemoryInformer();
+    informer.nodes.set('n1', node('n1'));
+    const cloud = new FakeCloud({ addresses: [{ type: 'InternalIP', address: '10.0.0.9' }] });
+    const { client, calls } = stubClient();
+    const { c } = controller(informer, cloud, client);
+    await c.updateNodeStatus();
+    expect(calls).toEqual([
+      {
+        verb: 'patch-status',
+        name: 'n1',
+        body: { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.9' }] } },
+      },
+    ]);
+  });
 });
 
 describe('initialization write', () => {

@@ -188,10 +188,17 @@ describe('desiredNodeAddresses', () => {
       ),
     ).toThrow(/10\.0\.0\.2/);
   });
-  it('the status patch replaces the list', () => {
-    expect(nodeAddressesStatusPatch([addr('InternalIP', '10.0.0.1')])).toEqual({
-      status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { $patch: 'replace' }] },
-    });
+  it('the status patch replaces a non-empty list with the $patch: replace directive (PatchNodeStatus fix-up)', () => {
+    expect(
+      JSON.stringify(nodeAddressesStatusPatch([addr('InternalIP', '10.0.0.1')], [addr('Hostname', 'h')])),
+    ).toBe('{"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"$patch":"replace"}]}}');
+  });
+  it('the status patch for a Node without addresses is the plain list (two-way diff of an absent key)', () => {
+    for (const previous of [undefined, []]) {
+      expect(JSON.stringify(nodeAddressesStatusPatch([addr('InternalIP', '10.0.0.1')], previous))).toBe(
+        '{"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"}]}}',
+      );
+    }
   });
 });
 

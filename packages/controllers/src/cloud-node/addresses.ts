@@ -62,12 +62,20 @@ export function desiredNodeAddresses(
 }
 
 /**
- * The strategic-merge-patch body for `PATCH nodes/<name>/status` that replaces `status.addresses`
- * (what upstream's `PatchNodeStatus` sends for an address change): the full new list followed by the
- * `{"$patch":"replace"}` directive, so the server replaces the list instead of merging by type.
+ * The strategic-merge-patch body for `PATCH nodes/<name>/status` that writes `addresses`, byte for byte what
+ * upstream's `PatchNodeStatus` sends for an address change from `previous`:
+ * - `previous` non-empty: the full new list followed by the `{"$patch":"replace"}` directive (upstream's fix-up
+ *   for `addresses` being wrongly tagged as a merge list), so the server replaces the list;
+ * - `previous` empty: the plain new list, which is what the two-way diff gives when the old Node has no
+ *   `addresses` key at all (Go omits an empty list).
  */
-export function nodeAddressesStatusPatch(addresses: readonly V1NodeAddress[]): {
+export function nodeAddressesStatusPatch(
+  addresses: readonly V1NodeAddress[],
+  previous: readonly V1NodeAddress[] | undefined,
+): {
   status: { addresses: Array<V1NodeAddress | { $patch: 'replace' }> };
 } {
-  return { status: { addresses: [...addresses.map((a) => ({ ...a })), { $patch: 'replace' }] } };
+  const list: Array<V1NodeAddress | { $patch: 'replace' }> = addresses.map((a) => ({ ...a }));
+  if ((previous ?? []).length > 0) list.push({ $patch: 'replace' });
+  return { status: { addresses: list } };
 }

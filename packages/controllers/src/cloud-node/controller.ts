@@ -339,7 +339,7 @@ export class CloudNodeController {
     if (!addresses) return;
     try {
       await this.#client.patchNodeStatus(
-        { name, body: nodeAddressesStatusPatch(addresses) },
+        { name, body: nodeAddressesStatusPatch(addresses, node.status?.addresses) },
         patchOptions('strategic', { signal }),
       );
     } catch (err) {
