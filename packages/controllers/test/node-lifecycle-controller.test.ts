@@ -87,6 +87,17 @@ describe('CloudNodeLifecycleController', () => {
           nodeMonitorPeriodMs: -5,
         }),
     ).toThrow(/nodeMonitorPeriodMs/);
+    // Decision 0101: zero would be upstream's busy loop against the cloud.
+    expect(
+      () =>
+        new CloudNodeLifecycleController({
+          informers,
+          client: {} as never,
+          cloud: new FakeCloud(),
+          recorder,
+          nodeMonitorPeriodMs: 0,
+        }),
+    ).toThrow('CloudNodeLifecycleController: nodeMonitorPeriodMs must be > 0, got 0');
   });
 
   it('deletes nodes one after another, with the DeletingNode event on a v1 reference', async () => {
