@@ -619,3 +619,35 @@ describe('cloud-node-controller running through its descriptor', () => {
     }
   });
 });
+
+describe('addresses status patch against the apiserver', () => {
+  const DUAL_STACK: V1NodeAddress[] = [
+    { type: 'InternalIP', address: '10.0.0.1' },
+    { type: 'InternalIP', address: 'fd00::1' },
+    { type: 'Hostname', address: 'node0.cloud.internal' },
+  ];
+
+  it('a Node registered without addresses gets every dual-stack address from the plain-list patch', async () => {
+    const name = env.name('dual-empty');
+    await env.createNode(kubeletNode(name, { providerID: `fake://${name}` }));
+    const cloud = new FakeCloud({ addresses: DUAL_STACK });
+    await controllerFor(cloud).syncNode(name);
+    expect(comparable(await env.getNode(name)).addresses).toEqual(DUAL_STACK);
+  });
+
+  it('a Node with kubelet addresses gets them replaced, both InternalIPs kept ($patch: replace)', async () => {
+    const name = env.name('dual-replace');
+    await env.createNode(
+      kubeletNode(name, {
+        providerID: `fake://${name}`,
+        addresses: [
+          { type: 'InternalIP', address: '192.168.0.9' },
+          { type: 'Hostname', address: 'kubelet-name' },
+        ],
+      }),
+    );
+    const cloud = new FakeCloud({ addresses: DUAL_STACK });
+    await controllerFor(cloud).syncNode(name);
+    expect(comparable(await env.getNode(name)).addresses).toEqual(DUAL_STACK);
+  });
+});
