@@ -100,7 +100,7 @@ export async function metricsReaderToken(kc: KubeConfig): Promise<string> {
     .createClusterRole({
       body: {
         metadata: { name: 'metrics-reader' },
-        rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
+        rules: [{ nonResourceURLs: ['/metrics', '/metrics/slis'], verbs: ['get'] }],
       },
     })
     .catch(ignoreExists);

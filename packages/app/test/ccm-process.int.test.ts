@@ -174,7 +174,16 @@ describe('a provider binary as a least-privilege process', () => {
     // A client certificate signed by the CA from kube-system/extension-apiserver-authentication identifies its user.
     const byCert = await httpsGet(port, '/configz', undefined, clientCertOf(user.kubeConfig));
     expect(byCert.status).toBe(403);
-    expect(byCert.body).toContain(`User "${SA_USER}" cannot get path "/configz"`);
+    expect(JSON.parse(byCert.body)).toMatchObject({
+      kind: 'Status',
+      reason: 'Forbidden',
+      code: 403,
+      message: `forbidden: User "${SA_USER}" cannot get path "/configz"`,
+    });
+    // Served next to /metrics, as upstream.
+    expect((await httpsGet(port, '/metrics/slis', token)).body).toMatch(
+      /kubernetes_healthcheck\{name="cloud-node-controller",type="healthz"\} 1/,
+    );
     const metrics = (await httpsGet(port, '/metrics', token)).body;
     expect(metrics).toMatch(/workqueue_adds_total\{name="service"\}/);
     expect(metrics).toMatch(/workqueue_depth\{name="Nodes"\}/);

@@ -1,7 +1,9 @@
 /**
  * Delegated authentication and authorization for the secure port, as the Go CCM's
  * `DelegatingAuthenticationOptions` / `DelegatingAuthorizationOptions` (k8s.io/apiserver, reference §4.2):
- * - a client certificate verified against `--client-ca-file` authenticates as CN (user) and O (groups);
+ * - a client certificate verified against `--client-ca-file` authenticates as CN (user) and O (groups); one
+ *   the CA does not verify is rejected (401);
+ * - authenticated users (not anonymous) are also in `system:authenticated`;
  * - a bearer token is checked with a TokenReview; results cached for `--authentication-token-webhook-cache-ttl`;
  * - otherwise the request is anonymous (`system:anonymous`, group `system:unauthenticated`);
  * - `--authorization-always-allow-paths` (exact paths) and the group `system:masters` are always allowed;
@@ -65,6 +67,15 @@ class TtlCache<T> {
 
 const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
+/**
+ * apiserver's `AuthenticatedGroupAdder`: every authenticated user except `system:anonymous` is in
+ * `system:authenticated` (so RBAC bindings to that group apply to the secure port as to the API server).
+ */
+function withAuthenticatedGroup(user: UserInfo): UserInfo {
+  if (user.name === ANONYMOUS.name || user.groups.includes('system:authenticated')) return user;
+  return { ...user, groups: [...user.groups, 'system:authenticated'] };
+}
+
 /** Authenticates and authorizes requests to the secure port. */
 export class DelegatedAuth {
   readonly #authn?: AuthenticationV1Api;
@@ -83,17 +94,20 @@ export class DelegatedAuth {
   async authenticate(req: IncomingMessage): Promise<AuthnResult> {
     if (this.options.clientCertAuth) {
       const socket = req.socket as TLSSocket;
-      if (socket.authorized) {
-        const cert = socket.getPeerCertificate();
-        if (cert?.subject?.CN) {
-          const o = cert.subject.O;
-          return {
-            user: {
-              name: String(cert.subject.CN),
-              groups: o === undefined ? [] : Array.isArray(o) ? o : [o],
-            },
-          };
-        }
+      const cert = socket.getPeerCertificate?.();
+      const presented = cert !== undefined && cert !== null && Object.keys(cert).length > 0;
+      if (presented && !socket.authorized) {
+        // apiserver's x509 authenticator fails the request (401) rather than falling back to anonymous.
+        return { error: `x509: ${String(socket.authorizationError ?? 'certificate not verified')}` };
+      }
+      if (presented && cert.subject?.CN) {
+        const o = cert.subject.O;
+        return {
+          user: withAuthenticatedGroup({
+            name: String(cert.subject.CN),
+            groups: o === undefined ? [] : Array.isArray(o) ? o : [o],
+          }),
+        };
       }
     }
     const header = req.headers.authorization;
@@ -106,12 +120,12 @@ export class DelegatedAuth {
       const result: AuthnResult =
         review.status?.authenticated && review.status.user?.username
           ? {
-              user: {
+              user: withAuthenticatedGroup({
                 name: review.status.user.username,
                 uid: review.status.user.uid,
                 groups: review.status.user.groups ?? [],
                 extra: review.status.user.extra,
-              },
+              }),
             }
           : { error: review.status?.error || 'invalid bearer token' };
       this.#tokens.set(token, result, this.options.tokenCacheTtlMs);

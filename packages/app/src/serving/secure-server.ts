@@ -1,7 +1,8 @@
 /**
  * The HTTPS server on `--secure-port` (default 10258): authentication, then authorization, then the route.
  * Follows the Go CCM's secure serving filter chain (reference §4.7): 401 when authentication fails,
- * 403 when authorization denies; health paths are in `--authorization-always-allow-paths` by default.
+ * 403 when authorization denies, both as `metav1.Status` JSON; health paths are in
+ * `--authorization-always-allow-paths` by default.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -76,6 +77,27 @@ function send(res: ServerResponse, r: RouteResponse): void {
 }
 
 /**
+ * A `metav1.Status` failure as k8s.io/apiserver's filters write it (`responsewriters`): JSON, with `details: {}`
+ * for Forbidden (from `apierrors.NewForbidden`) and none for Unauthorized.
+ */
+function statusResponse(code: 401 | 403, reason: 'Unauthorized' | 'Forbidden', message: string): RouteResponse {
+  return {
+    status: code,
+    contentType: 'application/json',
+    body: JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason,
+      ...(code === 403 ? { details: {} } : {}),
+      code,
+    }),
+  };
+}
+
+/**
  * Starts the HTTPS server.
  * @throws the listen error (for example EADDRINUSE) when the port cannot be bound, or a TLS setting error
  *   (for example no cipher matched) from Node.js.
@@ -109,15 +131,20 @@ export async function startSecureServer(opts: SecureServerOptions): Promise<Runn
     const url = new URL(req.url ?? '/', 'https://localhost');
     const authn = await opts.auth.authenticate(req);
     if ('error' in authn) {
-      send(res, { status: 401, body: 'Unauthorized\n' });
+      opts.logger.v(4).info('Unable to authenticate the request', { path: url.pathname, err: authn.error });
+      send(res, statusResponse(401, 'Unauthorized', 'Unauthorized'));
       return;
     }
     const verb = nonResourceVerb(req.method);
     if (!(await opts.auth.authorize(authn.user, verb, url.pathname))) {
-      send(res, {
-        status: 403,
-        body: `forbidden: User ${JSON.stringify(authn.user.name)} cannot ${verb} path ${JSON.stringify(url.pathname)}\n`,
-      });
+      send(
+        res,
+        statusResponse(
+          403,
+          'Forbidden',
+          `forbidden: User ${JSON.stringify(authn.user.name)} cannot ${verb} path ${JSON.stringify(url.pathname)}`,
+        ),
+      );
       return;
     }
     const route = findRoute(opts.routes, url.pathname);
