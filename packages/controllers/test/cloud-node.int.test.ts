@@ -499,8 +499,11 @@ describe('cloud-node-controller running through its descriptor', () => {
         reason: 'Synced',
         message: 'Node synced successfully',
         source: { component: 'cloud-node-controller' },
-        involvedObject: { apiVersion: 'v1', kind: 'Node', name },
+        metadata: { namespace: 'default' },
+        involvedObject: { apiVersion: 'v1', kind: 'Node', name, uid: node.metadata?.uid },
       });
+      // GetReference on the Node copy: the reference carries a resourceVersion, as upstream.
+      expect(events[0]?.involvedObject?.resourceVersion).toMatch(/^\d+$/);
       const metrics = await metricsRegistry.getSingleMetricAsString(
         'node_controller_cloud_provider_taint_removal_delay_seconds',
       );
