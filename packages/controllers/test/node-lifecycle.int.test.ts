@@ -335,8 +335,12 @@ describe('cloud-node-lifecycle-controller running through its descriptor', () =>
         reason: 'DeletingNode',
         message: `Deleting node ${gone} because it does not exist in the cloud provider`,
         source: { component: 'cloud-node-lifecycle-controller' },
+        metadata: { namespace: 'default' },
         involvedObject: { apiVersion: 'v1', kind: 'Node', name: gone },
       });
+      // Upstream builds this reference by hand: name and UID, no resourceVersion.
+      expect(events[0]?.involvedObject?.uid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(events[0]?.involvedObject?.resourceVersion).toBeUndefined();
 
       // Ready again: the shutdown taint goes away.
       await env.setStatus(sleepy, {
