@@ -139,3 +139,14 @@ describe('buildConfig', () => {
     );
   });
 });
+
+describe('periods', () => {
+  it('refuses a zero or negative --node-monitor-period and --node-status-update-frequency, naming the flag', () => {
+    expect(() => build(['--cloud-provider=x', '--node-monitor-period=0s'])).toThrow(
+      'invalid argument "0s" for "--node-monitor-period" flag: must be greater than zero',
+    );
+    expect(() => build(['--cloud-provider=x', '--node-status-update-frequency=-1m'])).toThrow(
+      /for "--node-status-update-frequency" flag: must be greater than zero/,
+    );
+  });
+});

@@ -35,6 +35,10 @@ const portValidator = (flag: string) => (v: number) => {
 const nonNegative = (v: number) => {
   if (v < 0) throw new Error('must not be negative');
 };
+/** Periods of 0 would make the controller poll the cloud in a tight loop (docs/decisions/0101). */
+const positivePeriod = (v: number) => {
+  if (!(v > 0)) throw new Error('must be greater than zero (0 would poll the cloud in a tight loop)');
+};
 
 /** Builds fresh flag sets (one call per parse, so defaults a vendor changes stay local). */
 export function cloudControllerManagerFlagSets(): FlagSet[] {
@@ -72,7 +76,7 @@ export function cloudControllerManagerFlagSets(): FlagSet[] {
       'node-monitor-period',
       5_000,
       'The period for syncing NodeStatus in CloudNodeLifecycleController.',
-      { validate: nonNegative },
+      { validate: positivePeriod },
     )
     .string('cluster-name', 'kubernetes', 'The instance prefix for the cluster.')
     .string(
@@ -379,6 +383,7 @@ export function cloudControllerManagerFlagSets(): FlagSet[] {
       'node-status-update-frequency',
       5 * 60_000,
       "Specifies how often the controller updates nodes' status.",
+      { validate: positivePeriod },
     );
 
   const global = new FlagSet('global')
