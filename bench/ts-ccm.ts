@@ -1,0 +1,31 @@
+/**
+ * ts-ccm: ccm-kit's cloud-controller-manager with the fakebench in-process fake cloud registered: the
+ * TypeScript counterpart of bench/upstream-ccm (run by bench/compare.ts, after `tsc -b`).
+ *
+ *   node bench/ts-ccm.ts --cloud-provider=fakebench --kubeconfig=... [CCM flags]
+ *
+ * Env: `FAKEBENCH_COUNTERS_FILE` (where the fake writes its counters as one JSON line, every second and
+ * at exit) and `FAKEBENCH_LATENCY_MS` (fixed latency of every cloud call, default 0).
+ */
+import { runCloudControllerManager } from '@ccm-kit/app';
+import { registerCloudProvider } from '@ccm-kit/cloud-provider';
+import { FakeBench, PROVIDER_NAME } from './fakebench.ts';
+
+const fake = FakeBench.fromEnv();
+registerCloudProvider(PROVIDER_NAME, () => fake);
+
+const countersFile = process.env.FAKEBENCH_COUNTERS_FILE;
+if (countersFile) {
+  const write = () => {
+    try {
+      fake.writeCounters(countersFile);
+    } catch (err) {
+      process.stderr.write(`fakebench: cannot write the counters to ${countersFile}: ${(err as Error).message}\n`);
+    }
+  };
+  write();
+  setInterval(write, 1_000).unref();
+  process.on('exit', write);
+}
+
+await runCloudControllerManager();
