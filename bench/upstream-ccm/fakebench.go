@@ -116,6 +116,7 @@ type counterLine struct {
 	FirstCallMs   int64            `json:"firstCallMs"`
 	Calls         map[string]int64 `json:"calls"`
 	LoadBalancers int              `json:"loadBalancers"`
+	LBHostsTotal  int              `json:"lbHostsTotal"`
 	Routes        int              `json:"routes"`
 }
 
@@ -125,10 +126,13 @@ func (f *fakeBench) snapshot() counterLine {
 		calls[n] = f.calls[i].Load()
 	}
 	f.mu.Lock()
-	lbs, routes := len(f.balancers), len(f.routes)
+	lbs, routes, hosts := len(f.balancers), len(f.routes), 0
+	for _, b := range f.balancers {
+		hosts += len(b.hosts)
+	}
 	f.mu.Unlock()
 	return counterLine{Impl: "go", Pid: os.Getpid(), TimeMs: time.Now().UnixMilli(), FirstCallMs: f.firstCallMs.Load(),
-		Calls: calls, LoadBalancers: lbs, Routes: routes}
+		Calls: calls, LoadBalancers: lbs, LBHostsTotal: hosts, Routes: routes}
 }
 
 // writeCounters replaces path with one JSON line (write to a temporary file, then rename).
