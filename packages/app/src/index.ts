@@ -8,3 +8,5 @@ export * from './options/controller-selection.js';
 export * from './serving/delegated-auth.js';
 export * from './webhooks/admission.js';
 export { enabledWebhooks } from './webhooks/serve-webhooks.js';
+export * from './options/node-controller-options.js';
+export * from './manager/leader-migration.js';
