@@ -4,13 +4,14 @@
  * in-process fake cloud ("fakebench"), the same flags and the same RBAC, on a fresh real control plane
  * per run. See bench/README.md for what is measured and how to read the tables.
  *
- *   npm run bench:compare                       # full matrix (≈ 20 min on 2 cores)
+ *   npm run bench:compare                       # full matrix (≈ 22 min on 2 cores)
  *   npm run bench:compare -- --quick            # one small config per workload, 1 repetition
  *   node --expose-gc bench/compare.ts [options] # after `tsc -b` and bench/upstream-ccm/build.sh
  *
  * Options: --quick, --reps=<n>, --impls=ts,go,go-json, --w1=<N:c,...>, --w2=<N:M:c,...> (empty disables),
  * --qps=<n> --burst=<n> (default 20/30), --latency-ms=<n> (fakebench latency, default 0), --no-warmup,
- * --out=<dir> (default ~/.cache/ccm-kit/bench/results).
+ * --out=<dir> (default ~/.cache/ccm-kit/bench/results), --ts-node-args='<node flags for the TS CCM>' (for example
+ * '--cpu-prof --cpu-prof-dir=/tmp/prof'; NODE_OPTIONS refuses --cpu-prof).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,7 +47,7 @@ function num(name: string, def: number): number {
   if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got ${JSON.stringify(v)}`);
   return n;
 }
-const known = ['quick', 'reps', 'impls', 'w1', 'w2', 'qps', 'burst', 'latency-ms', 'no-warmup', 'out'];
+const known = ['quick', 'reps', 'impls', 'w1', 'w2', 'qps', 'burst', 'latency-ms', 'no-warmup', 'out', 'ts-node-args'];
 for (const a of argv) {
   const name = a.replace(/^--/, '').split('=')[0]!;
   if (!a.startsWith('--') || !known.includes(name)) {
@@ -102,7 +103,13 @@ function buildGo(): string {
 }
 const goBinary = buildGo();
 const allImpls: Record<ImplId, Impl> = {
-  ts: { id: 'ts', label: 'ccm-kit (TS, JSON)', command: process.execPath, prefixArgs: [join(here, 'ts-ccm.ts')], extraArgs: [] },
+  ts: {
+    id: 'ts',
+    label: 'ccm-kit (TS, JSON)',
+    command: process.execPath,
+    prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), join(here, 'ts-ccm.ts')],
+    extraArgs: [],
+  },
   go: { id: 'go', label: 'upstream (Go, protobuf)', command: goBinary, prefixArgs: [], extraArgs: [] },
   'go-json': {
     id: 'go-json',
@@ -191,7 +198,8 @@ async function run(c: Config, impl: Impl, tag: string): Promise<RunResult> {
 
 if (warmup && configs.length > 0) {
   const first = configs[0]!;
-  const small = { ...first, nodes: Math.min(first.nodes, 100), services: Math.min(first.services, 10) };
+  // Small: it only warms the page cache, the binaries and the control plane's start-up path.
+  const small = { ...first, nodes: Math.min(first.nodes, 30), services: Math.min(first.services, 10) };
   for (const impl of first.impls) await run(small, impl, 'warm-up (discarded)');
 }
 for (const c of configs) {
