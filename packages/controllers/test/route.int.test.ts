@@ -16,6 +16,7 @@ import { FakeCloud } from '@ccm-kit/testing';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { ApiException, CoreV1Api, type V1Node, type V1NodeCondition } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
 import { nodeRouteController } from '../src/route/descriptor.js';
 
@@ -24,18 +25,6 @@ const run = Date.now().toString(36);
 let seq = 0;
 const uniq = (s: string) => `${s}-${run}-${++seq}`;
 const CLUSTER = 'int-cluster';
-
-async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 const isNotFound = (err: unknown) => err instanceof ApiException && err.code === 404;
 

@@ -25,6 +25,7 @@ import {
   type V1Service,
 } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './eventually.js';
 import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
 import { serviceLbController } from '../src/service/descriptor.js';
 import { errorText } from '../src/service/error-text.js';
@@ -33,18 +34,6 @@ const cp = useControlPlane();
 const run = Date.now().toString(36);
 let seq = 0;
 const uniq = (s: string) => `${s}-${run}-${++seq}`;
-
-async function eventually<T>(fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 const isNotFound = (err: unknown) => err instanceof ApiException && err.code === 404;
 
