@@ -165,7 +165,8 @@ pools:
     // The cloud-node controller initializes both Nodes from the inventory.
     const nodeA = await eventually('node-a initialized', async () => {
       const n = await api.readNode({ name: 'node-a' });
-      return n.spec?.providerID ? n : undefined;
+      // Initialization writes the providerID (PUT) and then the addresses (status patch), as upstream.
+      return n.spec?.providerID && n.status?.addresses?.length ? n : undefined;
     });
     expect(nodeA.spec?.providerID).toBe('local://node-a');
     expect(nodeA.metadata?.labels).toMatchObject({
