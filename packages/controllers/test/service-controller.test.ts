@@ -9,7 +9,13 @@ import {
   LOAD_BALANCER_CLEANUP_FINALIZER,
   RetryError,
 } from '@ccm-kit/cloud-provider';
-import { type Logger, metricsRegistry, serviceQueueRateLimiter, Workqueue } from '@ccm-kit/runtime';
+import {
+  type Logger,
+  metricsRegistry,
+  processNextWorkItem,
+  serviceQueueRateLimiter,
+  Workqueue,
+} from '@ccm-kit/runtime';
 import { FakeCloud, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -660,7 +666,7 @@ describe('TestServiceQueueDelay', () => {
     const h = newController({ services: [svc], nodes: [node('node1')] });
     if (err) h.cloud.faults.injectError('ensureLoadBalancer', { error: err });
     h.serviceQueue.add('default/external-balancer');
-    expect(await h.controller.processNextServiceItem(new AbortController().signal)).toBe(true);
+    expect(await processNextWorkItem(h.controller.serviceWorker(), new AbortController().signal)).toBe(true);
     expect(h.serviceQueue.doneKeys).toEqual(['default/external-balancer']);
     return h;
   };
@@ -687,17 +693,17 @@ describe('TestServiceQueueDelay', () => {
     h.cloud.exists = true;
     h.cloud.faults.injectError('ensureLoadBalancerDeleted', { error: new RetryError('deleting', 42_000) });
     h.serviceQueue.add('default/external-balancer');
-    await h.controller.processNextServiceItem(new AbortController().signal);
+    await processNextWorkItem(h.controller.serviceWorker(), new AbortController().signal);
     expect(h.serviceQueue.addedAfter).toEqual([]);
     expect(h.serviceQueue.rateLimited).toEqual(['default/external-balancer']);
     expect(h.recorder.events.at(-1)).toBe(
       'Warning SyncLoadBalancerFailed Error syncing load balancer: failed to delete load balancer: deleting',
     );
   });
-  it('processNextServiceItem returns false once the queue is shut down', async () => {
+  it('the service worker returns false once the queue is shut down', async () => {
     const h = newController();
     h.serviceQueue.shutDown();
-    expect(await h.controller.processNextServiceItem(new AbortController().signal)).toBe(false);
+    expect(await processNextWorkItem(h.controller.serviceWorker(), new AbortController().signal)).toBe(false);
   });
 });
 
@@ -952,7 +958,7 @@ describe('node worker', () => {
     h.cloud.exists = true;
     h.cloud.err = new Error('update failed');
     h.nodeQueue.add(NODE_SYNC_KEY);
-    expect(await h.controller.processNextNodeItem(new AbortController().signal, 1)).toBe(true);
+    expect(await processNextWorkItem(h.controller.nodeWorker(1), new AbortController().signal)).toBe(true);
     expect(h.serviceQueue.added).toEqual(['default/lb']);
     expect(h.serviceQueue.rateLimited).toEqual([]);
     expect(h.nodeQueue.forgotten).toEqual([NODE_SYNC_KEY]);
@@ -1207,7 +1213,7 @@ describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () 
   };
   it('SVC-139 (runtime queue): a regular error counts one requeue and waits the 5 s first step', async () => {
     const { controller, serviceQueue } = setup(new Error('boom'));
-    await controller.processNextServiceItem(new AbortController().signal);
+    await processNextWorkItem(controller.serviceWorker(), new AbortController().signal);
     expect(serviceQueue.numRequeues('default/external-balancer')).toBe(1);
     expect(serviceQueue.rateLimiter.when('probe')).toBe(5_000);
     await new Promise((r) => setTimeout(r, 100));
@@ -1216,7 +1222,7 @@ describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () 
   });
   it('SVC-140 (runtime queue): a RetryError requeues after its own delay without counting a requeue', async () => {
     const { controller, serviceQueue } = setup(new RetryError('LB create in progress', 50));
-    await controller.processNextServiceItem(new AbortController().signal);
+    await processNextWorkItem(controller.serviceWorker(), new AbortController().signal);
     expect(serviceQueue.numRequeues('default/external-balancer')).toBe(0);
     expect(serviceQueue.len()).toBe(0);
     await new Promise((r) => setTimeout(r, 150));

@@ -25,8 +25,10 @@ import {
   defaultControllerRateLimiter,
   type EventRecorder,
   type Logger,
+  parallelizeUntil,
   parseTime,
   patchOptions,
+  type QueueWorker,
   runWorkers,
   until,
   Workqueue,
@@ -113,8 +115,9 @@ export class CloudNodeController {
   readonly #statusWorkers: number;
   readonly #ownership: Pick<CloudNodeControllerOptions, 'nodeOwnership'>;
   readonly #log: Logger;
-  readonly #queue: Workqueue<string>;
-  readonly #removeHandler: () => void;
+  /** The `Nodes` queue: names of Nodes to sync (client-go default controller rate limiter). */
+  readonly queue: Workqueue<string>;
+  readonly #removeHandlers: (() => void)[] = [];
 
   /**
    * Registers the Node event handlers; nothing else runs until {@link CloudNodeController.run}.
@@ -144,15 +147,22 @@ export class CloudNodeController {
     this.#ownership = { nodeOwnership: options.nodeOwnership };
     this.#log = options.logger ?? createLogger('cloud-node-controller');
     this.#informer = options.informers.nodes();
-    this.#queue = new Workqueue<string>({
+    this.queue = new Workqueue<string>({
       name: CLOUD_NODE_QUEUE_NAME,
       rateLimiter: defaultControllerRateLimiter(),
     });
-    this.#removeHandler = this.#informer.addEventHandler(
-      ownedNodeHandler(this.#ownership, {
-        onAdd: (node) => this.#enqueue(node),
-        onUpdate: (_old, node) => this.#enqueue(node),
-      }),
+    this.#registerEventHandlers();
+  }
+
+  /** Add and Update of owned Nodes (every update, resyncs included) queue the Node name; no Delete handler. */
+  #registerEventHandlers(): void {
+    this.#removeHandlers.push(
+      this.#informer.addEventHandler(
+        ownedNodeHandler(this.#ownership, {
+          onAdd: (node) => this.#enqueue(node),
+          onUpdate: (_old, node) => this.#enqueue(node),
+        }),
+      ),
     );
   }
 
@@ -162,7 +172,7 @@ export class CloudNodeController {
       this.#log.error(new Error('node has no metadata.name'), 'Cannot enqueue node');
       return;
     }
-    this.#queue.add(name);
+    this.queue.add(name);
   }
 
   /**
@@ -188,28 +198,33 @@ export class CloudNodeController {
       // Upstream starts `--concurrent-node-syncs` workers; 0 is accepted and starts none.
       const workers =
         this.#workers > 0
-          ? runWorkers({
-              name: CLOUD_NODE_QUEUE_NAME,
-              queue: this.#queue,
-              workers: this.#workers,
-              signal,
-              logger: this.#log,
-              // Upstream requeues every failure rate-limited; a RetryError gets no special delay here.
-              honorRetryError: false,
-              reconcile: (key, workerSignal) => this.#syncHandler(key, workerSignal),
-            })
+          ? runWorkers({ ...this.worker(), workers: this.#workers, signal })
           : Promise.resolve();
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         else signal.addEventListener('abort', () => resolve(), { once: true });
       });
-      this.#queue.shutDown();
+      this.queue.shutDown();
       await Promise.all([statusLoop, workers]);
     } finally {
-      this.#queue.shutDown();
-      this.#removeHandler();
+      this.queue.shutDown();
+      for (const remove of this.#removeHandlers) remove();
       controllerStopped(CLOUD_NODE_METRICS_NAME);
     }
+  }
+
+  /**
+   * The `Nodes` queue's worker for the runtime loop (upstream `processNextWorkItem`): reconcile function
+   * `syncHandler`; every failure is requeued rate-limited (upstream gives a `RetryError` no special delay here).
+   */
+  worker(): QueueWorker<string> {
+    return {
+      name: CLOUD_NODE_QUEUE_NAME,
+      queue: this.queue,
+      reconcile: (key, signal) => this.#syncHandler(key, signal),
+      honorRetryError: false,
+      logger: this.#log,
+    };
   }
 
   async #syncHandler(key: string, signal: AbortSignal): Promise<void> {
@@ -356,15 +371,9 @@ export class CloudNodeController {
   async updateNodeStatus(signal?: AbortSignal): Promise<void> {
     const start = performance.now();
     const nodes = this.#informer.lister.list();
-    let next = 0;
-    const worker = async () => {
-      while (!signal?.aborted) {
-        const i = next++;
-        if (i >= nodes.length) return;
-        await this.#refreshNode(nodes[i]!, signal);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.#statusWorkers, nodes.length) }, worker));
+    await parallelizeUntil(signal, this.#statusWorkers, nodes.length, (i) =>
+      this.#refreshNode(nodes[i]!, signal),
+    );
     this.#log.v(2).info('Updated nodes status', {
       nodes: nodes.length,
       durationMs: Math.round(performance.now() - start),

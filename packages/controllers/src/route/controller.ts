@@ -19,8 +19,9 @@ import {
   formatGoDuration,
   type Logger,
   nonSlidingUntil,
+  type QueueWorker,
   routeQueueRateLimiter,
-  until,
+  runWorkers,
   Workqueue,
   waitForCacheSync,
 } from '@ccm-kit/runtime';
@@ -93,7 +94,7 @@ export class NodeRouteController {
   readonly #o: NodeRouteControllerOptions;
   readonly #log: Logger;
   readonly #now: () => Date;
-  readonly #removeHandler: (() => void) | undefined;
+  readonly #removeHandlers: (() => void)[] = [];
 
   /**
    * Builds the controller and, in watch-based mode, creates the `Routes` queue (token bucket: one pass per
@@ -107,15 +108,24 @@ export class NodeRouteController {
     this.#now = opts.now ?? (() => new Date());
     if (opts.watchBased) {
       this.queue = new Workqueue<string>({ name: 'Routes', rateLimiter: routeQueueRateLimiter<string>() });
-      const enqueue = () => this.queue!.addRateLimited(ROUTES_QUEUE_KEY);
-      this.#removeHandler = opts.nodes.addEventHandler(
-        ownedNodeHandler(opts, {
+    }
+    this.#registerEventHandlers();
+  }
+
+  /** Watch-based mode only: Node add, delete and relevant updates queue a pass (the single key `routes`). */
+  #registerEventHandlers(): void {
+    const queue = this.queue;
+    if (!queue) return;
+    const enqueue = () => queue.addRateLimited(ROUTES_QUEUE_KEY);
+    this.#removeHandlers.push(
+      this.#o.nodes.addEventHandler(
+        ownedNodeHandler(this.#o, {
           onAdd: enqueue,
           onUpdate: (oldNode, newNode) => this.handleNodeUpdate(oldNode, newNode),
           onDelete: enqueue,
         }),
-      );
-    }
+      ),
+    );
   }
 
   /**
@@ -145,7 +155,7 @@ export class NodeRouteController {
     try {
       if (!(await waitForCacheSync(signal, this.#o.nodes))) return;
       if (this.queue) {
-        await until(signal, () => this.#runWorker(signal), 1_000, this.#log);
+        await runWorkers({ ...this.worker(), workers: 1, signal });
       } else {
         await nonSlidingUntil(
           signal,
@@ -163,30 +173,31 @@ export class NodeRouteController {
     } finally {
       signal.removeEventListener('abort', stopQueue);
       this.queue?.shutDown();
-      this.#removeHandler?.();
+      for (const remove of this.#removeHandlers) remove();
       controllerStopped('route');
       this.#log.info('Shutting down route controller');
     }
   }
 
-  async #runWorker(signal: AbortSignal): Promise<void> {
-    const queue = this.queue!;
-    for (;;) {
-      const key = await queue.get();
-      if (key === undefined) return;
-      // Forget before the pass: an event arriving mid-pass must still cause another pass.
-      queue.forget(key);
-      try {
-        await this.reconcileNodeRoutes(signal);
-      } catch (err) {
-        queue.addRateLimited(key);
-        this.#log.info(
-          `Couldn't reconcile node routes: ${(err as Error)?.message ?? String(err)}, requeuing`,
-        );
-      } finally {
-        queue.done(key);
-      }
-    }
+  /**
+   * Watch-based mode: the `Routes` queue's worker for the runtime loop (upstream `processNextWorkItem`):
+   * reconcile function {@link NodeRouteController.reconcileNodeRoutes} (the key only asks for a pass). The key
+   * is forgotten before the pass, so an event arriving mid-pass still causes another pass; a failed pass is
+   * requeued rate-limited (no `RetryError` delay).
+   * @throws Error when the controller is not watch-based (it has no queue then).
+   */
+  worker(): QueueWorker<string> {
+    if (!this.queue) throw new Error('the route controller has a queue only in watch-based mode');
+    return {
+      name: 'Routes',
+      queue: this.queue,
+      reconcile: (_key, signal) => this.reconcileNodeRoutes(signal),
+      forgetBeforeReconcile: true,
+      honorRetryError: false,
+      logger: this.#log,
+      onError: ({ err }) =>
+        this.#log.info(`Couldn't reconcile node routes: ${(err as Error)?.message ?? String(err)}, requeuing`),
+    };
   }
 
   /**

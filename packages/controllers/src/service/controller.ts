@@ -10,13 +10,11 @@
 import {
   addLBFinalizer,
   type CloudProvider,
-  findError,
   ImplementedElsewhereError,
   type Informer,
   type LoadBalancer,
   loadBalancerStatusEqual,
   patchService,
-  RetryError,
   removeLBFinalizer,
   type ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
@@ -27,6 +25,11 @@ import {
   formatGoDuration,
   isNotFound,
   type Logger,
+  parallelizeUntil,
+  type QueueWorker,
+  runWorkers,
+  serviceQueueRateLimiter,
+  Workqueue,
   waitForCacheSync,
 } from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
@@ -88,10 +91,10 @@ export interface ServiceControllerOptions {
   clusterName: string;
   /** Event recorder with source component `service-controller`. */
   recorder: ServiceEventRecorder;
-  /** The `service` queue (per-key exponential backoff 5 s … 300 s). */
-  serviceQueue: KeyQueue;
-  /** The `node` queue (per-key exponential backoff 5 s … 300 s). */
-  nodeQueue: KeyQueue;
+  /** Replaces the `service` queue (tests pass a recording queue); default: as upstream `New`. */
+  serviceQueue?: KeyQueue;
+  /** Replaces the `node` queue (tests pass a recording queue); default: as upstream `New`. */
+  nodeQueue?: KeyQueue;
   /** Logger (default `createLogger('service-lb-controller')`). */
   logger?: Logger;
   /** Beyond upstream: serve Services of this `loadBalancerClass` instead of those without a class. */
@@ -154,7 +157,9 @@ export class ServiceController {
    * dropped with the key's cache entry once no node sync runs (docs/decisions/0202).
    */
   readonly lastSyncedNodes = new Map<string, V1Node[]>();
+  /** The `service` queue: `namespace/name` keys (per-key exponential backoff 5 s … 300 s). */
   readonly serviceQueue: KeyQueue;
+  /** The `node` queue: the single key {@link NODE_SYNC_KEY} (per-key exponential backoff 5 s … 300 s). */
   readonly nodeQueue: KeyQueue;
   readonly #balancer: LoadBalancer;
   readonly #cloud: CloudProvider;
@@ -193,8 +198,10 @@ export class ServiceController {
     this.#nodes = opts.nodeInformer;
     this.#clusterName = opts.clusterName;
     this.#recorder = opts.recorder;
-    this.serviceQueue = opts.serviceQueue;
-    this.nodeQueue = opts.nodeQueue;
+    this.serviceQueue =
+      opts.serviceQueue ?? new Workqueue<string>({ name: 'service', rateLimiter: serviceQueueRateLimiter() });
+    this.nodeQueue =
+      opts.nodeQueue ?? new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter() });
     this.#log = opts.logger ?? createLogger('service-lb-controller');
     this.#lbClass = opts.loadBalancerClass;
     this.#ownership = opts.nodeOwnership;
@@ -208,10 +215,10 @@ export class ServiceController {
         `serviceResyncPeriodMs must be a positive number of ms, got ${opts.serviceResyncPeriodMs}`,
       );
     }
-    this.#registerHandlers();
+    this.#registerEventHandlers();
   }
 
-  #registerHandlers(): void {
+  #registerEventHandlers(): void {
     this.#removeHandlers.push(
       this.#services.addEventHandler({
         onAdd: (svc) => {
@@ -290,24 +297,11 @@ export class ServiceController {
       if (!(await waitForCacheSync(signal, this.#services, this.#nodes))) return;
       resync = setInterval(() => this.resyncServices(), this.#servicesResyncMs);
       resync.unref?.();
-      const loops: Promise<void>[] = [];
-      for (let i = 0; i < workers; i++) {
-        loops.push(
-          (async () => {
-            while (await this.processNextServiceItem(signal)) {
-              // one item per call
-            }
-          })(),
-        );
-      }
-      loops.push(
-        (async () => {
-          while (await this.processNextNodeItem(signal, workers)) {
-            // one item per call
-          }
-        })(),
-      );
-      await Promise.all(loops);
+      await Promise.all([
+        workers > 0 ? runWorkers({ ...this.serviceWorker(), workers, signal }) : undefined,
+        // One node worker, so that one node sync runs at a time.
+        runWorkers({ ...this.nodeWorker(workers), workers: 1, signal }),
+      ]);
     } finally {
       if (resync !== undefined) clearInterval(resync);
       signal.removeEventListener('abort', onAbort);
@@ -329,47 +323,47 @@ export class ServiceController {
     }
   }
 
-  /** Takes one key from the node queue and runs a node sync; false once the queue is shut down. */
-  async processNextNodeItem(signal: AbortSignal, workers: number): Promise<boolean> {
-    const key = await this.nodeQueue.get();
-    if (key === undefined) return false;
-    try {
-      for (const toRetry of await this.syncNodes(workers, signal)) this.serviceQueue.add(toRetry);
-      this.nodeQueue.forget(key);
-    } catch (err) {
-      this.#log.error(err, 'node sync failed');
-    } finally {
-      this.nodeQueue.done(key);
-    }
-    return true;
+  /**
+   * The `service` queue's worker for the runtime loop (upstream `processNextServiceItem`): reconcile function
+   * {@link ServiceController.syncService}; forget on success; on a `RetryError` anywhere in the cause chain,
+   * requeue after its delay without touching the backoff; otherwise requeue rate-limited.
+   */
+  serviceWorker(): QueueWorker<string> {
+    return {
+      name: 'service',
+      queue: this.serviceQueue,
+      reconcile: (key, signal) => this.syncService(key, signal),
+      logger: this.#log,
+      onError: ({ key, err, retryAfterMs }) => {
+        if (retryAfterMs !== undefined) {
+          this.#log.warn(
+            `error processing service ${key} (retrying in ${formatGoDuration(retryAfterMs)}): ${errorMessage(err)}`,
+          );
+        } else {
+          this.#log.error(err, `error processing service ${key} (retrying with exponential backoff)`);
+        }
+      },
+    };
   }
 
   /**
-   * Takes one key from the service queue and syncs it: forget on success; on a `RetryError` anywhere in the
-   * cause chain, requeue after its delay without touching the backoff; otherwise requeue rate-limited.
-   * @returns false once the queue is shut down.
+   * The `node` queue's worker for the runtime loop (upstream `processNextNodeItem`): a node sync over `workers`
+   * concurrent updates; the Services whose update failed are re-added to the `service` queue (plain add). A node
+   * sync never fails its key: an unexpected error is logged and not requeued.
    */
-  async processNextServiceItem(signal: AbortSignal): Promise<boolean> {
-    const key = await this.serviceQueue.get();
-    if (key === undefined) return false;
-    try {
-      await this.syncService(key, signal);
-      this.serviceQueue.forget(key);
-    } catch (err) {
-      const retry = findError(err, RetryError);
-      if (retry !== undefined) {
-        this.#log.warn(
-          `error processing service ${key} (retrying in ${formatGoDuration(retry.retryAfterMs)}): ${errorMessage(err)}`,
-        );
-        this.serviceQueue.addAfter(key, retry.retryAfterMs);
-      } else {
-        this.#log.error(err, `error processing service ${key} (retrying with exponential backoff)`);
-        this.serviceQueue.addRateLimited(key);
-      }
-    } finally {
-      this.serviceQueue.done(key);
-    }
-    return true;
+  nodeWorker(workers: number): QueueWorker<string> {
+    return {
+      name: 'node',
+      queue: this.nodeQueue,
+      reconcile: async (_key, signal) => {
+        try {
+          for (const toRetry of await this.syncNodes(workers, signal)) this.serviceQueue.add(toRetry);
+        } catch (err) {
+          this.#log.error(err, 'node sync failed');
+        }
+      },
+      logger: this.#log,
+    };
   }
 
   /**
@@ -547,7 +541,7 @@ export class ServiceController {
           });
           return op;
         }
-        // Chained (Go's %w) so that a RetryError is honoured by processNextServiceItem.
+        // Chained (Go's %w) so that the service worker honours a RetryError.
         throw new Error(`failed to ensure load balancer: ${errorText(err)}`, { cause: err });
       }
       if (status === undefined || status === null) {
@@ -652,23 +646,17 @@ export class ServiceController {
     signal?: AbortSignal,
   ): Promise<Set<string>> {
     const toRetry = new Set<string>();
-    let next = 0;
-    const worker = async () => {
-      while (next < services.length && !signal?.aborted) {
-        const svc = services[next++];
-        let retry: boolean;
-        try {
-          retry = await this.nodeSyncService(svc);
-        } catch (err) {
-          this.#log.error(err, 'node sync of a service failed unexpectedly');
-          retry = true;
-        }
-        if (retry && svc !== undefined) toRetry.add(serviceKey(svc));
+    await parallelizeUntil(signal, workers, services.length, async (i) => {
+      const svc = services[i];
+      let retry: boolean;
+      try {
+        retry = await this.nodeSyncService(svc);
+      } catch (err) {
+        this.#log.error(err, 'node sync of a service failed unexpectedly');
+        retry = true;
       }
-    };
-    // As upstream ParallelizeUntil: no more workers than services, and none at all for workers ≤ 0.
-    const n = Math.max(0, Math.min(workers, services.length));
-    await Promise.all(Array.from({ length: n }, worker));
+      if (retry && svc !== undefined) toRetry.add(serviceKey(svc));
+    });
     return toRetry;
   }
 

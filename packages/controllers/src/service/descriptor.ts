@@ -1,8 +1,8 @@
 /**
  * The `service-lb-controller` descriptor the app starts. Follows upstream `app/core.go`
  * (`startServiceController`) and `controllers/service/controller.go` (`New`, `Run`): skipped with a log line
- * when the provider has no LoadBalancer facet; otherwise one `service` and one `node` queue (per-key exponential
- * backoff 5 s … 300 s), `--concurrent-service-syncs` workers, events from component `service-controller`.
+ * when the provider has no LoadBalancer facet; otherwise `--concurrent-service-syncs` workers, events from
+ * component `service-controller`. The controller builds its `service` and `node` queues itself, as upstream `New`.
  */
 import {
   SERVICE_CONTROLLER_CLIENT_NAME,
@@ -10,7 +10,6 @@ import {
   SERVICE_LB_CONTROLLER,
   serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
-import { serviceQueueRateLimiter, Workqueue } from '@ccm-kit/runtime';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
@@ -42,11 +41,6 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       nodeInformer: ctx.informers.nodes(),
       clusterName: config.clusterName,
       recorder,
-      serviceQueue: new Workqueue<string>({
-        name: 'service',
-        rateLimiter: serviceQueueRateLimiter<string>(),
-      }),
-      nodeQueue: new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter<string>() }),
       logger: log,
       loadBalancerClass: config.loadBalancerClass,
       nodeOwnership: config.nodeOwnership,

@@ -1,1 +1,3 @@
+export * from './process-next-work-item.js';
+export * from './reconciler.js';
 export * from './run-workers.js';

@@ -1,0 +1,83 @@
+/**
+ * One step of the runtime loop: take a key, reconcile it, and forget or requeue it. Follows
+ * controller-runtime `pkg/internal/controller/controller.go` (`processNextWorkItem`, `reconcileHandler`)
+ * and `k8s.io/cloud-provider` `controllers/service/controller.go` (`processNextServiceItem`).
+ */
+import { findError, RetryError } from '@ccm-kit/cloud-provider';
+import { createLogger, type Logger } from '../logging.js';
+import type { QueueWorker, ReconcileFailure } from './reconciler.js';
+
+/**
+ * Takes one key from `worker.queue` and reconciles it:
+ * - success: `forget(key)` (unless `forgetBeforeReconcile`, which forgets before the call);
+ * - an error with a `RetryError` in its cause chain (when `honorRetryError`, the default):
+ *   `addAfter(key, retryAfterMs)`, no forget, no rate-limited entry;
+ * - any other error: `addRateLimited(key)`;
+ * - an error after `signal` aborted: nothing is requeued (the queue is shutting down), logged at V(2).
+ * `done(key)` is always called. A key dequeued after `signal` aborted is not reconciled.
+ *
+ * @returns false once the queue is shut down (or `signal` aborted), true after handling a key.
+ * @throws only what the queue or `onError` throw (the worker loop then restarts after a second).
+ */
+export async function processNextWorkItem<T>(
+  worker: QueueWorker<T>,
+  signal: AbortSignal,
+  logger: Logger = worker.logger ?? createLogger(worker.name),
+): Promise<boolean> {
+  const { queue } = worker;
+  const key = await queue.get(signal);
+  if (key === undefined) return false;
+  try {
+    if (signal.aborted) return false;
+    const forgetFirst = worker.forgetBeforeReconcile ?? false;
+    if (forgetFirst) queue.forget(key);
+    try {
+      await worker.reconcile(key, signal);
+      if (!forgetFirst) queue.forget(key);
+    } catch (err) {
+      handleReconcileError(worker, key, err, signal, logger);
+    }
+    return true;
+  } finally {
+    queue.done(key);
+  }
+}
+
+function handleReconcileError<T>(
+  worker: QueueWorker<T>,
+  key: T,
+  err: unknown,
+  signal: AbortSignal,
+  logger: Logger,
+): void {
+  if (signal.aborted) {
+    // The queue is shut down; the key is not requeued and the error is most likely the abort itself.
+    logger.v(2).info('Reconcile failed during shutdown', { controller: worker.name, key, err: String(err) });
+    return;
+  }
+  const retry = (worker.honorRetryError ?? true) ? findError(err, RetryError) : undefined;
+  const failure: ReconcileFailure<T> = { key, err };
+  if (retry) {
+    worker.queue.addAfter(key, retry.retryAfterMs);
+    failure.retryAfterMs = retry.retryAfterMs;
+    failure.retryMessage = retry.message;
+  } else {
+    worker.queue.addRateLimited(key);
+  }
+  (worker.onError ?? defaultOnError(worker.name, logger))(failure);
+}
+
+function defaultOnError<T>(name: string, logger: Logger): (failure: ReconcileFailure<T>) => void {
+  return ({ key, err, retryAfterMs, retryMessage }) => {
+    if (retryAfterMs === undefined) {
+      logger.error(err, 'Error syncing; requeuing with rate limit', { controller: name, key });
+    } else {
+      logger.warn('Error syncing; retrying after the requested delay', {
+        controller: name,
+        key,
+        retryAfterMs,
+        err: retryMessage,
+      });
+    }
+  };
+}
