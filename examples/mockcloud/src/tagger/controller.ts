@@ -1,14 +1,34 @@
 /**
- * The tagger controller's loop: a full pass (list servers, plan, apply) every `periodMs`, and soon
- * after a Node is added, deleted, or changes providerID or zone (but never more often than
- * `minIntervalMs`). Reads Nodes from the shared informer's cache, so it costs no Kubernetes API calls.
+ * The tagger controller, built as every ccm-kit controller is — the reconcile contract of
+ * `@ccm-kit/runtime` (`QueueWorker` + `runWorkers`, see docs/controllers/writing-a-controller.md):
+ * - **queue** `mockcloud-tagger` with one key, `servers`: every pass reconciles all servers, so a burst of
+ *   Node events coalesces into one pass;
+ * - **event handlers**: a Node added, deleted, or changing providerID or zone queues the key `minIntervalMs`
+ *   later; a resync queues it every `periodMs` (the first time at once);
+ * - **reconcile function** {@link TaggerController.reconcileServers}: one pass (list servers, plan, apply);
+ *   it throws when a server update failed, so the runtime loop retries it (after one period).
+ * Nodes are read from the shared informer's cache, so a pass costs no Kubernetes API calls.
  */
 import { type Informer, LABEL_TOPOLOGY_ZONE } from '@ccm-kit/cloud-provider';
-import { type Logger, metricsRegistry, sleep } from '@ccm-kit/runtime';
+import {
+  itemExponentialFailureRateLimiter,
+  type Logger,
+  metricsRegistry,
+  type QueueWorker,
+  runWorkers,
+  until,
+  Workqueue,
+  waitForCacheSync,
+} from '@ccm-kit/runtime';
 import type { V1Node } from '@kubernetes/client-node';
 import { Counter } from 'prom-client';
 import type { MockCloudClient } from '../client/index.js';
 import { planServerLabels } from './plan.js';
+
+/** The tagger's queue name (the `name` label of its `workqueue_*` metrics). */
+export const TAGGER_QUEUE_NAME = 'mockcloud-tagger';
+/** The single key of the tagger's queue: "reconcile every server". */
+export const TAGGER_KEY = 'servers';
 
 /** Options of {@link TaggerController}. Durations in ms. */
 export interface TaggerOptions {
@@ -18,7 +38,7 @@ export interface TaggerOptions {
   clusterID: string;
   /** Period of full passes, in ms. */
   periodMs: number;
-  /** Shortest time between two passes, in ms; default 1000. */
+  /** Delay between a Node event and the pass it queues, in ms (events meanwhile share that pass); default 1000. */
   minIntervalMs?: number;
   logger: Logger;
 }
@@ -53,14 +73,90 @@ function relevantChange(a: V1Node, b: V1Node): boolean {
 
 /** Keeps cloud server labels in step with the cluster's Nodes. */
 export class TaggerController {
+  /** The queue (one key, {@link TAGGER_KEY}); a failed pass is retried after one period. */
+  readonly queue: Workqueue<string>;
   readonly #o: TaggerOptions;
-  #wake: (() => void) | undefined;
-  #pending = false;
+  readonly #minIntervalMs: number;
+  readonly #removeHandlers: (() => void)[] = [];
   /** Consecutive failed passes (reset by a successful one). */
   consecutiveFailures = 0;
 
+  /** Builds the queue and registers the Node event handlers; nothing runs until {@link TaggerController.run}. */
   constructor(options: TaggerOptions) {
     this.#o = options;
+    this.#minIntervalMs = options.minIntervalMs ?? 1000;
+    this.queue = new Workqueue<string>({
+      name: TAGGER_QUEUE_NAME,
+      // A failed pass waits one period, so three failures in a row (the health check) take three periods.
+      rateLimiter: itemExponentialFailureRateLimiter(options.periodMs, options.periodMs),
+    });
+    this.#registerEventHandlers();
+  }
+
+  #registerEventHandlers(): void {
+    const enqueue = () => this.queue.addAfter(TAGGER_KEY, this.#minIntervalMs);
+    this.#removeHandlers.push(
+      this.#o.nodes.addEventHandler({
+        onAdd: (_n, initial) => {
+          if (!initial) enqueue();
+        },
+        onUpdate: (a, b) => {
+          if (relevantChange(a, b)) enqueue();
+        },
+        onDelete: enqueue,
+      }),
+    );
+  }
+
+  /**
+   * Runs until `signal` aborts: waits for the Node cache, then one worker drains the queue while a resync
+   * queues a full pass every `periodMs`. Resolves once stopped (the queue is shut down, the handlers
+   * removed). Never rejects.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    try {
+      if (!(await waitForCacheSync(signal, this.#o.nodes))) return;
+      await Promise.all([
+        runWorkers({ ...this.worker(), workers: 1, signal }),
+        until(signal, () => this.queue.add(TAGGER_KEY), this.#o.periodMs, this.#o.logger),
+      ]);
+    } finally {
+      this.queue.shutDown();
+      for (const remove of this.#removeHandlers) remove();
+    }
+  }
+
+  /** The queue's worker for the runtime loop: reconcile function {@link TaggerController.reconcileServers}. */
+  worker(): QueueWorker<string> {
+    return {
+      name: TAGGER_QUEUE_NAME,
+      queue: this.queue,
+      reconcile: (_key, signal) => this.reconcileServers(signal),
+      logger: this.#o.logger,
+      onError: ({ err }) => this.#o.logger.error(err, 'Tagger pass failed'),
+    };
+  }
+
+  /**
+   * One counted pass ({@link TaggerController.runOnce}): updates `consecutiveFailures` and
+   * `mockcloud_tagger_passes_total{result}`.
+   * @throws the listing error, or `<n> server label update(s) failed` (the loop then retries the pass).
+   */
+  async reconcileServers(signal: AbortSignal): Promise<void> {
+    let result: TaggerPassResult;
+    try {
+      result = await this.runOnce(signal);
+    } catch (err) {
+      if (!signal.aborted) this.#countPass(false);
+      throw err;
+    }
+    this.#countPass(result.failed === 0);
+    if (result.failed > 0) throw new Error(`${result.failed} server label update(s) failed`);
+  }
+
+  #countPass(ok: boolean): void {
+    this.consecutiveFailures = ok ? 0 : this.consecutiveFailures + 1;
+    passCounter().inc({ result: ok ? 'success' : 'error' });
   }
 
   /**
@@ -84,59 +180,5 @@ export class TaggerController {
       }
     }
     return { updated, failed };
-  }
-
-  /** Runs passes until `signal` aborts; resolves then. Never rejects. */
-  async run(signal: AbortSignal): Promise<void> {
-    const log = this.#o.logger;
-    while (!this.#o.nodes.hasSynced()) {
-      if (!(await sleep(100, signal))) return;
-    }
-    const nudge = () => {
-      this.#pending = true;
-      this.#wake?.();
-    };
-    const remove = this.#o.nodes.addEventHandler({
-      onAdd: (_n, initial) => {
-        if (!initial) nudge();
-      },
-      onUpdate: (a, b) => {
-        if (relevantChange(a, b)) nudge();
-      },
-      onDelete: nudge,
-    });
-    try {
-      while (!signal.aborted) {
-        this.#pending = false;
-        const started = Date.now();
-        try {
-          const r = await this.runOnce(signal);
-          this.consecutiveFailures = r.failed > 0 ? this.consecutiveFailures + 1 : 0;
-          passCounter().inc({ result: r.failed > 0 ? 'error' : 'success' });
-        } catch (err) {
-          if (signal.aborted) break;
-          this.consecutiveFailures++;
-          passCounter().inc({ result: 'error' });
-          log.error(err, 'Tagger pass failed');
-        }
-        const minGap = this.#o.minIntervalMs ?? 1000;
-        if (!(await sleep(Math.max(0, started + minGap - Date.now()), signal))) break;
-        if (!this.#pending)
-          await this.#waitForWake(Math.max(0, started + this.#o.periodMs - Date.now()), signal);
-      }
-    } finally {
-      remove();
-    }
-  }
-
-  #waitForWake(ms: number, signal: AbortSignal): Promise<void> {
-    const ac = new AbortController();
-    const onAbort = () => ac.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    this.#wake = () => ac.abort();
-    return sleep(ms, ac.signal).then(() => {
-      this.#wake = undefined;
-      signal.removeEventListener('abort', onAbort);
-    });
   }
 }
