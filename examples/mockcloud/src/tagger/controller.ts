@@ -1,6 +1,6 @@
 /**
  * The tagger controller, built as every ccm-kit controller is — the reconcile contract of
- * `@ccm-kit/runtime` (`QueueWorker` + `runWorkers`, see docs/controllers/writing-a-controller.md):
+ * `@ccm-kit/runtime` (`QueueWorker` + `runWorkers`, see docs/concepts.md):
  * - **queue** `mockcloud-tagger` with one key, `servers`: every pass reconciles all servers, so a burst of
  *   Node events coalesces into one pass;
  * - **event handlers**: a Node added, deleted, or changing providerID or zone queues the key `minIntervalMs`
