@@ -63,6 +63,8 @@ export interface CloudNodeLifecycleControllerOptions {
  * - otherwise: an instance that does not exist (false, or `InstanceNotFoundError` from the providerID lookup)
  *   means the Node is **deleted** (event `DeletingNode`); any other cloud error skips the Node this pass — it is
  *   never deleted on an error; an existing, shut-down instance gets the `NoSchedule` shutdown taint.
+ *
+ * As upstream it has no queue and no event handlers: a periodic pass over the lister (docs/concepts.md).
  */
 export class CloudNodeLifecycleController {
   readonly #lister: Lister<V1Node>;
