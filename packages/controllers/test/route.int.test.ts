@@ -18,7 +18,7 @@ import { ApiException, CoreV1Api, type V1Node, type V1NodeCondition } from '@kub
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './eventually.js';
 import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
-import { nodeRouteController } from '../src/route/descriptor.js';
+import { nodeRouteController, WATCH_BASED_ROUTES_GATE } from '../src/route/descriptor.js';
 
 const cp = useControlPlane();
 const run = Date.now().toString(36);
@@ -265,5 +265,56 @@ describe('node-route-controller (real API server)', () => {
     );
     expect(await routesOf(name)).toEqual([]);
     expect(networkCondition(await core.readNode({ name }))).toBeUndefined();
+  });
+});
+
+describe('node-route-controller, watch-based (gate CloudControllerManagerWatchBasedRoutesReconciliation)', () => {
+  // A second controller on the same API server, with its own cloud, owning only Nodes named `wb-…`: its passes
+  // come from Node events through the `Routes` queue and the runtime loop, never from a period.
+  const wbCloud = new FakeCloud();
+  const wbStop = new AbortController();
+  let wb: ControllerStartResult;
+  const wbRoutesOf = (target: string) =>
+    [...wbCloud.routeMap.values()].map((e) => e.route).filter((r) => r.targetNode === target);
+
+  beforeAll(async () => {
+    wb = await nodeRouteController.init({
+      cloud: wbCloud,
+      clients,
+      informers,
+      config: {
+        ...defaultCloudControllerConfig,
+        clusterName: CLUSTER,
+        clusterCIDR: '10.120.0.0/16',
+        featureGates: { [WATCH_BASED_ROUTES_GATE]: true },
+        nodeOwnership: (n) => n.metadata?.name?.startsWith('wb-') === true,
+      },
+      signal: wbStop.signal,
+      logger: createLogger('node-route-watch-int'),
+    });
+    expect(wb.started).toBe(true);
+  });
+
+  afterAll(async () => {
+    wbStop.abort();
+    await wb?.done;
+  });
+
+  it('a Node event causes a pass; a failed pass is requeued rate-limited and retried; a delete removes the route', async () => {
+    const name = uniq('wb-a');
+    wbCloud.faults.injectError('listRoutes', { times: 1, error: new Error('cloud hiccup') });
+    await createNode(name, ['10.120.250.0/24'], '10.0.250.1');
+    // The first pass fails on the injected error; the key comes back through the queue's rate limiter (one
+    // pass per 10 s, waits capped at 10 s), hence the longer waits.
+    await eventually(
+      () => expect(wbRoutesOf(name).map((r) => r.destinationCIDR)).toEqual(['10.120.250.0/24']),
+      30_000,
+    );
+    const lists = wbCloud.callLog.entries('listRoutes');
+    expect(lists[0]?.outcome).toBe('error');
+    expect(lists.some((e) => e.outcome === 'ok')).toBe(true);
+    await core.deleteNode({ name });
+    nodesToDelete.delete(name);
+    await eventually(() => expect(wbRoutesOf(name)).toEqual([]), 30_000);
   });
 });
