@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatGoDuration, parseGoDuration } from '../src/util/go-duration.js';
+import { formatGoDuration, parseGoDuration, timerDelayMs } from '../src/util/go-duration.js';
 
 describe('Go durations', () => {
   it.each([
@@ -26,5 +26,12 @@ describe('Go durations', () => {
     expect(formatGoDuration(300_000)).toBe('5m0s');
     expect(formatGoDuration(43_200_000)).toBe('12h0m0s');
     expect(formatGoDuration(250)).toBe('250ms');
+  });
+
+  it('timerDelayMs rounds a fractional duration up to whole ms, at least 1', () => {
+    expect(timerDelayMs(parseGoDuration('3.0005s'))).toBe(3001);
+    expect(timerDelayMs(parseGoDuration('0.5ms'))).toBe(1);
+    expect(timerDelayMs(parseGoDuration('10s'))).toBe(10_000);
+    expect(timerDelayMs(0)).toBe(1);
   });
 });

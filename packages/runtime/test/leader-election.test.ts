@@ -112,6 +112,19 @@ describe('LeaderElector', () => {
     expect(b.log).toEqual(['leader a', 'leader b', 'started']);
   });
 
+  it('takes Go durations with sub-millisecond precision (a renew deadline of 400.5 ms): renews and releases', async () => {
+    // `--leader-elect-renew-deadline=400.5ms` is a valid Go duration; AbortSignal.timeout wants whole ms.
+    const srv = new FakeLeaseServer();
+    const a = candidate(srv, 'a', { releaseOnCancel: true, renewDeadlineMs: 400.5, leaseDurationMs: 600.0005 });
+    await until(() => a.el.isLeader());
+    await until(() => srv.writes.filter((w) => w.op === 'replace').length >= 3);
+    expect(a.el.isLeader()).toBe(true);
+    a.ac.abort();
+    await a.done;
+    expect(srv.spec()).toMatchObject({ holderIdentity: '' });
+    expect(a.log).toEqual(['leader a', 'started', 'stopped']);
+  });
+
   it('releaseOnCancel hands over at once: holder "" and duration 1', async () => {
     const srv = new FakeLeaseServer();
     const a = candidate(srv, 'a', { releaseOnCancel: true, leaseDurationMs: 5000, renewDeadlineMs: 400 });

@@ -21,6 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { timerDelayMs } from '../util/go-duration.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
 import { type LeaseClient, LeaseLock } from './lease-lock.js';
@@ -234,7 +235,7 @@ export class LeaderElector {
       } catch {
         return false;
       }
-      const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.renewDeadlineMs)]);
+      const deadline = AbortSignal.any([signal, AbortSignal.timeout(timerDelayMs(this.renewDeadlineMs))]);
       let ok = false;
       while (!deadline.aborted) {
         ok = await this.#tryAcquireOrRenew(deadline);
@@ -356,7 +357,7 @@ export class LeaderElector {
       leaderTransitions: obs.leaderTransitions,
     };
     try {
-      await this.lock.update(rec, AbortSignal.timeout(this.renewDeadlineMs));
+      await this.lock.update(rec, AbortSignal.timeout(timerDelayMs(this.renewDeadlineMs)));
       this.#setObserved(rec);
       this.#log.info('released lease');
     } catch (err) {
