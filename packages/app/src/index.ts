@@ -1,4 +1,5 @@
 export * from './flags/flag-set.js';
+export * from './errors.js';
 export * from './manager/cloud.js';
 export * from './manager/manager.js';
 export * from './manager/run.js';

@@ -20,7 +20,7 @@ import {
   nodeMinVersion,
   parseNamedCertKey,
   validateTlsMinVersion,
-} from '../src/serving/tls-options.js';
+} from '../src/options/tls-options.js';
 
 const known = { controllers: [], controllerAliases: {}, webhooks: [] };
 const build = (argv: string[]) =>

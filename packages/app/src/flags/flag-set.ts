@@ -4,11 +4,13 @@
  * `key=bool` maps (`--feature-gates`), named flag sets for the help output, and `--` ending the flags.
  * Error messages follow pflag's (`unknown flag: --x`, `invalid argument "y" for "--x" flag: ...`).
  */
+import { isIP } from 'node:net';
 import { formatGoDuration, parseGoDuration } from '@ccm-kit/runtime';
 
 /** The kinds of flag value. Durations are held in **milliseconds**. */
 export type FlagKind =
   | 'string'
+  | 'ip'
   | 'bool'
   | 'int'
   | 'float'
@@ -20,6 +22,8 @@ export type FlagKind =
 /** The TypeScript value type of each flag kind. */
 export interface FlagValueOf {
   string: string;
+  /** An IP address (pflag `IP`), as given but trimmed. */
+  ip: string;
   bool: boolean;
   int: number;
   float: number;
@@ -76,6 +80,10 @@ export class FlagSet {
 
   string(name: string, def: string, usage: string, extra: Partial<FlagDefinition<'string'>> = {}): this {
     return this.add({ name, kind: 'string', default: def, usage, ...extra });
+  }
+  /** An IP-address flag (pflag `IPVar`): anything but an IPv4 or IPv6 address is rejected at parsing. */
+  ip(name: string, def: string, usage: string, extra: Partial<FlagDefinition<'ip'>> = {}): this {
+    return this.add({ name, kind: 'ip', default: def, usage, ...extra });
   }
   bool(name: string, def: boolean, usage: string, extra: Partial<FlagDefinition<'bool'>> = {}): this {
     return this.add({ name, kind: 'bool', default: def, usage, ...extra });
@@ -147,6 +155,12 @@ function parseValue(def: FlagDefinition, raw: string, previous: unknown): unknow
   switch (def.kind) {
     case 'string':
       return raw;
+    case 'ip': {
+      // pflag ipValue.Set: net.ParseIP(strings.TrimSpace(s)), `failed to parse IP: "<s>"` otherwise.
+      const ip = raw.trim();
+      if (isIP(ip) === 0) throw new Error(`failed to parse IP: ${JSON.stringify(raw)}`);
+      return ip;
+    }
     case 'bool': {
       const b = parseGoBool(raw);
       if (b === undefined)
@@ -272,6 +286,8 @@ function renderDefault(def: FlagDefinition): string {
   switch (def.kind) {
     case 'string':
       return v === '' ? '' : ` (default ${JSON.stringify(v)})`;
+    case 'ip':
+      return v === '' ? '' : ` (default ${v as string})`;
     case 'bool':
       return v ? ' (default true)' : '';
     case 'int':
@@ -289,6 +305,7 @@ function renderDefault(def: FlagDefinition): string {
 
 const TYPE_NAME: Record<FlagKind, string> = {
   string: 'string',
+  ip: 'ip',
   bool: '',
   int: 'int',
   float: 'float',

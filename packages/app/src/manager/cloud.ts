@@ -9,14 +9,8 @@ import {
   registeredCloudProviders,
 } from '@ccm-kit/cloud-provider';
 import type { Logger } from '@ccm-kit/runtime';
+import { StartupError } from '../errors.js';
 
-/** A start-up error that stops the manager (exit status 1 from `runCloudControllerManager`). */
-export class StartupError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'StartupError';
-  }
-}
 
 /**
  * Initializes the provider named by `--cloud-provider` from the registry (unless `given` is passed),

@@ -1,9 +1,12 @@
 /**
- * Validation of the cloud-node-controller options. Follows upstream `options.NodeControllerOptions.Validate`
- * (reference §4.2, scenarios OPT-06 … OPT-11). Upstream never calls it at start-up, so `--concurrent-node-syncs=0`
- * starts a controller with no workers; ccm-kit rejects such values when building the configuration
+ * The cloud-node-controller's flags (`--concurrent-node-syncs`, `--concurrent-node-status-updates`) and their
+ * validation. Follows upstream `options.NodeControllerOptions` (`AddFlags`, `ApplyTo`, `Validate`). Upstream
+ * never calls `Validate` at start-up, so `--concurrent-node-syncs=0` starts a controller with no workers;
+ * ccm-kit rejects such values when building the configuration
  * (docs/decisions/0008-node-controller-options-validated.md).
  */
+import type { CloudControllerConfig } from '@ccm-kit/controllers';
+import { num, type OptionGroup } from './option-group.js';
 
 /** The node controller's worker counts (`--concurrent-node-syncs`, `--concurrent-node-status-updates`). */
 export interface NodeControllerOptions {
@@ -22,3 +25,31 @@ export function validateNodeControllerOptions(opts: NodeControllerOptions | unde
   if (opts.concurrentNodeStatusUpdates < 0) errs.push('concurrent-node-status-updates cannot be a negative number');
   return errs;
 }
+
+const given = (v: Readonly<Record<string, unknown>>): NodeControllerOptions => ({
+  concurrentNodeSyncs: num(v, 'concurrent-node-syncs'),
+  concurrentNodeStatusUpdates: num(v, 'concurrent-node-status-updates'),
+});
+
+export const nodeControllerOptions: OptionGroup<
+  Pick<CloudControllerConfig, 'concurrentNodeSyncs' | 'concurrentNodeStatusUpdates'>
+> = {
+  addFlags(fss) {
+    fss
+      .flagSet('cloud-node-controller')
+      .int('concurrent-node-syncs', 1, 'Number of workers concurrently synchronizing nodes.')
+      .int(
+        'concurrent-node-status-updates',
+        0,
+        'Number of workers concurrently updating node statuses. If unset or set to 0, --concurrent-node-syncs will be used.',
+      );
+  },
+  validate: (v) => validateNodeControllerOptions(given(v)).map((e) => `--${e}`),
+  applyTo(v) {
+    const o = given(v);
+    return {
+      concurrentNodeSyncs: o.concurrentNodeSyncs,
+      concurrentNodeStatusUpdates: o.concurrentNodeStatusUpdates > 0 ? o.concurrentNodeStatusUpdates : o.concurrentNodeSyncs,
+    };
+  },
+};

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Logger, loadKubeConfig } from '@ccm-kit/runtime';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { StartupError } from '../manager/cloud.js';
+import { StartupError } from '../errors.js';
 import type { AuthConfig } from '../options/config.js';
 import { DelegatedAuth } from './delegated-auth.js';
 

@@ -7,7 +7,7 @@ import type { SecureServingConfig } from '../options/config.js';
 import { servingCertificate } from './certificate.js';
 import type { SecureServerOptions } from './secure-server.js';
 import { loadSniCertificates } from './sni.js';
-import { nodeCipherList, nodeCurveList, nodeMinVersion } from './tls-options.js';
+import { nodeCipherList, nodeCurveList, nodeMinVersion } from '../options/tls-options.js';
 
 /** The TLS and listening options of one port. */
 export type ServingTlsOptions = Pick<

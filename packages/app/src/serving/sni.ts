@@ -7,7 +7,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext, type SecureContext, type SecureContextOptions } from 'node:tls';
-import type { NamedCertKey } from './tls-options.js';
+import type { NamedCertKey } from '../options/tls-options.js';
 
 /** A loaded SNI certificate and the names it serves. */
 export interface SniCertificate {

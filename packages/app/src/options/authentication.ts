@@ -1,0 +1,78 @@
+/**
+ * Delegated authentication of the secure port, as k8s.io/apiserver `options.DelegatingAuthenticationOptions`
+ * (flags and defaults); `serving/delegated-auth-config.ts` applies them at start-up.
+ */
+import { bool, list, num, type OptionGroup, str } from './option-group.js';
+
+/** Delegated authentication settings. Durations in ms. */
+export interface AuthenticationConfig {
+  authenticationKubeconfig: string;
+  authenticationSkipLookup: boolean;
+  authenticationTolerateLookupFailure: boolean;
+  tokenWebhookCacheTtlMs: number;
+  clientCAFile: string;
+  requestheaderClientCAFile: string;
+  requestheaderAllowedNames: string[];
+  requestheaderUsernameHeaders: string[];
+  requestheaderGroupHeaders: string[];
+  requestheaderExtraHeadersPrefix: string[];
+}
+
+export const authenticationOptions: OptionGroup<AuthenticationConfig> = {
+  addFlags(fss) {
+    fss
+      .flagSet('authentication')
+      .string(
+        'authentication-kubeconfig',
+        '',
+        "kubeconfig file pointing at the 'core' kubernetes server with enough rights to create tokenreviews.authentication.k8s.io. This is optional. If empty, all token requests are considered to be anonymous and no client CA is looked up in the cluster.",
+      )
+      .bool(
+        'authentication-skip-lookup',
+        false,
+        'If false, the authentication-kubeconfig will be used to lookup missing authentication configuration from the cluster.',
+      )
+      .duration(
+        'authentication-token-webhook-cache-ttl',
+        10_000,
+        'The duration to cache responses from the webhook token authenticator.',
+      )
+      .bool(
+        'authentication-tolerate-lookup-failure',
+        false,
+        'If true, failures to look up missing authentication configuration from the cluster are not considered fatal.',
+      )
+      .string(
+        'client-ca-file',
+        '',
+        'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate.',
+      )
+      .string(
+        'requestheader-client-ca-file',
+        '',
+        'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers.',
+      )
+      .stringSlice(
+        'requestheader-allowed-names',
+        [],
+        'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.',
+      )
+      .stringSlice('requestheader-username-headers', ['x-remote-user'], 'List of request headers to inspect for usernames.')
+      .stringSlice('requestheader-uid-headers', [], 'List of request headers to inspect for UIDs.')
+      .stringSlice('requestheader-group-headers', ['x-remote-group'], 'List of request headers to inspect for groups.')
+      .stringSlice('requestheader-extra-headers-prefix', ['x-remote-extra-'], 'List of request header prefixes to inspect.');
+  },
+  validate: () => [],
+  applyTo: (v) => ({
+    authenticationKubeconfig: str(v, 'authentication-kubeconfig'),
+    authenticationSkipLookup: bool(v, 'authentication-skip-lookup'),
+    authenticationTolerateLookupFailure: bool(v, 'authentication-tolerate-lookup-failure'),
+    tokenWebhookCacheTtlMs: num(v, 'authentication-token-webhook-cache-ttl'),
+    clientCAFile: str(v, 'client-ca-file'),
+    requestheaderClientCAFile: str(v, 'requestheader-client-ca-file'),
+    requestheaderAllowedNames: list(v, 'requestheader-allowed-names'),
+    requestheaderUsernameHeaders: list(v, 'requestheader-username-headers'),
+    requestheaderGroupHeaders: list(v, 'requestheader-group-headers'),
+    requestheaderExtraHeadersPrefix: list(v, 'requestheader-extra-headers-prefix'),
+  }),
+};
