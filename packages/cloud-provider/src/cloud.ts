@@ -61,6 +61,16 @@ export interface CloudProvider {
   providerName(): string;
   /** True when a cluster ID is required and set; start-up fails when false unless `--allow-untagged-cloud`. */
   hasClusterID(): boolean;
+  /**
+   * Optional provider lifecycle hook (no upstream counterpart: Go providers have no shutdown call): drain
+   * connections, flush state, stop background work. The cloud-controller-manager calls it **once** when it
+   * stops — on every replica, leader or not, and also when start-up fails after the provider was built —
+   * **after** every controller has stopped (or the controllers' stop bound has passed) and **before** the
+   * process exits. The manager waits at most its provider shutdown timeout (`providerShutdownTimeoutMs`,
+   * default 5 000 ms); `signal` aborts when that bound is reached, and the manager then goes on without
+   * waiting further. Errors thrown or rejected are logged, never rethrown: they do not change the exit status.
+   */
+  shutdown?(signal: AbortSignal): void | Promise<void>;
 }
 
 /** Optional extra: a provider implementing this receives the shared informers right after `initialize`. */

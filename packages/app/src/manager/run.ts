@@ -8,12 +8,10 @@ import { FlagError, formatHelp } from '../flags/flag-set.js';
 import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
 import { ConfigError } from '../options/config.js';
 import { type StartOptions, startCloudControllerManager } from './manager.js';
-import { appVersion } from './version.js';
+import { versionLine } from './version.js';
 
 /** Options of {@link runCloudControllerManager}: those of `startCloudControllerManager`, with `argv` defaulting to `process.argv`. */
 export interface RunOptions extends Omit<StartOptions, 'signal'> {
-  /** Shown in `--help` (default `cloud-controller-manager`). */
-  commandName?: string;
   /** The exit function (tests). Default `process.exit`. */
   exit?: (code: number) => never | void;
 }
@@ -30,14 +28,15 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const name = options.commandName ?? 'cloud-controller-manager';
   if (argv.includes('--help') || argv.includes('-h')) {
+    const flags = formatHelp([...cloudControllerManagerFlagSets(), ...(options.flagSets ?? [])]);
     process.stdout.write(
-      `${LONG_DESC}\n\nUsage:\n  ${name} [flags]\n\n${formatHelp([...cloudControllerManagerFlagSets(), ...(options.flagSets ?? [])])}`,
+      `${LONG_DESC}\n\nUsage:\n  ${name} [flags]\n\n${flags.replace('help for cloud-controller-manager', `help for ${name}`)}`,
     );
     exit(0);
     return;
   }
   if (argv.includes('--version') || argv.includes('--version=true')) {
-    process.stdout.write(`${name} ccm-kit v${appVersion()}\n`);
+    process.stdout.write(versionLine(name, options.version));
     exit(0);
     return;
   }
@@ -66,3 +65,4 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
     process.off('SIGINT', onSignal);
   }
 }
+

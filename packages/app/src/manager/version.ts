@@ -2,17 +2,19 @@
  * The version of `@ccm-kit/app` and the User-Agent the manager's API clients send. Follows client-go's
  * `rest.DefaultKubernetesUserAgent` + `AddUserAgent` (`<command>/<version> (<os>/<arch>) <build>/<client>`), so
  * the API server — which names the field manager of an update after the text before the first `/` — records
- * `cloud-controller-manager` in `managedFields`, as for the upstream binary.
+ * the command name (`cloud-controller-manager` unless the vendor names its own) in `managedFields`, as for a
+ * Go binary of that name.
  */
-import { createRequire } from 'node:module';
 
-/** The package version (`0.1.0`), or `unknown` when package.json cannot be read. */
+/**
+ * The `@ccm-kit/app` version, held in code so that a bundle (which has no package.json next to it) knows it
+ * too; a unit test keeps it equal to package.json's.
+ */
+export const CCM_KIT_VERSION = '0.1.0';
+
+/** The `@ccm-kit/app` version (`0.1.0`). */
 export function appVersion(): string {
-  try {
-    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
+  return CCM_KIT_VERSION;
 }
 
 /** Node's `process.arch` as Go's `GOARCH` spells it. */
@@ -21,9 +23,21 @@ function goArch(arch: string): string {
 }
 
 /**
- * The base User-Agent, `cloud-controller-manager/v<version> (<os>/<arch>) ccm-kit`; each client appends
- * `/<client name>` (for example `/node-controller`).
+ * The base User-Agent, `<command>/v<version> (<os>/<arch>) ccm-kit`; each client appends `/<client name>` (for
+ * example `/node-controller`).
+ * @param command the vendor's command name (default `cloud-controller-manager`).
+ * @param version the vendor's version without `v` (default ccm-kit's).
  */
-export function managerUserAgent(command = 'cloud-controller-manager'): string {
-  return `${command}/v${appVersion()} (${process.platform}/${goArch(process.arch)}) ccm-kit`;
+export function managerUserAgent(command = 'cloud-controller-manager', version = appVersion()): string {
+  return `${command}/v${version.replace(/^v/, '')} (${process.platform}/${goArch(process.arch)}) ccm-kit`;
+}
+
+/**
+ * The `--version` line: `<command> v<vendor version> (ccm-kit v<ccm-kit version>)`, or
+ * `<command> ccm-kit v<ccm-kit version>` when the vendor gives no version.
+ */
+export function versionLine(command: string, version?: string): string {
+  return version
+    ? `${command} v${version.replace(/^v/, '')} (ccm-kit v${appVersion()})\n`
+    : `${command} ccm-kit v${appVersion()}\n`;
 }

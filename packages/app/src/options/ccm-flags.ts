@@ -5,21 +5,8 @@
  * are held in milliseconds.
  */
 import type { FlagSet } from '../flags/flag-set.js';
-import { authenticationOptions } from './authentication.js';
-import { authorizationOptions } from './authorization.js';
-import { debuggingOptions } from './debugging.js';
-import { featureGateOptions } from './feature-gates.js';
-import { genericOptions } from './generic.js';
-import { kubeCloudSharedOptions } from './kube-cloud-shared.js';
-import { leaderElectionOptions } from './leader-election.js';
-import { leaderMigrationOptions } from './leader-migration.js';
-import { loggingOptions } from './logging.js';
-import { miscOptions } from './misc.js';
-import { nodeControllerOptions } from './node-controller-options.js';
-import { NamedFlagSets, type OptionGroup } from './option-group.js';
-import { secureServingOptions } from './secure-serving.js';
-import { serviceControllerOptions } from './service-controller.js';
-import { webhookOptions } from './webhook.js';
+import { NamedFlagSets } from './option-group.js';
+import { OPTION_GROUPS } from './option-groups.js';
 
 export { ACCEPTED_NO_OP_FEATURE_GATES, ALPHA_FEATURE_GATES, KNOWN_FEATURE_GATES } from './feature-gates.js';
 
@@ -37,27 +24,6 @@ const SECTIONS = [
   'authorization',
   'misc',
   'global',
-];
-
-/**
- * Every option group, in the order their problems are reported (upstream `CloudControllerManagerOptions.Validate`:
- * generic controller-manager options first, then the cloud's shared options, the controllers', serving, webhooks).
- */
-export const OPTION_GROUPS: readonly OptionGroup<unknown>[] = [
-  genericOptions,
-  leaderElectionOptions,
-  leaderMigrationOptions,
-  debuggingOptions,
-  kubeCloudSharedOptions,
-  featureGateOptions,
-  nodeControllerOptions,
-  serviceControllerOptions,
-  secureServingOptions,
-  authenticationOptions,
-  authorizationOptions,
-  webhookOptions,
-  miscOptions,
-  loggingOptions,
 ];
 
 /** Builds fresh flag sets (one call per parse, so defaults a vendor changes stay local). */

@@ -7,7 +7,7 @@ import type { CloudControllerConfig } from '@ccm-kit/controllers';
 import type { ParsedFlags } from '../flags/flag-set.js';
 import { type AuthenticationConfig, authenticationOptions } from './authentication.js';
 import { type AuthorizationConfig, authorizationOptions } from './authorization.js';
-import { OPTION_GROUPS } from './ccm-flags.js';
+import { OPTION_GROUPS } from './option-groups.js';
 import { debuggingOptions } from './debugging.js';
 import { featureGateOptions } from './feature-gates.js';
 import { type GenericConfig, genericOptions } from './generic.js';

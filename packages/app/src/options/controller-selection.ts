@@ -6,6 +6,15 @@
  * - with no explicit entry, `*` enables everything not disabled by default; an empty list enables nothing.
  */
 
+import type { ControllerDescriptor } from '@ccm-kit/controllers';
+
+/** The alias map of every controller (`alias` → canonical name). */
+export function controllerAliases(descriptors: readonly ControllerDescriptor[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of descriptors) for (const a of d.aliases ?? []) out[a] = d.name;
+  return out;
+}
+
 /**
  * Validates entries against the known names (after alias resolution); returns one message per unknown entry:
  * upstream's `"<name>" is not in the list of known <what>` (the unresolved name), prefixed with the flag

@@ -1,0 +1,23 @@
+/**
+ * The app-level event recorder (component `cloud-controller-manager`), used for leader-election events:
+ * logged and written to the API, as upstream's `EventBroadcaster` in `app.Run`.
+ */
+import { coreV1EventSink, type ClientFactory, EventBroadcaster, type EventRecorder, type Logger } from '@ccm-kit/runtime';
+import { CoreV1Api } from '@kubernetes/client-node';
+
+/** The recorder and how to stop it. */
+export interface AppEvents {
+  readonly recorder: EventRecorder;
+  /** Stops recording; waits up to `flushTimeoutMs` (default: the broadcaster's) for queued events. */
+  shutdown(flushTimeoutMs?: number): Promise<void>;
+}
+
+export function appEvents(clients: ClientFactory, logger: Logger): AppEvents {
+  const broadcaster = new EventBroadcaster({ logger });
+  broadcaster.startStructuredLogging(0, logger);
+  broadcaster.startRecordingToSink(coreV1EventSink(clients.client('cloud-controller-manager', CoreV1Api)));
+  return {
+    recorder: broadcaster.newRecorder('cloud-controller-manager'),
+    shutdown: (flushTimeoutMs) => broadcaster.shutdown(flushTimeoutMs),
+  };
+}
