@@ -3,6 +3,8 @@
  * §7 items 31 and 33), against an in-memory API server stand-in: provider initialize() errors, controller init
  * errors, a stop requested while starting, and leadership lost.
  */
+import { readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +16,14 @@ import {
   LeaderElectionLostError,
   runCloudControllerManager,
   startCloudControllerManager,
+  StartupError,
 } from '../src/index.js';
 import { type FakeApiServer, startFakeApiServer } from './fake-apiserver.js';
+
+/** The version in packages/app/package.json: what a bundle must print too (it used to print `vunknown`). */
+const packageVersion = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 let api: FakeApiServer;
 beforeEach(async () => {
@@ -386,5 +394,171 @@ describe('vendor replacement of a built-in (reference §4.11)', () => {
     await ccm.done;
     const read = api.requests.find((r) => r.path === '/api/v1/nodes/n1')!;
     expect(read.userAgent).toMatch(/ccm-kit\/mycloud-external-route-controller$/);
+  });
+});
+
+describe('fractional Go durations (--leader-elect-renew-deadline with sub-millisecond precision)', () => {
+  it('leads, renews and stops cleanly with a renew deadline of 400.5ms (used to exit 1: "delay" out of range)', async () => {
+    const log: string[] = [];
+    const ccm = await startCloudControllerManager({
+      argv: [
+        '--cloud-provider=test',
+        '--secure-port=0',
+        '--controllers=a-controller',
+        '--leader-elect-lease-duration=1s',
+        '--leader-elect-renew-deadline=400.5ms',
+        '--leader-elect-retry-period=100ms',
+      ],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', log)],
+    });
+    await vi.waitFor(() => expect(ccm.isLeader()).toBe(true), { timeout: 5_000 });
+    const renewals = () => api.requests.filter((r) => r.method === 'PUT' && r.path.includes('/leases/')).length;
+    await vi.waitFor(() => expect(renewals()).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
+    expect(ccm.isLeader()).toBe(true);
+    await ccm.stop();
+    await expect(ccm.done).resolves.toBeUndefined();
+    expect(log).toEqual(['init a-controller', 'stopped a-controller']);
+  });
+});
+
+describe('the provider shutdown hook (CloudProvider.shutdown)', () => {
+  it('is awaited after the controllers stopped and before stop() resolves, once', async () => {
+    const log: string[] = [];
+    const cloud = Object.assign(testCloud(), {
+      async shutdown(signal: AbortSignal) {
+        log.push(`shutdown begins (aborted: ${signal.aborted})`);
+        await new Promise((r) => setTimeout(r, 200));
+        log.push('shutdown ends');
+      },
+    });
+    const ccm = await startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=a-controller'],
+      cloud,
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', log)],
+    });
+    await vi.waitFor(() => expect(log).toEqual(['init a-controller']), { timeout: 5_000 });
+    await ccm.stop();
+    log.push('stop() resolved');
+    await ccm.stop();
+    await ccm.done;
+    expect(log).toEqual([
+      'init a-controller',
+      'stopped a-controller',
+      'shutdown begins (aborted: false)',
+      'shutdown ends',
+      'stop() resolved',
+    ]);
+  });
+
+  it('a hanging hook is abandoned at providerShutdownTimeoutMs: its signal aborts and stop() resolves', async () => {
+    let hookSignal: AbortSignal | undefined;
+    const cloud = Object.assign(testCloud(), {
+      shutdown(signal: AbortSignal) {
+        hookSignal = signal;
+        return new Promise<void>(() => {}); // never settles
+      },
+    });
+    const ccm = await startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=a-controller'],
+      cloud,
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', [])],
+      providerShutdownTimeoutMs: 300,
+    });
+    const t0 = performance.now();
+    await ccm.stop();
+    await ccm.done;
+    expect(hookSignal?.aborted).toBe(true);
+    // It did wait for the bound before going on.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+  });
+
+  it('a failing hook is logged, not thrown: done still resolves', async () => {
+    const cloud = Object.assign(testCloud(), {
+      shutdown() {
+        throw new Error('could not flush');
+      },
+    });
+    const ccm = await startCloudControllerManager({
+      argv: baseArgs,
+      cloud,
+      kubeConfig: api.kubeConfig,
+    });
+    await ccm.stop();
+    await expect(ccm.done).resolves.toBeUndefined();
+  });
+
+  it('runs when start-up fails after the provider was built (here: the secure port is taken)', async () => {
+    let calls = 0;
+    const cloud = Object.assign(testCloud(), {
+      shutdown() {
+        calls++;
+      },
+    });
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const err = await startCloudControllerManager({
+        argv: ['--cloud-provider=test', '--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${port}`],
+        cloud,
+        kubeConfig: api.kubeConfig,
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StartupError);
+      expect(calls).toBe(1);
+    } finally {
+      taken.close();
+    }
+  });
+});
+
+describe("the vendor's command name and version (run options)", () => {
+  it('go into the User-Agent of every API request', async () => {
+    const ccm = await startCloudControllerManager({
+      argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller', '--leader-elect-retry-period=100ms'],
+      cloud: testCloud(),
+      kubeConfig: api.kubeConfig,
+      controllers: [recordingController('a-controller', [])],
+      commandName: 'mycloud-cloud-controller-manager',
+      version: '1.4.2',
+    });
+    await vi.waitFor(() => expect(api.requests.some((r) => r.path.includes('/leases/'))).toBe(true), {
+      timeout: 5_000,
+    });
+    await ccm.stop();
+    const agents = new Set(api.requests.map((r) => r.userAgent.split(' ')[0]));
+    expect(agents).toEqual(new Set(['mycloud-cloud-controller-manager/v1.4.2']));
+  });
+
+  it('--version prints them, with the ccm-kit version it runs on', async () => {
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      const exit = vi.fn();
+      await runCloudControllerManager({ argv: ['--version'], commandName: 'mycloud-ccm', version: 'v1.4.2', exit });
+      await runCloudControllerManager({ argv: ['--version'], exit });
+      expect(exit.mock.calls).toEqual([[0], [0]]);
+      expect(out.mock.calls.map((c) => String(c[0]))).toEqual([
+        `mycloud-ccm v1.4.2 (ccm-kit v${packageVersion})\n`,
+        `cloud-controller-manager ccm-kit v${packageVersion}\n`,
+      ]);
+    } finally {
+      out.mockRestore();
+    }
+  });
+
+  it('--help names the command', async () => {
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await runCloudControllerManager({ argv: ['--help'], commandName: 'mycloud-ccm', exit: vi.fn() });
+      const text = out.mock.calls.map((c) => String(c[0])).join('');
+      expect(text).toContain('Usage:\n  mycloud-ccm [flags]');
+      expect(text).toContain('help for mycloud-ccm');
+      expect(text).toContain('--bind-address ip');
+    } finally {
+      out.mockRestore();
+    }
   });
 });

@@ -1,0 +1,92 @@
+/**
+ * The configuration step rejects bad flag values before anything starts, naming the flag (regressions: checks
+ * that used to fail only after the provider or the controllers had started, or not at all).
+ */
+import { builtInControllers } from '@ccm-kit/controllers';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configure, FlagError, startCloudControllerManager } from '../src/index.js';
+
+const base = ['--cloud-provider=test', '--secure-port=0'];
+const problemsOf = (argv: string[]): string[] => {
+  try {
+    configure([...base, ...argv], builtInControllers);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+};
+
+describe('leader-election durations (component-base validation + client-go NewLeaderElector rules)', () => {
+  it('rejects a negative lease duration or renew deadline naming the flag', () => {
+    expect(problemsOf(['--leader-elect-lease-duration=-15s'])).toEqual([
+      '--leader-elect-lease-duration must be greater than zero, got -15s',
+    ]);
+    expect(problemsOf(['--leader-elect-renew-deadline=-1s'])).toEqual([
+      '--leader-elect-renew-deadline must be greater than zero, got -1s',
+    ]);
+    expect(problemsOf(['--leader-elect-retry-period=0'])).toEqual([
+      '--leader-elect-retry-period must be greater than zero, got 0s',
+    ]);
+  });
+
+  it('requires lease duration > renew deadline > retry period × 1.2', () => {
+    expect(problemsOf(['--leader-elect-renew-deadline=15s'])).toEqual([
+      '--leader-elect-renew-deadline must be less than --leader-elect-lease-duration',
+    ]);
+    expect(problemsOf(['--leader-elect-renew-deadline=0.5ms'])).toEqual([
+      '--leader-elect-renew-deadline (500µs) must be greater than --leader-elect-retry-period × 1.2 (2.4s): raise the renew deadline or lower the retry period',
+    ]);
+    expect(problemsOf(['--leader-elect-renew-deadline=2.4s'])).toHaveLength(1);
+  });
+
+  it('keeps Go precision: 3.0005s is accepted as 3000.5 ms', () => {
+    const c = configure([...base, '--leader-elect-renew-deadline=3.0005s'], builtInControllers);
+    expect(c.leaderElection.renewDeadlineMs).toBeCloseTo(3000.5, 6);
+  });
+
+  it('checks nothing without --leader-elect, as component-base', () => {
+    expect(problemsOf(['--leader-elect=false', '--leader-elect-lease-duration=-1s'])).toEqual([]);
+  });
+
+  it('fails before the provider is built', async () => {
+    let built = false;
+    const err = await startCloudControllerManager({
+      argv: [...base, '--leader-elect-lease-duration=-5s'],
+      get cloud() {
+        built = true;
+        return undefined;
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(built).toBe(false);
+  });
+});
+
+describe('--concurrent-service-syncs (docs/decisions/0020)', () => {
+  it('rejects values below 1 naming the flag', () => {
+    expect(problemsOf(['--concurrent-service-syncs=-1'])).toEqual([
+      '--concurrent-service-syncs must be a positive number, got -1',
+    ]);
+    expect(problemsOf(['--concurrent-service-syncs=0'])).toEqual([
+      '--concurrent-service-syncs must be a positive number, got 0',
+    ]);
+    expect(problemsOf(['--concurrent-service-syncs=5'])).toEqual([]);
+  });
+});
+
+describe('--bind-address and --webhook-bind-address are IP flags (pflag IPVar)', () => {
+  it('rejects a value that is not an IP address at parsing', () => {
+    const bad = () => configure([...base, '--bind-address=not-an-ip'], builtInControllers);
+    expect(bad).toThrow(FlagError);
+    expect(bad).toThrow('invalid argument "not-an-ip" for "--bind-address" flag: failed to parse IP: "not-an-ip"');
+    expect(() => configure([...base, '--webhook-bind-address=10.0.0'], builtInControllers)).toThrow(FlagError);
+  });
+
+  it('accepts IPv4 and IPv6 addresses', () => {
+    expect(configure([...base, '--bind-address=::1'], builtInControllers).secureServing.bindAddress).toBe('::1');
+    expect(configure([...base, '--bind-address= 127.0.0.1'], builtInControllers).secureServing.bindAddress).toBe(
+      '127.0.0.1',
+    );
+  });
+});
