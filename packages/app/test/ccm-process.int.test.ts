@@ -235,6 +235,19 @@ describe('a provider binary as a least-privilege process', () => {
     expect(code).toBe(0);
     expect(await leaseHolder()).toBe('');
   }, 120_000);
+
+  it('a renew deadline with sub-millisecond precision (3.0005s) leads and renews (used to exit 1 after acquiring)', async () => {
+    const fractional = await startCcm(['--leader-elect-renew-deadline=3.0005s']);
+    const coord = cp.kubeConfig.makeApiClient(CoordinationV1Api);
+    const renewTime = async () =>
+      String((await coord.readNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' })).spec?.renewTime);
+    await eventually('the lease to be held', async () => (await leaseHolder()) !== '', 15_000);
+    const seen = new Set<string>([await renewTime()]);
+    await eventually('three renewals', async () => seen.add(await renewTime()).size >= 4, 15_000);
+    expect(fractional.proc.child.exitCode).toBeNull();
+    fractional.proc.child.kill('SIGTERM');
+    expect(await fractional.proc.exited).toBe(0);
+  }, 60_000);
 });
 
 describe('bad input', () => {
@@ -248,6 +261,23 @@ describe('bad input', () => {
     const p = startProcess(MAIN, ['--cloud-provider=minimal', '--node-monitor-period=5']);
     expect(await p.exited).toBe(1);
     expect(p.output()).toContain('invalid argument "5" for "--node-monitor-period" flag');
+  });
+
+  it('values the configuration step rejects exit 1 naming the flag, before the provider starts', async () => {
+    const cases: [string, string][] = [
+      ['--leader-elect-lease-duration=-15s', '--leader-elect-lease-duration must be greater than zero'],
+      ['--leader-elect-renew-deadline=-1s', '--leader-elect-renew-deadline must be greater than zero'],
+      ['--concurrent-service-syncs=-1', '--concurrent-service-syncs must be a positive number'],
+      ['--bind-address=not-an-ip', 'invalid argument "not-an-ip" for "--bind-address" flag: failed to parse IP'],
+    ];
+    const procs = cases.map(([flag]) =>
+      startProcess(MAIN, ['--cloud-provider=minimal', `--cloud-config=${cloudConfig}`, `--kubeconfig=${user.kubeconfigPath}`, flag]),
+    );
+    for (const [i, p] of procs.entries()) {
+      expect(await p.exited).toBe(1);
+      expect(p.output()).toContain(cases[i]![1]);
+      expect(p.output()).not.toContain('Starting cloud-controller-manager');
+    }
   });
 
   it('a bad --cloud-config names the provider and the problem', async () => {
