@@ -18,16 +18,12 @@ const problemsOf = (argv: string[]): string[] => {
 };
 
 describe('leader-election durations (component-base validation + client-go NewLeaderElector rules)', () => {
-  it('rejects a negative lease duration or renew deadline naming the flag', () => {
-    expect(problemsOf(['--leader-elect-lease-duration=-15s'])).toEqual([
-      '--leader-elect-lease-duration must be greater than zero, got -15s',
-    ]);
-    expect(problemsOf(['--leader-elect-renew-deadline=-1s'])).toEqual([
-      '--leader-elect-renew-deadline must be greater than zero, got -1s',
-    ]);
-    expect(problemsOf(['--leader-elect-retry-period=0'])).toEqual([
-      '--leader-elect-retry-period must be greater than zero, got 0s',
-    ]);
+  it.each([
+    ['--leader-elect-lease-duration=-15s', '--leader-elect-lease-duration must be greater than zero, got -15s'],
+    ['--leader-elect-renew-deadline=-1s', '--leader-elect-renew-deadline must be greater than zero, got -1s'],
+    ['--leader-elect-retry-period=0', '--leader-elect-retry-period must be greater than zero, got 0s'],
+  ])('rejects %s naming the flag', (flag, problem) => {
+    expect(problemsOf([flag])).toEqual([problem]);
   });
 
   it('requires lease duration > renew deadline > retry period × 1.2', () => {
@@ -64,14 +60,12 @@ describe('leader-election durations (component-base validation + client-go NewLe
 });
 
 describe('--concurrent-service-syncs (docs/decisions/0020)', () => {
-  it('rejects values below 1 naming the flag', () => {
-    expect(problemsOf(['--concurrent-service-syncs=-1'])).toEqual([
-      '--concurrent-service-syncs must be a positive number, got -1',
-    ]);
-    expect(problemsOf(['--concurrent-service-syncs=0'])).toEqual([
-      '--concurrent-service-syncs must be a positive number, got 0',
-    ]);
-    expect(problemsOf(['--concurrent-service-syncs=5'])).toEqual([]);
+  it.each([
+    ['--concurrent-service-syncs=-1', ['--concurrent-service-syncs must be a positive number, got -1']],
+    ['--concurrent-service-syncs=0', ['--concurrent-service-syncs must be a positive number, got 0']],
+    ['--concurrent-service-syncs=5', []],
+  ])('%s: %j', (flag, problems) => {
+    expect(problemsOf([flag])).toEqual(problems);
   });
 });
 

@@ -400,15 +400,10 @@ describe('vendor replacement of a built-in (reference §4.11)', () => {
 describe('fractional Go durations (--leader-elect-renew-deadline with sub-millisecond precision)', () => {
   it('leads, renews and stops cleanly with a renew deadline of 400.5ms (used to exit 1: "delay" out of range)', async () => {
     const log: string[] = [];
+    // As the lease-loss test's flags, with 0.5 ms more renew deadline.
+    const fractionalLease = ['--leader-elect-lease-duration=1s', '--leader-elect-renew-deadline=400.5ms'];
     const ccm = await startCloudControllerManager({
-      argv: [
-        '--cloud-provider=test',
-        '--secure-port=0',
-        '--controllers=a-controller',
-        '--leader-elect-lease-duration=1s',
-        '--leader-elect-renew-deadline=400.5ms',
-        '--leader-elect-retry-period=100ms',
-      ],
+      argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller', ...fractionalLease, '--leader-elect-retry-period=100ms'],
       cloud: testCloud(),
       kubeConfig: api.kubeConfig,
       controllers: [recordingController('a-controller', log)],
