@@ -240,6 +240,28 @@ describe('runCloudControllerManager exit status', () => {
     expect(exit).toHaveBeenCalledExactlyOnceWith(0);
     expect(cloud.initCalls).toBe(0);
   });
+  it('SIGTERM with a provider shutdown hook that hangs: exits 0 once the bound has passed', async () => {
+    let hookSignal: AbortSignal | undefined;
+    const cloud = Object.assign(testCloud(), {
+      shutdown(signal: AbortSignal) {
+        hookSignal = signal;
+        return new Promise<void>(() => {}); // never settles
+      },
+    });
+    const exit = vi.fn();
+    const running = runCloudControllerManager({
+      argv: baseArgs,
+      cloud,
+      kubeConfig: api.kubeConfig,
+      providerShutdownTimeoutMs: 200,
+      exit,
+    });
+    await vi.waitFor(() => expect(process.listenerCount('SIGTERM')).toBeGreaterThan(0));
+    process.emit('SIGTERM', 'SIGTERM');
+    await running;
+    expect(hookSignal?.aborted).toBe(true);
+    expect(exit).toHaveBeenCalledExactlyOnceWith(0);
+  });
 });
 
 describe('leader migration (--enable-leader-migration, reference §4.6)', () => {
