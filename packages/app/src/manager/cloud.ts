@@ -1,5 +1,5 @@
 /**
- * Building the provider at start-up, as upstream's sample `cloudInitializer` (reference §4.11) but with
+ * Building the provider at start-up, as upstream's `cloudInitializer` (k8s.io/cloud-provider `sample/basic_main.go`) but with
  * errors instead of `klog.Fatal`: runs on every replica, before leader election.
  */
 import {

@@ -1,9 +1,11 @@
 /**
- * Two small pieces of the manager's lifecycle: a stop request latched from the moment `startCloudControllerManager`
- * is called (a SIGTERM during a slow provider factory must not be lost), and the channel fatal errors travel
- * on (controller init errors, lost leases), silent once the manager is stopping.
+ * The manager's lifecycle: a stop request latched from the moment `startCloudControllerManager` is called (a
+ * SIGTERM during a slow provider factory must not be lost), the channel fatal errors travel on (controller init
+ * errors, lost leases; silent once stopping), and `stop()`/`done` of a started manager.
  */
 import type { Logger } from '@ccm-kit/runtime';
+import type { ElectionRun } from './election.js';
+import { type ManagerParts, stopManager } from './shutdown.js';
 
 /** Aborts when `outer` aborts or {@link StopLatch.request} is called; either may happen before the manager runs. */
 export class StopLatch {
@@ -52,4 +54,50 @@ export class FatalErrors {
     this.logger.error(err, 'fatal error');
     this.#reject(err);
   };
+}
+
+/** What {@link manageLifecycle} needs. */
+export interface LifecycleOptions {
+  latch: StopLatch;
+  /** The caller's stop signal (`StartOptions.signal`). */
+  outer: AbortSignal | undefined;
+  fatal: FatalErrors;
+  /** The election, or undefined when a stop came during start-up and none was started. */
+  election: ElectionRun | undefined;
+  parts: ManagerParts;
+  logger: Logger;
+}
+
+/**
+ * `stop()` (idempotent: the ordered stop procedure once) and `done` (resolves after a clean stop; after a fatal
+ * error, stops and rejects with it) of a started manager. A stop latched during start-up runs at once.
+ */
+export function manageLifecycle(o: LifecycleOptions): { stop: () => Promise<void>; done: Promise<void> } {
+  const { election, fatal, logger } = o;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      fatal.stopped();
+      logger.info('Stopping cloud-controller-manager');
+      const stopControllers = () => o.latch.request();
+      const controllersDone = () => Promise.all([election?.done, election?.termsDone()]);
+      await stopManager({ ...o.parts, stopControllers, controllersDone }, logger);
+      logger.info('Stopped cloud-controller-manager');
+    })());
+  if (o.latch.signal.aborted) void stop();
+  else o.outer?.addEventListener('abort', () => void stop(), { once: true });
+
+  const done = (async () => {
+    try {
+      await Promise.race([fatal.rejected, election?.done]);
+      if (!fatal.stopping) await fatal.rejected; // the election ended by itself: wait for stop or a fatal error
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+    await stop();
+  })();
+  // Callers that never await `done` must not see an unhandled rejection; awaiting it still rejects.
+  done.catch(() => {});
+  return { stop, done };
 }

@@ -20,7 +20,7 @@ import { type ElectionOptions, type ElectionRun, leaderElectAndRun, runWithoutEl
 import { type AppEvents, appEvents } from './events.js';
 import { managerHealth } from './health.js';
 import { LeaderElectedControllers } from './leader-elected.js';
-import { FatalErrors, StopLatch } from './lifecycle.js';
+import { FatalErrors, manageLifecycle, StopLatch } from './lifecycle.js';
 import { type MigrationPlan, planLeaderMigration } from './migration-plan.js';
 import { type Serving, startServing } from './serving.js';
 import { type ManagerParts, stopManager } from './shutdown.js';
@@ -89,21 +89,25 @@ export interface CloudControllerManager {
  * @throws FlagError / ConfigError for bad flags, StartupError for provider, kubeconfig or serving problems.
  */
 export async function startCloudControllerManager(opts: StartOptions = {}): Promise<CloudControllerManager> {
-  const stopLatch = new StopLatch(opts.signal);
+  const latch = new StopLatch(opts.signal);
   const descriptors = allControllers(opts.controllers);
-  const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults, Object.keys(opts.webhooks ?? {}));
+  const webhooks = opts.webhooks ?? {};
+  const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults, Object.keys(webhooks));
   Object.assign(config.controllerConfig, opts.controllerOptions ?? {});
   const logger = startLogging(config);
+  const { name, cloudConfigFile } = config.cloudProvider;
   // The provider every unit below uses: wrappers around it (for example a leader fence) apply here.
-  const cloud = await initializeCloud(config.cloudProvider.name, config.cloudProvider.cloudConfigFile, config.allowUntaggedCloud, logger, opts.cloud);
+  const cloud = await initializeCloud(name, cloudConfigFile, config.allowUntaggedCloud, logger, opts.cloud);
   const parts: ManagerParts = { cloud, providerShutdownTimeoutMs: opts.providerShutdownTimeoutMs };
   let election: ElectionRun | undefined;
   const health = managerHealth(config.leaderElection.leaderElect, () => election?.elector);
   let clients!: ManagerClients, events!: AppEvents, serving!: Serving, plan!: MigrationPlan;
   try {
-    parts.clients = clients = managerClients(config, opts.kubeConfig, managerUserAgent(opts.commandName, opts.version), logger);
+    const userAgent = managerUserAgent(opts.commandName, opts.version);
+    parts.clients = clients = managerClients(config, opts.kubeConfig, userAgent, logger);
     parts.events = events = appEvents(clients.root, logger);
-    parts.serving = serving = await startServing({ config, kubeConfig: clients.kubeConfig, health: health.checks, webhooks: opts.webhooks ?? {}, logger });
+    const { kubeConfig } = clients;
+    parts.serving = serving = await startServing({ config, kubeConfig, health: health.checks, webhooks, logger });
     plan = await planLeaderMigration(config, descriptors, logger);
   } catch (err) {
     await stopManager({ ...parts, eventFlushTimeoutMs: 0 }, logger);
@@ -113,41 +117,17 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   const fatal = new FatalErrors(logger);
   const controllers = new LeaderElectedControllers({ cloud, clients, config, descriptors, health, logger });
   const electionOptions: ElectionOptions = {
-    ...{ leaderElection: config.leaderElection, clients, recorder: events.recorder },
-    ...{ controllers, plan, health, logger, stop: stopLatch.signal, fail: fatal.fail },
+    ...{ leaderElection: config.leaderElection, clients, recorder: events.recorder, controllers, plan },
+    ...{ health, logger, stop: latch.signal, fail: fatal.fail },
   };
-  if (stopLatch.signal.aborted) logger.info('Stop requested during start-up; not starting controllers');
-  else election = config.leaderElection.leaderElect ? leaderElectAndRun(electionOptions) : runWithoutElection(electionOptions);
+  if (latch.signal.aborted) logger.info('Stop requested during start-up; not starting controllers');
+  else if (config.leaderElection.leaderElect) election = leaderElectAndRun(electionOptions);
+  else election = runWithoutElection(electionOptions);
 
-  let stopped: Promise<void> | undefined;
-  const stop = () =>
-    (stopped ??= (async () => {
-      fatal.stopped();
-      logger.info('Stopping cloud-controller-manager');
-      const stopControllers = () => stopLatch.request();
-      const controllersDone = () => Promise.all([election?.done, election?.termsDone()]);
-      await stopManager({ ...parts, stopControllers, controllersDone }, logger);
-      logger.info('Stopped cloud-controller-manager');
-    })());
-  if (stopLatch.signal.aborted) void stop();
-  else opts.signal?.addEventListener('abort', () => void stop(), { once: true });
-
-  const done = (async () => {
-    try {
-      await Promise.race([fatal.rejected, election?.done]);
-      if (!fatal.stopping) await fatal.rejected; // the election ended by itself: wait for stop or a fatal error
-    } catch (err) {
-      await stop();
-      throw err;
-    }
-    await stop();
-  })();
-  // Callers that never await `done` must not see an unhandled rejection; awaiting it still rejects.
-  done.catch(() => {});
+  const { stop, done } = manageLifecycle({ latch, outer: opts.signal, fatal, election, parts, logger });
   return {
     ...{ config, cloud, health: health.checks, done, stop },
-    securePort: serving.securePort,
-    webhookPort: serving.webhookPort,
+    ...{ securePort: serving.securePort, webhookPort: serving.webhookPort },
     isLeader: () => election?.isLeader() ?? false,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * `--controllers` semantics, as upstream `k8s.io/controller-manager` `IsControllerEnabled` and
- * `k8s.io/cloud-provider/app` alias resolution (reference §4.4):
+ * `k8s.io/cloud-provider/app` alias resolution:
  * - each entry is `*`, `name` or `-name`; aliases resolve to canonical names (the `-` is kept);
  * - the first explicit entry for a name wins, wherever `*` stands;
  * - with no explicit entry, `*` enables everything not disabled by default; an empty list enables nothing.
