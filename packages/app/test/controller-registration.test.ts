@@ -1,5 +1,5 @@
 /**
- * Vendor controllers (reference §4.8, §4.11): a vendor descriptor with a built-in's name replaces the built-in,
+ * Vendor controllers (upstream `k8s.io/cloud-provider app/controllermanager.go ControllerInitFuncConstructor`; upstream `k8s.io/cloud-provider sample/basic_main.go`): a vendor descriptor with a built-in's name replaces the built-in,
  * and a different client name is honoured by the built-in's init (the sample's `mycloud-external-*` names).
  */
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';

@@ -1,5 +1,5 @@
 /**
- * Leader-migration configuration and placement (reference §4.6, §7 item 35): the built-in default, the
+ * Leader-migration configuration and placement (upstream `k8s.io/controller-manager pkg/leadermigration`; upstream quirk 35 in docs/upstream-quirks.md): the built-in default, the
  * canonical-name quirk, unowned controllers, file parsing and validation.
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';

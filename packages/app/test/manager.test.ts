@@ -1,6 +1,6 @@
 /**
- * Start-up and shutdown ordering of startCloudControllerManager / runCloudControllerManager (reference §4.5,
- * §7 items 31 and 33), against an in-memory API server stand-in: provider initialize() errors, controller init
+ * Start-up and shutdown ordering of startCloudControllerManager / runCloudControllerManager (upstream `k8s.io/cloud-provider app/controllermanager.go Run`,
+ * upstream quirks 31 and 33 in docs/upstream-quirks.md), against an in-memory API server stand-in: provider initialize() errors, controller init
  * errors, a stop requested while starting, and leadership lost.
  */
 import { readFileSync } from 'node:fs';
@@ -264,7 +264,7 @@ describe('runCloudControllerManager exit status', () => {
   });
 });
 
-describe('leader migration (--enable-leader-migration, reference §4.6)', () => {
+describe('leader migration (--enable-leader-migration, upstream `k8s.io/controller-manager pkg/leadermigration`)', () => {
   const leaseArgs = [
     '--leader-elect-lease-duration=1s',
     '--leader-elect-renew-deadline=400ms',
@@ -389,7 +389,7 @@ describe('--use-service-account-credentials', () => {
   });
 });
 
-describe('vendor replacement of a built-in (reference §4.11)', () => {
+describe('vendor replacement of a built-in (upstream `k8s.io/cloud-provider sample/basic_main.go`)', () => {
   it("the built-in's default client name is served as the vendor's client name", async () => {
     let done = false;
     const replacement: ControllerDescriptor = {

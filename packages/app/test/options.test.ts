@@ -26,7 +26,7 @@ const known: KnownNames = {
 
 const build = (argv: string[]) => buildConfig(parseFlags(argv, cloudControllerManagerFlagSets()), known);
 
-describe('controller selection (reference §4.4)', () => {
+describe('controller selection (upstream `k8s.io/controller-manager app/helper.go IsControllerEnabled`)', () => {
   it('resolves aliases keeping order, duplicates and the leading dash', () => {
     expect(
       resolveControllerAliases(

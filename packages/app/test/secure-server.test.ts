@@ -1,5 +1,5 @@
 /**
- * The secure port's authentication/authorization answers as k8s.io/apiserver writes them (reference §4.7):
+ * The secure port's authentication/authorization answers as k8s.io/apiserver writes them (upstream `k8s.io/cloud-provider app/controllermanager.go Run`):
  * 401 and 403 are `metav1.Status` JSON; certificate users get `system:authenticated`; a client certificate the
  * client CA does not verify is a 401, not an anonymous request.
  */

@@ -1,5 +1,5 @@
 /**
- * The secure port's routes beyond health (reference §4.7): /metrics/slis (health-check SLIs), /debug/flags/v
+ * The secure port's routes beyond health (upstream `k8s.io/cloud-provider app/controllermanager.go Run`): /metrics/slis (health-check SLIs), /debug/flags/v
  * (only with --profiling), /configz (v1alpha1 under the configz name).
  */
 import type { IncomingMessage } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * The TLS flags of secure serving (reference §4.2): Go cipher-suite names, CurveIDs and TLS versions mapped for
+ * The TLS flags of secure serving (upstream `k8s.io/cloud-provider options/options.go`): Go cipher-suite names, CurveIDs and TLS versions mapped for
  * Node.js, `--tls-sni-cert-key` parsing and SNI selection on a real TLS listener (loopback).
  */
 import { mkdtemp, writeFile } from 'node:fs/promises';

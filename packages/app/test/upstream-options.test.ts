@@ -1,5 +1,5 @@
 /**
- * Upstream's `app`, `options` and `config` tests as acceptance scenarios (reference §6.7): APP-01 … APP-07,
+ * Upstream's `app`, `options` and `config` tests as acceptance scenarios (upstream `k8s.io/cloud-provider app/controllermanager_test.go and options/options_test.go`): APP-01 … APP-07,
  * OPT-01 … OPT-11 and CFG-01, against ccm-kit's controller registry, flag sets and config builder.
  */
 import { builtInControllers } from '@ccm-kit/controllers';
@@ -19,7 +19,7 @@ const CANONICAL = [
   'service-lb-controller',
 ];
 
-describe('app tests (reference §6.7)', () => {
+describe('app tests (upstream `k8s.io/cloud-provider app/controllermanager_test.go and options/options_test.go`)', () => {
   it('APP-01 TestCloudControllerNamesConsistency: every default name is lower-case-dashed and ends in -controller', () => {
     expect(builtInControllers.length).toBe(4);
     for (const d of builtInControllers) {
@@ -73,8 +73,8 @@ function build(argv: string[], known: KnownNames = builtInKnown) {
   return buildConfig(parseFlags(argv, cloudControllerManagerFlagSets()), known);
 }
 
-describe('options tests (reference §6.7)', () => {
-  it('OPT-01 TestDefaultFlags: the defaults of §4.2', () => {
+describe('options tests (upstream `k8s.io/cloud-provider app/controllermanager_test.go and options/options_test.go`)', () => {
+  it('OPT-01 TestDefaultFlags: the defaults of upstream `k8s.io/cloud-provider options/options.go`', () => {
     const parsed = parseFlags([], cloudControllerManagerFlagSets());
     const v = parsed.values;
     expect(v).toMatchObject({
@@ -341,7 +341,7 @@ describe('options tests (reference §6.7)', () => {
   });
 });
 
-describe('command errors (reference §4.1, §4.4)', () => {
+describe('command errors (upstream `k8s.io/cloud-provider app/controllermanager.go NewCloudControllerManagerCommand`; upstream `k8s.io/controller-manager app/helper.go IsControllerEnabled`)', () => {
   it('positional arguments are rejected as cobra does', () => {
     expect(() => configure(['--cloud-provider=x', 'a', 'b c'], builtInControllers)).toThrow(
       '"cloud-controller-manager" does not take any arguments, got ["a" "b c"]',
@@ -358,7 +358,7 @@ describe('command errors (reference §4.1, §4.4)', () => {
   });
 });
 
-describe('config tests (reference §6.7)', () => {
+describe('config tests (upstream `k8s.io/cloud-provider app/controllermanager_test.go and options/options_test.go`)', () => {
   it('CFG-01 TestCloudControllerManagerDefaultsRoundTrip: the defaulted v1alpha1 config survives a JSON round trip', () => {
     const obj = configzV1alpha1(build(['--cloud-provider=fake']));
     expect(JSON.parse(JSON.stringify(obj))).toEqual(obj);

@@ -14,7 +14,7 @@ async function failures(webhook: string, code: string): Promise<number> {
   return m?.values.find((v) => v.labels.webhook === webhook && v.labels.code === code)?.value ?? 0;
 }
 
-describe('serveAdmissionReview (reference §4.9)', () => {
+describe('serveAdmissionReview (upstream `k8s.io/cloud-provider app/webhooks.go`)', () => {
   it('answers an AdmissionReview with the request UID and counts no success', async () => {
     const r = await serveAdmissionReview('allow-ok', allow, 'application/json', review({ uid: 'u-1', operation: 'CREATE' }));
     expect(r.status).toBe(200);

@@ -2,7 +2,7 @@
  * The process-wide provider registry: vendors register a factory under their provider name, and the
  * cloud-controller-manager builds the provider named by `--cloud-provider` from `--cloud-config`.
  *
- * Follows upstream `k8s.io/cloud-provider/plugins.go` (reference upstream-behaviour.md §2), made safe:
+ * Follows upstream `k8s.io/cloud-provider/plugins.go`, made safe:
  * - registering a name twice throws (upstream exits the process with `klog.Fatalf`);
  * - an unreadable config file is an `Error` naming the provider and the file (upstream exits the process);
  * - factories receive the file's contents as UTF-8 text instead of an open reader, and may be `async`;

@@ -1,6 +1,6 @@
 /**
  * Well-known strings of the cloud-controller-manager, exactly as upstream spells them
- * (reference upstream-behaviour.md §0). The cluster must not be able to tell ccm-kit from upstream,
+ * (upstream `k8s.io/cloud-provider api/well_known_*.go`). The cluster must not be able to tell ccm-kit from upstream,
  * so every label, taint, annotation, finalizer, condition and name lives here once.
  *
  * Follows upstream `k8s.io/cloud-provider/api/well_known_*.go`, `k8s.io/api/core/v1/well_known_*.go`,

@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 
 const inputs = ['1000Ki', '1000k', '1000Mi', '1000M', '1000G', '1000Gi', '1.2Gi'];
 
-describe('rounding (upstream rounding_test.go, reference §6.8)', () => {
+describe('rounding (upstream rounding_test.go, upstream `k8s.io/cloud-provider volume/helpers/*_test.go`)', () => {
   it.each([
     ['roundUpToGiB', roundUpToGiB, [1, 1, 1, 1, 932, 1000, 2], 8588886016n],
     ['roundUpToMB', roundUpToMB, [2, 1, 1049, 1000, 1000000, 1073742, 1289], 9222246136948n],

@@ -1,7 +1,7 @@
 import * as cp from '@ccm-kit/cloud-provider';
 import { describe, expect, it } from 'vitest';
 
-describe('well-known strings (reference §0)', () => {
+describe('well-known strings (upstream `k8s.io/cloud-provider api/well_known_*.go`)', () => {
   it('taints, annotations, finalizer', () => {
     expect(cp.TAINT_EXTERNAL_CLOUD_PROVIDER).toBe('node.cloudprovider.kubernetes.io/uninitialized');
     expect(cp.TAINT_NODE_SHUTDOWN).toBe('node.cloudprovider.kubernetes.io/shutdown');

@@ -1,7 +1,7 @@
 /**
  * The service load-balancer controller against FakeCloud and in-memory informers, client and recorder:
- * upstream controllers/service/controller_test.go scenarios SVC-01..42, 47, 69..76, 138..140 (reference §6.4),
- * and the quirks of §7 items 1-11.
+ * upstream controllers/service/controller_test.go scenarios SVC-01..42, 47, 69..76, 138..140,
+ * and upstream quirks 1-11 (docs/upstream-quirks.md).
  */
 import {
   defaultLoadBalancerName,
@@ -102,7 +102,7 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
     expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('delete');
     expect(h.cloud.calls).toEqual([]);
     expect(h.client.actions).toHaveLength(0);
-    // §7 item 9: DeletedLoadBalancer is emitted even though no load balancer ever existed.
+    // upstream quirk 9 in docs/upstream-quirks.md: DeletedLoadBalancer is emitted even though no load balancer ever existed.
     expect(h.recorder.events).toEqual(['Normal DeletedLoadBalancer Deleted load balancer']);
   });
 
@@ -118,7 +118,7 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
       expect(h.cloud.calls).toContain('create');
       lbParams(h, svc);
       expect(h.client.actions).toHaveLength(2);
-      // The finalizer goes first, before any cloud call (§7 item 6), then the status.
+      // The finalizer goes first, before any cloud call (upstream quirk 6 in docs/upstream-quirks.md), then the status.
       expect(h.client.actions[0]!.patch).toEqual({
         metadata: { finalizers: [LOAD_BALANCER_CLEANUP_FINALIZER] },
       });
@@ -151,7 +151,7 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
     expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('delete');
     expect(h.cloud.calls).toEqual(['delete']);
     expect(h.client.actions).toHaveLength(2);
-    // The finalizer is removed before the status is cleared (§7 item 6).
+    // The finalizer is removed before the status is cleared (upstream quirk 6 in docs/upstream-quirks.md).
     expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
     expect(h.client.actions[1]!.patch).toEqual({ status: { loadBalancer: { ingress: null } } });
     expect(h.recorder.events).toEqual([
@@ -687,7 +687,7 @@ describe('TestServiceQueueDelay', () => {
     expect(h.serviceQueue.forgotten).toEqual([]);
     expect(h.serviceQueue.addedAfter).toEqual([{ key: 'default/external-balancer', delayMs: 42_000 }]);
   });
-  it('§7 item 7: a RetryError from the delete path goes through exponential backoff', async () => {
+  it('upstream quirk 7 in docs/upstream-quirks.md: a RetryError from the delete path goes through exponential backoff', async () => {
     const svc = withFinalizer(newService('external-balancer', 'ClusterIP'));
     const h = newController({ services: [svc] });
     h.cloud.exists = true;
@@ -707,7 +707,7 @@ describe('TestServiceQueueDelay', () => {
   });
 });
 
-describe('ImplementedElsewhere (§7 item 8)', () => {
+describe('ImplementedElsewhere (upstream quirk 8 in docs/upstream-quirks.md)', () => {
   it('from ensureLoadBalancer: finalizer added, no status patch, no EnsuredLoadBalancer, no error', async () => {
     const h = newController({ nodes: [node('node1')] });
     h.cloud.faults.injectError('ensureLoadBalancer', { error: new ImplementedElsewhereError() });
@@ -770,7 +770,7 @@ describe('ensure path details', () => {
     );
     expect(h.cloud.ensureCalls[0]!.hosts).toEqual([]);
   });
-  it('NotReady and uninitialized nodes stay in the load balancer (§7 item 1)', async () => {
+  it('NotReady and uninitialized nodes stay in the load balancer (upstream quirk 1 in docs/upstream-quirks.md)', async () => {
     const h = newController({
       nodes: [
         node('ready'),
@@ -785,7 +785,7 @@ describe('ensure path details', () => {
     await h.controller.syncLoadBalancerIfNeeded(svc, key(svc));
     expect(names(h.cloud.ensureCalls[0]!.hosts)).toEqual(['notready', 'ready', 'uninit']);
   });
-  it('lastSyncedNodes is written before the ensure call, even when it fails (§7 item 4)', async () => {
+  it('lastSyncedNodes is written before the ensure call, even when it fails (upstream quirk 4 in docs/upstream-quirks.md)', async () => {
     const h = newController({ nodes: [node('node1'), node('node2')] });
     h.cloud.err = new Error('zone lookup failed');
     const svc = newService('lb', 'LoadBalancer');
@@ -879,7 +879,7 @@ describe('lockedUpdateLoadBalancerHosts', () => {
     ).resolves.toBeUndefined();
     expect(h.recorder.events).toEqual([]);
   });
-  it('updateLoadBalancer is called without the controller signal (upstream context.TODO, §7 item 11)', async () => {
+  it('updateLoadBalancer is called without the controller signal (upstream context.TODO, upstream quirk 11 in docs/upstream-quirks.md)', async () => {
     const h = newController();
     const seen: (AbortSignal | undefined)[] = [];
     const balancer = h.cloud.loadBalancer()!;

@@ -191,7 +191,7 @@ describe('service-lb-controller with a real API server', () => {
     // One UpdateLoadBalancer per change of the node set.
     expect(updateHosts(ns, 'follow').filter((hosts) => hosts.includes(joined))).toHaveLength(1);
     const callsBefore = updateHosts(ns, 'follow').length;
-    // Readiness is not part of the node set (§7 item 1) ...
+    // Readiness is not part of the node set (upstream quirk 1 in docs/upstream-quirks.md) ...
     await core.patchNodeStatus({
       name: joined,
       body: [

@@ -1,6 +1,6 @@
 /**
  * Pure logic of the service load-balancer controller: upstream controllers/service/controller_test.go
- * scenarios SVC-43..46, 48..68, 77..137 (reference §6.4), plus the patch shapes of §3.6.
+ * scenarios SVC-43..46, 48..68, 77..137 (upstream `k8s.io/cloud-provider controllers/service/controller_test.go`), plus the patch shapes of upstream `k8s.io/cloud-provider service/helpers/helper.go`.
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, needsCleanup } from '@ccm-kit/cloud-provider';
 import { ApiException, type V1Node, type V1Service } from '@kubernetes/client-node';
@@ -215,7 +215,7 @@ describe('needsUpdate (TestNeedsUpdate)', () => {
     });
   }
 
-  it('nil and empty source ranges and annotations differ (strict deep equality, §7 item 10)', () => {
+  it('nil and empty source ranges and annotations differ (strict deep equality, upstream quirk 10 in docs/upstream-quirks.md)', () => {
     const [o, n] = pair((_o, n) => {
       n.spec!.loadBalancerSourceRanges = [];
     });
@@ -329,7 +329,7 @@ describe('node predicates (Test_respectsPredicates)', () => {
     });
     expect(all(node)).toBe(false);
   });
-  it('§7 item 1: the stable node set ignores readiness and the uninitialized taint but drops deleting nodes', () => {
+  it('upstream quirk 1 in docs/upstream-quirks.md: the stable node set ignores readiness and the uninitialized taint but drops deleting nodes', () => {
     const stable = (n: V1Node) => respectsPredicates(n, stableNodeSetPredicates);
     expect(stable(makeNode({ ready: 'False' }))).toBe(true);
     expect(

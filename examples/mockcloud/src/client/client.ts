@@ -1,6 +1,6 @@
 /**
  * A typed client for the mockcloud API, with the protections every serious CCM puts in front of its
- * cloud (real-providers.md §2 item 11):
+ * cloud:
  * - retries with exponential backoff and jitter (p-retry) on 429, 5xx, network errors and timeouts;
  * - `Retry-After` honoured for the whole client: after a 429/503 carrying it, no request is sent until
  *   the delay has passed (Hetzner Robot's pattern), and a delay longer than `maxRetryAfterMs` fails at

@@ -5,7 +5,7 @@
  * - Lookups are served from the shared {@link ServerCache}; a miss is confirmed with a direct API call.
  * - "Does not exist" is answered only when the API itself says so (404, or an empty name search).
  *   Any other failure — 401/403, 429, 5xx, timeouts — is thrown, so the node-lifecycle controller never
- *   deletes a Node because the cloud could not be asked (real-providers.md §3 item 2).
+ *   deletes a Node because the cloud could not be asked.
  * - A providerID of another provider is an error, not "does not exist": this provider cannot judge it.
  */
 import { type InstanceMetadata, InstanceNotFoundError, type InstancesV2 } from '@ccm-kit/cloud-provider';

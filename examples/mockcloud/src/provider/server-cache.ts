@@ -1,7 +1,7 @@
 /**
  * A shared list-all snapshot of the account's servers with a maximum age (Hetzner's server cache,
  * Linode's instance cache): one paged list serves every Node lookup until it is `maxAgeMs` old, so
- * node syncs do not cost one API call per Node (real-providers.md §3 item 6).
+ * node syncs do not cost one API call per Node.
  *
  * The snapshot only answers "found". A miss is never taken as "does not exist": callers confirm it
  * with a direct call, because a stale cache is one of the ways real CCMs deleted live Nodes.

@@ -1,5 +1,5 @@
 /**
- * Starting the enabled controllers on the leader (upstream `startControllers`, reference §4.5 step 8):
+ * Starting the enabled controllers on the leader (upstream `startControllers`, upstream `k8s.io/cloud-provider app/controllermanager.go Run`):
  * `cloud.initialize()`, the InformerUser hook, each enabled controller's init in a stable order
  * (upstream uses random map order), health checks, then the shared informers and their sync.
  */

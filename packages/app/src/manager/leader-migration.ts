@@ -1,5 +1,5 @@
 /**
- * Controller leader migration (`--enable-leader-migration`, `--leader-migration-config`; reference §4.6).
+ * Controller leader migration (`--enable-leader-migration`, `--leader-migration-config`; upstream `k8s.io/controller-manager pkg/leadermigration`).
  * Follows k8s.io/controller-manager `pkg/leadermigration` (`LeaderMigrator.FilterFunc`,
  * `DefaultLeaderMigrationConfiguration`, `ReadLeaderMigrationConfiguration`) and its config validation:
  * controllers listed for this component (or `*`) run under the migration lease, controllers listed for another

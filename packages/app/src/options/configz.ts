@@ -1,7 +1,7 @@
 /**
  * The configuration as `/configz` shows it: the external `cloudcontrollermanager.config.k8s.io/v1alpha1`
  * `CloudControllerManagerConfiguration`, under the configz name `cloudcontrollermanager.config.k8s.io`
- * (reference §0, §4.5 step 3, §4.10). Field names follow the Go types' JSON encoding: the cloud-provider and
+ * (upstream `k8s.io/cloud-provider api/well_known_*.go`; upstream `k8s.io/cloud-provider app/controllermanager.go Run`; upstream `k8s.io/cloud-provider config/types.go`). Field names follow the Go types' JSON encoding: the cloud-provider and
  * controller-manager structs have no json tags (capitalised names), the component-base ones (client
  * connection, leader election, debugging) do (camelCase). Durations are Go duration strings (`12h0m0s`).
  */

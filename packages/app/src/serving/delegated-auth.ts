@@ -1,6 +1,6 @@
 /**
  * Delegated authentication and authorization for the secure port, as the Go CCM's
- * `DelegatingAuthenticationOptions` / `DelegatingAuthorizationOptions` (k8s.io/apiserver, reference §4.2):
+ * `DelegatingAuthenticationOptions` / `DelegatingAuthorizationOptions` (k8s.io/apiserver, upstream `k8s.io/cloud-provider options/options.go`):
  * - a client certificate verified against `--client-ca-file` authenticates as CN (user) and O (groups); one
  *   the CA does not verify is rejected (401);
  * - authenticated users (not anonymous) are also in `system:authenticated`;

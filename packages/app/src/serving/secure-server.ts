@@ -1,6 +1,6 @@
 /**
  * The HTTPS server on `--secure-port` (default 10258): authentication, then authorization, then the route.
- * Follows the Go CCM's secure serving filter chain (reference §4.7): 401 when authentication fails,
+ * Follows the Go CCM's secure serving filter chain (upstream `k8s.io/cloud-provider app/controllermanager.go Run`): 401 when authentication fails,
  * 403 when authorization denies, both as `metav1.Status` JSON; health paths are in
  * `--authorization-always-allow-paths` by default.
  */

@@ -1,6 +1,6 @@
 /**
  * `/metrics/slis`: the health-check SLI metrics of component-base `metrics/prometheus/slis`, in a registry of
- * their own (reference §4.7): `kubernetes_healthcheck{name,type}` (1 healthy, 0 not, from the latest
+ * their own (upstream `k8s.io/cloud-provider app/controllermanager.go Run`): `kubernetes_healthcheck{name,type}` (1 healthy, 0 not, from the latest
  * evaluation) and `kubernetes_healthchecks_total{name,status,type}` (`status` is `success` or `error`).
  * Checks are instrumented when registered; every evaluation (any health endpoint) is recorded.
  */

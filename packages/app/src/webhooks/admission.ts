@@ -1,6 +1,6 @@
 /**
  * The cloud-provider webhook hook (upstream `k8s.io/cloud-provider/app` `WebhookConfig`, `WebhookHandler.ServeHTTP`,
- * reference §4.9): a vendor registers admission handlers by name and path; each request is an
+ * Upstream `k8s.io/cloud-provider app/webhooks.go`): a vendor registers admission handlers by name and path; each request is an
  * `admission.k8s.io/v1` AdmissionReview and is answered with one, with upstream's status codes and messages.
  */
 import { Counter, Histogram } from 'prom-client';

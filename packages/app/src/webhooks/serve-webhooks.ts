@@ -1,5 +1,5 @@
 /**
- * The webhook server (reference §4.5 step 5, §4.9): started only when the feature gate
+ * The webhook server (upstream `k8s.io/cloud-provider app/controllermanager.go Run`; upstream `k8s.io/cloud-provider app/webhooks.go`): started only when the feature gate
  * `CloudControllerManagerWebhook` is on, `--webhook-secure-port` is not 0, and at least one registered webhook
  * is enabled by `--webhooks` (which, unlike `--controllers`, enables nothing by default). It serves each enabled
  * webhook's path over HTTPS, on every replica (webhooks do not need the lease).

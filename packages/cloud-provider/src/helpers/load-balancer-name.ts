@@ -1,6 +1,6 @@
 /**
  * The legacy default load-balancer name.
- * Follows upstream `k8s.io/cloud-provider/cloud.go` `DefaultLoadBalancerName` (reference §1.9).
+ * Follows upstream `k8s.io/cloud-provider/cloud.go` `DefaultLoadBalancerName`.
  */
 import type { V1Service } from '@kubernetes/client-node';
 

@@ -1,7 +1,7 @@
 /**
  * Node address helpers.
  * Follows upstream `k8s.io/cloud-provider/node/helpers/address.go` and component-helpers'
- * `ParseNodeIPAnnotation` (reference §3.5.1). Pure functions: inputs are never modified.
+ * `ParseNodeIPAnnotation` (upstream `k8s.io/cloud-provider node/helpers/address.go`). Pure functions: inputs are never modified.
  */
 import type { V1NodeAddress } from '@kubernetes/client-node';
 import { formatIP, type IPAddress, ipEqual, isUnspecified, parseIP } from '../net.js';

@@ -1,6 +1,6 @@
 /**
  * Node label patching.
- * Follows upstream `k8s.io/cloud-provider/node/helpers/labels.go` `AddOrUpdateLabelsOnNode` (reference §3.5.2).
+ * Follows upstream `k8s.io/cloud-provider/node/helpers/labels.go` `AddOrUpdateLabelsOnNode`.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeClient } from './clients.js';

@@ -1,6 +1,6 @@
 /**
  * Node taint helpers.
- * Follows upstream `k8s.io/cloud-provider/node/helpers/taints.go` (reference §3.5.3). The pure helpers never
+ * Follows upstream `k8s.io/cloud-provider/node/helpers/taints.go`. The pure helpers never
  * modify their inputs; the `…OnNode` helpers read and patch through a {@link NodeClient}.
  */
 import type { V1Node, V1Taint } from '@kubernetes/client-node';

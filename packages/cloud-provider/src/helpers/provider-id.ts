@@ -1,6 +1,6 @@
 /**
  * Provider ID lookup through the legacy Instances facet.
- * Follows upstream `k8s.io/cloud-provider/cloud.go` `GetInstanceProviderID` (reference §1.9).
+ * Follows upstream `k8s.io/cloud-provider/cloud.go` `GetInstanceProviderID`.
  */
 import type { CloudProvider } from '../cloud.js';
 import { InstanceNotFoundError, NotImplementedError } from '../errors.js';

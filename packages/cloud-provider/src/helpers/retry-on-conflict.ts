@@ -1,6 +1,6 @@
 /**
  * Conflict retry for read-modify-write helpers.
- * Follows client-go `util/retry.RetryOnConflict` with the backoffs of reference §3.0: only an HTTP 409
+ * Follows client-go `util/retry.RetryOnConflict` with the backoffs upstream uses (`k8s.io/cloud-provider controllers/node/node_controller.go` `UpdateNodeSpecBackoff`, client-go `retry.DefaultBackoff`): only an HTTP 409
  * Conflict is retried, any other error is thrown at once; factor 0, so each sleep is
  * `durationMs × (1 + jitter × random[0,1))`.
  */

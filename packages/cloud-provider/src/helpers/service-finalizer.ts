@@ -1,7 +1,7 @@
 /**
  * The service controller's load-balancer finalizer and the predicates built on it.
  * Follows upstream `k8s.io/cloud-provider/service/helpers/helper.go` (`HasLBFinalizer`) and the service
- * controller's `wantsLoadBalancer`, `needsCleanup`, `addFinalizer`, `removeFinalizer` (reference §3.3, §3.6).
+ * controller's `wantsLoadBalancer`, `needsCleanup`, `addFinalizer`, `removeFinalizer` (upstream `k8s.io/cloud-provider controllers/service/controller.go`; upstream `k8s.io/cloud-provider service/helpers/helper.go`).
  * Pure functions: inputs are never modified.
  */
 import type { V1Service } from '@kubernetes/client-node';

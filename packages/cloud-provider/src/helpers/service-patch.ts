@@ -1,7 +1,7 @@
 /**
  * Patching a Service's metadata and status through the status subresource.
  * Follows upstream `k8s.io/cloud-provider/service/helpers/helper.go` `PatchService` and `getPatchBytes`
- * (reference §3.6): a two-way strategic merge patch of `old` against `new` with `new.spec` replaced by
+ * (upstream `k8s.io/cloud-provider service/helpers/helper.go`): a two-way strategic merge patch of `old` against `new` with `new.spec` replaced by
  * `old.spec`, so spec changes are never sent. Unlike upstream, `newService` is not modified.
  */
 import type { V1Service } from '@kubernetes/client-node';

@@ -1,7 +1,7 @@
 /**
  * Load-balancer source ranges.
  * Follows upstream `k8s.io/cloud-provider/service/helpers/helper.go` `GetLoadBalancerSourceRanges` and
- * `IsAllowAll` (reference §3.6).
+ * `IsAllowAll` (upstream `k8s.io/cloud-provider service/helpers/helper.go`).
  */
 import type { V1Service } from '@kubernetes/client-node';
 import { formatCIDR, tryParseCIDR } from '../net.js';

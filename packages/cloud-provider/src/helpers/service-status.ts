@@ -1,6 +1,6 @@
 /**
  * Load-balancer status comparison.
- * Follows upstream `k8s.io/cloud-provider/service/helpers/helper.go` `LoadBalancerStatusEqual` (reference §3.6).
+ * Follows upstream `k8s.io/cloud-provider/service/helpers/helper.go` `LoadBalancerStatusEqual`.
  */
 import type { V1LoadBalancerIngress, V1LoadBalancerStatus, V1PortStatus } from '@kubernetes/client-node';
 

@@ -1,7 +1,7 @@
 /**
  * Traffic-policy predicates of Services.
  * Follows upstream `k8s.io/cloud-provider/service/helpers/helper.go` `RequestsOnlyLocalTraffic`,
- * `NeedsHealthCheck` and `GetServiceHealthCheckPathPort` (reference §3.6).
+ * `NeedsHealthCheck` and `GetServiceHealthCheckPathPort` (upstream `k8s.io/cloud-provider service/helpers/helper.go`).
  */
 import type { V1Service } from '@kubernetes/client-node';
 

@@ -1,6 +1,6 @@
 /**
  * A small two-way strategic-merge-patch generator for the fields the cloud controllers write.
- * Follows the output of apimachinery's `strategicpatch.CreateTwoWayMergePatch` (reference §3.5.3, §3.6, §8):
+ * Follows the output of apimachinery's `strategicpatch.CreateTwoWayMergePatch` (upstream `k8s.io/cloud-provider node/helpers/taints.go`; upstream `k8s.io/cloud-provider service/helpers/helper.go`):
  * - objects are diffed key by key; a removed key becomes `null`;
  * - a primitive list with the `merge` strategy (`metadata.finalizers`) gives the added items (sorted,
  *   unique), `$deleteFromPrimitiveList/<key>` for removed ones and `$setElementOrder/<key>` (the new list);

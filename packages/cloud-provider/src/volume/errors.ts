@@ -1,6 +1,6 @@
 /**
  * Volume errors.
- * Follows upstream `k8s.io/cloud-provider/volume/errors/errors.go` (reference §1.11). As upstream, the
+ * Follows upstream `k8s.io/cloud-provider/volume/errors/errors.go`. As upstream, the
  * `is…` checks look at the error itself only, not its cause chain (use `findError` for that).
  */
 

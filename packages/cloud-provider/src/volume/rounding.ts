@@ -1,6 +1,6 @@
 /**
  * Rounding volume sizes up to allocation units.
- * Follows upstream `k8s.io/cloud-provider/volume/helpers/rounding.go` (reference §1.11, §6.8): the byte
+ * Follows upstream `k8s.io/cloud-provider/volume/helpers/rounding.go` (upstream `k8s.io/cloud-provider volume/helpers/*_test.go`): the byte
  * count is the quantity rounded up to an integer, then divided by the unit with a ceiling.
  * The int64 results are `bigint`s (they can exceed 2^53); the `…Int` variants return `number`s.
  */

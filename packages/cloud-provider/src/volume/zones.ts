@@ -1,6 +1,6 @@
 /**
  * Zone selection for volumes.
- * Follows upstream `k8s.io/cloud-provider/volume/helpers/zones.go` (reference §1.11, §6.8). Zone sets are
+ * Follows upstream `k8s.io/cloud-provider/volume/helpers/zones.go` (upstream `k8s.io/cloud-provider volume/helpers/*_test.go`). Zone sets are
  * `Set<string>`s; inputs are never modified (upstream deletes from the caller's set in one place).
  */
 import type { V1Node, V1TopologySelectorTerm } from '@kubernetes/client-node';

@@ -4,7 +4,7 @@
  *
  * Follows upstream `controllers/node/node_controller.go` (`updateNodeAddress`,
  * `nodeAddressesChangeDetected`, `updateNodeAddressesFromNodeIP`) and component-helpers
- * `PatchNodeStatus`. Reference: upstream-behaviour.md §3.1, §7 items 14–16, §8.
+ * `PatchNodeStatus`. Upstream `k8s.io/cloud-provider controllers/node/node_controller.go`; upstream quirks 14–16 in docs/upstream-quirks.md.
  */
 import { ANNOTATION_ALPHA_PROVIDED_IP_ADDR, getNodeAddressesFromNodeIP } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';

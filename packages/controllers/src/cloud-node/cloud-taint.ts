@@ -1,7 +1,7 @@
 /**
  * The uninitialized taint as the cloud-node controller sees it: matched by **key only**, whatever its
  * effect or value. Follows upstream `controllers/node/node_controller.go` (`getCloudTaint`,
- * `excludeCloudTaint`). Reference: upstream-behaviour.md §3.1.
+ * `excludeCloudTaint`). Upstream `k8s.io/cloud-provider controllers/node/node_controller.go`.
  */
 import { TAINT_EXTERNAL_CLOUD_PROVIDER } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1Taint } from '@kubernetes/client-node';

@@ -4,7 +4,7 @@
  * initialized Node's addresses periodically.
  *
  * Follows upstream `controllers/node/node_controller.go` (`CloudNodeController`). Reference:
- * upstream-behaviour.md §3.0, §3.1, §7 items 12–20.
+ * Upstream `client-go util/retry`; upstream `k8s.io/cloud-provider controllers/node/node_controller.go`; upstream quirks 12–20 in docs/upstream-quirks.md.
  */
 import {
   addOrUpdateLabelsOnNode,

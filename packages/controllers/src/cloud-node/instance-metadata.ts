@@ -4,7 +4,7 @@
  *
  * Follows upstream `controllers/node/node_controller.go` (`getInstanceMetadata`, `getInstanceNodeAddresses`,
  * `getNodeAddressesByProviderIDOrName`, `getInstanceTypeByProviderIDOrName`, `getZoneByProviderIDOrName`).
- * Reference: upstream-behaviour.md §3.1, §7 item 17.
+ * Upstream `k8s.io/cloud-provider controllers/node/node_controller.go`; upstream quirk 17 in docs/upstream-quirks.md.
  */
 import {
   type CloudProvider,

@@ -3,7 +3,7 @@
  * the filter applied to a provider's additional labels.
  *
  * Follows upstream `controllers/node/node_controller.go` (`labelReconcileInfo`, `reconcileNodeLabels`,
- * the additional-labels modifier). Reference: upstream-behaviour.md §3.1, §7 items 18–20.
+ * the additional-labels modifier). Upstream `k8s.io/cloud-provider controllers/node/node_controller.go`; upstream quirks 18–20 in docs/upstream-quirks.md.
  */
 import {
   LABEL_FAILURE_DOMAIN_BETA_REGION,

@@ -1,7 +1,7 @@
 /**
  * Cloud-node controller metrics, registered once in the shared ccm-kit registry when this module loads.
  * Follows upstream `controllers/node/metrics.go` (subsystem `node_controller`, stability ALPHA, no labels).
- * Reference: upstream-behaviour.md §3.1 "Metrics", §3.7.
+ * Upstream `k8s.io/cloud-provider controllers/node/node_controller.go`.
  */
 import { metricsRegistry } from '@ccm-kit/runtime';
 import { Histogram } from 'prom-client';

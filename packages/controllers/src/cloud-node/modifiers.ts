@@ -2,7 +2,7 @@
  * The node modifiers of initialization: idempotent edits applied to a fresh copy of the Node on every
  * attempt of the conflict-retried PUT. Follows upstream `controllers/node/node_controller.go`
  * (`getNodeModifiersFromCloudProvider`, the taint-removal modifier of `syncNode`).
- * Reference: upstream-behaviour.md §3.1 "Node modifiers", §7 items 17, 19, 20.
+ * Upstream `k8s.io/cloud-provider controllers/node/node_controller.go`; upstream quirks 17, 19, 20 in docs/upstream-quirks.md.
  */
 import {
   type InstanceMetadata,

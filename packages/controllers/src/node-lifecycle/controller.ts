@@ -3,7 +3,7 @@
  * whose instance is shut down.
  *
  * Follows upstream `controllers/nodelifecycle/node_lifecycle_controller.go` (`CloudNodeLifecycleController`).
- * Reference: upstream-behaviour.md §3.2, §7 items 21–23.
+ * Upstream `k8s.io/cloud-provider controllers/nodelifecycle/node_lifecycle_controller.go`; upstream quirks 21–23 in docs/upstream-quirks.md.
  */
 import {
   addOrUpdateTaintOnNode,

@@ -4,7 +4,7 @@
  *
  * Follows upstream `controllers/nodelifecycle/node_lifecycle_controller.go` (`ensureNodeExistsByProviderID`,
  * `shutdownInCloudProvider`, `getProviderID`). Sentinel errors are matched on the thrown error itself
- * (`instanceof`, not the cause chain), as upstream's `==` comparison. Reference: upstream-behaviour.md §3.2, §7 item 23.
+ * (`instanceof`, not the cause chain), as upstream's `==` comparison. Upstream `k8s.io/cloud-provider controllers/nodelifecycle/node_lifecycle_controller.go`; upstream quirk 23 in docs/upstream-quirks.md.
  */
 import {
   type CloudProvider,

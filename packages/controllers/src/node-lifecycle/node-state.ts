@@ -1,7 +1,7 @@
 /**
  * Pure Node predicates of the cloud-node-lifecycle controller. Follows upstream
  * `controllers/nodelifecycle/node_lifecycle_controller.go` (`MonitorNodes`, `ShutdownTaint`) and
- * component-helpers `GetNodeCondition`. Reference: upstream-behaviour.md §3.2.
+ * component-helpers `GetNodeCondition`. Upstream `k8s.io/cloud-provider controllers/nodelifecycle/node_lifecycle_controller.go`.
  */
 import { TAINT_NODE_SHUTDOWN } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1Taint } from '@kubernetes/client-node';

@@ -3,7 +3,7 @@
  * following the Nodes, its ingress in the Service status, and a cleanup finalizer that holds the Service until the
  * load balancer is gone.
  *
- * Follows upstream `k8s.io/cloud-provider/controllers/service/controller.go` (reference §3.3, §7 items 1-11, 37).
+ * Follows upstream `k8s.io/cloud-provider/controllers/service/controller.go` (upstream quirks 1-11, 37 in docs/upstream-quirks.md).
  * Beyond upstream (both off by default): `loadBalancerClass` serves that class instead of class-less Services, and
  * `nodeOwnership` leaves Nodes it rejects out of every host list and ignores their events.
  */
@@ -153,7 +153,7 @@ export class ServiceController {
   /** Last state processed per Service key (upstream `serviceCache`). */
   readonly cache = new ServiceCache();
   /**
-   * The node set last sent to the cloud, per Service key; written before each cloud call (§7 item 4) and
+   * The node set last sent to the cloud, per Service key; written before each cloud call (upstream quirk 4 in docs/upstream-quirks.md) and
    * dropped with the key's cache entry once no node sync runs (docs/decisions/0202).
    */
   readonly lastSyncedNodes = new Map<string, V1Node[]>();
@@ -491,7 +491,7 @@ export class ServiceController {
       try {
         exists = (await this.#balancer.getLoadBalancer(this.#clusterName, svc, signal)) !== undefined;
       } catch (err) {
-        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
+        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
         throw new Error(`failed to check if load balancer exists before cleanup: ${errorText(err)}`);
       }
       if (exists) {
@@ -508,7 +508,7 @@ export class ServiceController {
                 provider: this.#cloud.providerName(),
               });
           } else {
-            // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
+            // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
             throw new Error(`failed to delete load balancer: ${errorText(err)}`);
           }
         }
@@ -516,7 +516,7 @@ export class ServiceController {
       try {
         await this.removeFinalizer(svc);
       } catch (err) {
-        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
+        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
         throw new Error(`failed to remove load balancer cleanup finalizer: ${errorText(err)}`);
       }
       this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
@@ -527,7 +527,7 @@ export class ServiceController {
       try {
         await this.addFinalizer(svc);
       } catch (err) {
-        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
+        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
         throw new Error(`failed to add load balancer cleanup finalizer: ${errorText(err)}`);
       }
       let status: V1LoadBalancerStatus | undefined | null;
@@ -554,7 +554,7 @@ export class ServiceController {
       await this.patchStatus(svc, previousStatus, newStatus);
     } catch (err) {
       // NotFound: the Service may vanish as soon as its finalizer is gone.
-      // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (reference §7.7)
+      // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
       if (!isNotFound(err)) throw new Error(`failed to update load balancer status: ${errorText(err)}`);
     }
     return op;

@@ -1,7 +1,7 @@
 /**
  * The service controller's Prometheus metrics (subsystem `service_controller`, stability ALPHA, no labels),
  * registered once in `@ccm-kit/runtime`'s `metricsRegistry`.
- * Follows upstream `controllers/service/metrics.go` (reference §3.3, §3.7).
+ * Follows upstream `controllers/service/metrics.go` (upstream `k8s.io/cloud-provider controllers/service/controller.go`).
  */
 import { metricsRegistry } from '@ccm-kit/runtime';
 import { Counter, exponentialBuckets, Histogram } from 'prom-client';

@@ -1,6 +1,6 @@
 /**
- * Instances (v1) and Zones checks (upstream `cloud.go` `Instances`, `Zones`; reference §1.4, §1.7, §1.9,
- * §7 item 23). The node-lifecycle controller treats `false` from `instanceExistsByProviderID`, and an
+ * Instances (v1) and Zones checks (upstream `cloud.go` `Instances`, `Zones`;
+ * upstream quirk 23 in docs/upstream-quirks.md). The node-lifecycle controller treats `false` from `instanceExistsByProviderID`, and an
  * `InstanceNotFoundError` from `instanceID`, as "delete the Node".
  */
 import { isDeepStrictEqual } from 'node:util';

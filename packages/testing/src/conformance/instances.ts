@@ -1,5 +1,5 @@
 /**
- * InstancesV2 checks (upstream `cloud.go` `InstancesV2`; reference §1.5, §3.1, §3.2, §7 items 17 and 21).
+ * InstancesV2 checks (upstream `cloud.go` `InstancesV2`; upstream `k8s.io/cloud-provider controllers/node/node_controller.go`; upstream `k8s.io/cloud-provider controllers/nodelifecycle/node_lifecycle_controller.go`; upstream quirks 17 and 21 in docs/upstream-quirks.md).
  * The ones that matter most: `instanceExists` answers `false` only for a machine that is really gone
  * (node-lifecycle deletes a NotReady Node at once on `false`), and never during a cloud outage.
  */

@@ -1,6 +1,6 @@
 /**
- * LoadBalancer checks (upstream `cloud.go` `LoadBalancer`; reference §1.3, §3.3, §7 items 6-7;
- * real-providers.md §3 items 2, 7 and 15: leaked load balancers, stuck deletes, duplicate creates).
+ * LoadBalancer checks (upstream `cloud.go` `LoadBalancer`; upstream `k8s.io/cloud-provider controllers/service/controller.go`; upstream quirks 6-7 in docs/upstream-quirks.md;
+ * and the failures real CCMs shipped: leaked load balancers, stuck deletes, duplicate creates).
  *
  * `ensureLoadBalancer` is retried while it throws `RetryError`, as the service controller does (bounded by
  * `timeouts.ensureMs`, each wait capped at `timeouts.retryCapMs`). Every Service a check ensured is deleted

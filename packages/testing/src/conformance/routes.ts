@@ -1,5 +1,5 @@
 /**
- * Routes checks (upstream `cloud.go` `Routes`; reference §1.6, §3.4, §7 items 25-27). A route is matched
+ * Routes checks (upstream `cloud.go` `Routes`; upstream `k8s.io/cloud-provider controllers/route/route_controller.go`; upstream quirks 25-27 in docs/upstream-quirks.md). A route is matched
  * by target Node and destination CIDR, as the route controller does.
  */
 import { randomUUID } from 'node:crypto';

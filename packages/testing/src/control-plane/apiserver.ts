@@ -30,7 +30,7 @@ export interface ApiServerConfig {
   attachOutput?: boolean;
 }
 
-/** envtest's default kube-apiserver flags (reference §B.3), plus `--advertise-address=127.0.0.1`. */
+/** envtest's default kube-apiserver flags (upstream `controller-runtime pkg/internal/testing/controlplane/apiserver.go`), plus `--advertise-address=127.0.0.1`. */
 export function apiServerDefaultFlags(
   cfg: Pick<ApiServerConfig, 'certDir' | 'securePort' | 'etcdUrl'>,
 ): FlagMap {

@@ -22,7 +22,7 @@ import { type KubeconfigSpec, kubeConfigFor, writeKubeconfig } from './kubeconfi
 import type { ManagedProcess } from './managed-process.js';
 import { type PortReservation, reservePort } from './ports.js';
 
-/** Default start timeout: 60 s, in ms (envtest's 20 s is tight on 2 cores; reference §B.5). */
+/** Default start timeout: 60 s, in ms (envtest's 20 s is tight on 2 cores; upstream `controller-runtime pkg/envtest`). */
 export const DEFAULT_START_TIMEOUT_MS = 60_000;
 /** Default stop timeout before SIGKILL: 20 s, in ms (envtest's default). */
 export const DEFAULT_STOP_TIMEOUT_MS = 20_000;

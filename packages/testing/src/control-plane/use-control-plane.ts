@@ -1,5 +1,5 @@
 /**
- * vitest helper: one control plane per test file (DESIGN.md §5), started in `beforeAll` and stopped
+ * vitest helper: one control plane per test file (see docs/testing.md), started in `beforeAll` and stopped
  * in `afterAll`.
  */
 import { afterAll, beforeAll } from 'vitest';

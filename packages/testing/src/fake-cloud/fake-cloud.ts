@@ -1,6 +1,6 @@
 /**
  * `FakeCloud`: an in-memory cloud for tests, with parity to upstream `k8s.io/cloud-provider/fake/fake.go`
- * (reference §5: same knobs, same recorded call names, same shared sticky `err`), plus a per-instance
+ * (upstream `k8s.io/cloud-provider fake/fake.go`: same knobs, same recorded call names, same shared sticky `err`), plus a per-instance
  * table, fault injection (latency, errors, throttling), call counters and a bounded call log.
  */
 import {

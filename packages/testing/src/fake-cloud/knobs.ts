@@ -1,6 +1,6 @@
 /**
  * The settable state of {@link FakeCloud} that mirrors upstream `fake.Cloud`'s exported fields,
- * as camelCase TypeScript (see reference §5.1). Every field is public and may be changed at any time.
+ * as camelCase TypeScript (see upstream `k8s.io/cloud-provider fake/fake.go`). Every field is public and may be changed at any time.
  */
 import type { InstanceMetadata, Zone } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1NodeAddress, V1Service, V1ServicePort } from '@kubernetes/client-node';
