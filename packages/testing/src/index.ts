@@ -1,3 +1,5 @@
+export * from './cluster/index.js';
 export * from './conformance/index.js';
 export * from './control-plane/index.js';
 export * from './fake-cloud/index.js';
+export { errorMessage } from './wait/error-message.js';

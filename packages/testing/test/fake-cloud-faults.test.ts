@@ -166,6 +166,34 @@ describe('FakeCloud error injection', () => {
     expect(seen).toEqual([2, 4]);
   });
 
+  it('a subject limits the policy to the calls about it, which alone are counted', async () => {
+    const cloud = new FakeCloud();
+    const subjects: string[] = [];
+    cloud.faults.injectError(['ensureLoadBalancer', 'createRoute'], {
+      subject: 'default/b',
+      times: 2,
+      error: ({ subject, callNumber }) => {
+        subjects.push(`${subject} #${callNumber}`);
+        return new Error(`down for ${subject}`);
+      },
+    });
+    await expect(cloud.ensureLoadBalancer(CLUSTER, svc('a'), [])).resolves.toBeDefined();
+    await expect(cloud.ensureLoadBalancer(CLUSTER, svc('b'), [])).rejects.toThrow('down for default/b');
+    await expect(cloud.ensureLoadBalancer(CLUSTER, svc('b'), [])).rejects.toThrow('down for default/b');
+    await expect(cloud.ensureLoadBalancer(CLUSTER, svc('b'), [])).resolves.toBeDefined();
+    expect(subjects).toEqual(['default/b #1', 'default/b #2']);
+    // Routes are about `<cluster>/<targetNode>`.
+    cloud.faults.injectError('createRoute', { subject: `${CLUSTER}/node-b` });
+    const route = (targetNode: string, destinationCIDR: string) => ({ targetNode, destinationCIDR });
+    await expect(cloud.createRoute(CLUSTER, 'uid-a', route('node-a', '10.0.1.0/24'))).resolves.toBeUndefined();
+    await expect(cloud.createRoute(CLUSTER, 'uid-b', route('node-b', '10.0.2.0/24'))).rejects.toBeInstanceOf(
+      InjectedError,
+    );
+    expect(() => cloud.faults.injectError('getZone', { subject: 1 as unknown as string })).toThrow(
+      'subject: expected a string, got number',
+    );
+  });
+
   it('injectError(…, undefined) removes the policy; faults.clear() removes everything', async () => {
     const cloud = new FakeCloud();
     cloud.faults.injectError(['getZone', 'master'], {});

@@ -336,7 +336,7 @@ export class FakeCloud
       signal?.throwIfAborted();
       this.faults.admit(method);
       await sleep(this.faults.latencyMs(method), signal);
-      const injected = this.faults.failure(method);
+      const injected = this.faults.failure(method, subject);
       if (injected !== undefined) throw injected;
       const result = await body(entry);
       this.callLog.end(entry, this.#now(), false);
@@ -691,7 +691,7 @@ export class FakeCloud
    * is ignored). On a name conflict sets {@link err} (sticky) to `route "<name>" already exists` and throws it.
    */
   createRoute(clusterName: string, nameHint: string, route: Route, signal?: AbortSignal): Promise<void> {
-    return this.#invoke('createRoute', `${clusterName}/${nameHint}`, signal, async (entry) => {
+    return this.#invoke('createRoute', `${clusterName}/${route.targetNode}`, signal, async (entry) => {
       await this.#record(entry, 'create-route', signal);
       const conflict = routeTable.createRoute(this.#routes(), clusterName, route);
       if (conflict !== undefined) {

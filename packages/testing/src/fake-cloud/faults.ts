@@ -20,6 +20,8 @@ export interface ErrorInjectionContext {
   readonly method: FakeCloudMethod;
   /** 1-based number of the call among those the policy has seen (see {@link ErrorPolicy}). */
   readonly callNumber: number;
+  /** What the call is about, as in the call log (`namespace/name`, node name, providerID, …). */
+  readonly subject: string;
 }
 
 /** Builds the error for one injected failure; called once per failure, so each can be a fresh object. */
@@ -38,6 +40,12 @@ export interface ErrorPolicy {
   readonly error?: Error | ErrorFactory;
   /** Stop failing after this many injected failures; a positive integer (default: no limit). */
   readonly times?: number;
+  /**
+   * Fail only the calls about this subject, as the call log names it (`namespace/name` for load balancers,
+   * the node name or providerID for instances, `cluster/targetNode` for routes). Calls about other subjects
+   * are neither failed nor counted. Default: every subject.
+   */
+  readonly subject?: string;
 }
 
 /** A token-bucket throttle; calls refused by it throw {@link ThrottledError}. */
@@ -94,7 +102,10 @@ function validateErrorPolicy(policy: ErrorPolicy): ErrorPolicy {
   if (typeof policy !== 'object' || policy === null) {
     throw new TypeError('error policy: expected an object');
   }
-  const { everyNth, probability, times, error } = policy;
+  const { everyNth, probability, times, error, subject } = policy;
+  if (subject !== undefined && typeof subject !== 'string') {
+    throw new TypeError(`subject: expected a string, got ${typeof subject}`);
+  }
   if (everyNth !== undefined && probability !== undefined) {
     throw new TypeError('error policy: give at most one of everyNth and probability');
   }
@@ -206,11 +217,15 @@ export class FaultInjector {
     return spec.minMs + this.#random() * (spec.maxMs - spec.minMs);
   }
 
-  /** The error this call of `method` must throw, or `undefined`; counts the call for the policy. */
-  failure(method: FakeCloudMethod): Error | undefined {
+  /**
+   * The error this call of `method` about `subject` must throw, or `undefined`; counts the call for the
+   * policy when the policy covers that subject.
+   */
+  failure(method: FakeCloudMethod, subject = ''): Error | undefined {
     const state = this.#errors.get(method) ?? this.#errors.get('*');
     if (state === undefined) return undefined;
     const { policy } = state;
+    if (policy.subject !== undefined && policy.subject !== subject) return undefined;
     if (policy.times !== undefined && state.injected >= policy.times) return undefined;
     const callNumber = ++state.seen;
     let fail: boolean;
@@ -221,7 +236,7 @@ export class FaultInjector {
     state.injected++;
     const { error } = policy;
     if (error === undefined) return new InjectedError(method);
-    return typeof error === 'function' ? error({ method, callNumber }) : error;
+    return typeof error === 'function' ? error({ method, callNumber, subject }) : error;
   }
 }
 
