@@ -1,87 +1,42 @@
 /**
  * node-route-controller against a real kube-apiserver and FakeCloud's route table: started through its
- * descriptor with the runtime's client factory and shared informers, as the app starts it. One control plane
+ * descriptor by `useControllerUnderTest`, as the app starts it. One control plane
  * and one controller for the file (period 200 ms); each test uses its own Node names and Pod CIDRs and
  * removes its Nodes afterwards.
  */
 import type { Route } from '@ccm-kit/cloud-provider';
+import { patchOptions } from '@ccm-kit/runtime';
+import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
 import {
-  type ClientFactory,
-  createClientFactory,
-  createLogger,
-  patchOptions,
-  SharedInformerFactory,
-} from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { ApiException, CoreV1Api, type V1Node, type V1NodeCondition } from '@kubernetes/client-node';
+  type ControllerUnderTest,
+  eventually,
+  startControllerUnderTest,
+  useControllerUnderTest,
+} from '@ccm-kit/testing/vitest';
+import type { CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './eventually.js';
-import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
 import { nodeRouteController, WATCH_BASED_ROUTES_GATE } from '../src/route/descriptor.js';
 
-const cp = useControlPlane();
-const run = Date.now().toString(36);
-let seq = 0;
-const uniq = (s: string) => `${s}-${run}-${++seq}`;
 const CLUSTER = 'int-cluster';
-
-const isNotFound = (err: unknown) => err instanceof ApiException && err.code === 404;
-
-let clients: ClientFactory;
-let informers: SharedInformerFactory;
+const cloud = new FakeCloud();
+const cut = useControllerUnderTest(() => ({
+  cloud,
+  controller: nodeRouteController,
+  config: {
+    clusterName: CLUSTER,
+    clusterCIDR: '10.120.0.0/16,fd00:10:120::/48',
+    routeReconciliationPeriodMs: 200,
+  },
+}));
 let core: CoreV1Api;
-let cloud: FakeCloud;
-let started: ControllerStartResult;
-const stop = new AbortController();
-const nodesToDelete = new Set<string>();
-/** Node names whose createRoute fails with this message. */
-const failCreate = new Map<string, string>();
 
-beforeAll(async () => {
-  clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-  informers = new SharedInformerFactory(clients);
-  core = clients.client('test', CoreV1Api);
-  cloud = new FakeCloud();
-  const create = cloud.createRoute.bind(cloud);
-  cloud.createRoute = async (cluster, hint, route, signal) => {
-    const msg = failCreate.get(route.targetNode);
-    if (msg !== undefined) throw new Error(msg);
-    return create(cluster, hint, route, signal);
-  };
-  started = await nodeRouteController.init({
-    cloud,
-    clients,
-    informers,
-    config: {
-      ...defaultCloudControllerConfig,
-      clusterName: CLUSTER,
-      clusterCIDR: '10.120.0.0/16,fd00:10:120::/48',
-      routeReconciliationPeriodMs: 200,
-    },
-    signal: stop.signal,
-    logger: createLogger('node-route-int'),
-  });
-  expect(started.started).toBe(true);
-  informers.start(stop.signal);
-  expect(await informers.waitForCacheSync(stop.signal)).toBe(true);
+beforeAll(() => {
+  expect(cut().result.started).toBe(true);
+  core = cut().cluster.core;
 });
 
-afterAll(async () => {
-  stop.abort();
-  await started?.done;
-  await informers?.shutdown();
-  await clients?.close();
-});
-
-afterEach(async () => {
-  for (const name of nodesToDelete) {
-    await core.deleteNode({ name }).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
-  }
-  nodesToDelete.clear();
-  failCreate.clear();
+afterEach(() => {
+  cloud.faults.clear();
 });
 
 /** Creates a Node with Pod CIDRs, then sets its InternalIP (and optional conditions) through `nodes/status`. */
@@ -91,7 +46,7 @@ async function createNode(
   address: string,
   conditions: V1NodeCondition[] = [],
 ): Promise<V1Node> {
-  nodesToDelete.add(name);
+  cut().cluster.deleteNodeLater(name);
   await core.createNode({
     body: { metadata: { name }, spec: podCIDRs ? { podCIDR: podCIDRs[0], podCIDRs } : {} },
   });
@@ -190,7 +145,6 @@ describe('node-route-controller (real API server)', () => {
     await createNode(name, ['10.120.4.0/24'], '10.0.4.1');
     await eventually(async () => expect(await routesOf(name)).toHaveLength(1));
     await core.deleteNode({ name });
-    nodesToDelete.delete(name);
     await eventually(async () => expect(await routesOf(name)).toHaveLength(0));
   });
 
@@ -214,7 +168,7 @@ describe('node-route-controller (real API server)', () => {
 
   it('a failed create raises FailedToCreateRoute on the Node (default namespace) and sets True/NoRouteCreated', async () => {
     const name = uniq('rt-fail');
-    failCreate.set(name, 'quota exceeded');
+    cloud.faults.injectError('createRoute', { subject: `${CLUSTER}/${name}`, error: new Error('quota exceeded') });
     const node = await createNode(name, ['10.120.5.0/24'], '10.0.5.1');
     const cond = await eventually(async () => {
       const c = networkCondition(await core.readNode({ name }));
@@ -249,7 +203,7 @@ describe('node-route-controller (real API server)', () => {
       ),
     );
     // Once the cloud recovers, the next pass creates the route and flips the condition.
-    failCreate.delete(name);
+    cloud.faults.injectError('createRoute', undefined);
     await eventually(async () => {
       expect(networkCondition(await core.readNode({ name }))?.reason).toBe('RouteCreated');
     });
@@ -272,39 +226,36 @@ describe('node-route-controller, watch-based (gate CloudControllerManagerWatchBa
   // A second controller on the same API server, with its own cloud, owning only Nodes named `wb-…`: its passes
   // come from Node events through the `Routes` queue and the runtime loop, never from a period.
   const wbCloud = new FakeCloud();
-  const wbStop = new AbortController();
-  let wb: ControllerStartResult;
+  let wbController: ControllerUnderTest;
+  let wb: ControllerUnderTest['result'];
   const wbRoutesOf = (target: string) =>
     [...wbCloud.routeMap.values()].map((e) => e.route).filter((r) => r.targetNode === target);
 
   beforeAll(async () => {
-    wb = await nodeRouteController.init({
+    wbController = await startControllerUnderTest({
       cloud: wbCloud,
-      clients,
-      informers,
+      controller: nodeRouteController,
+      cluster: cut().cluster,
       config: {
-        ...defaultCloudControllerConfig,
         clusterName: CLUSTER,
         clusterCIDR: '10.120.0.0/16',
         featureGates: { [WATCH_BASED_ROUTES_GATE]: true },
         nodeOwnership: (n) => n.metadata?.name?.startsWith('wb-') === true,
       },
-      signal: wbStop.signal,
-      logger: createLogger('node-route-watch-int'),
     });
+    wb = wbController.result;
     expect(wb.started).toBe(true);
   });
 
   afterAll(async () => {
-    wbStop.abort();
-    await wb?.done;
+    await wbController?.stop();
   });
 
   it('a Node event causes a pass; a failed pass is requeued rate-limited and retried; a delete removes the route', async () => {
     const name = uniq('wb-a');
     wbCloud.faults.injectError('listRoutes', { times: 1, error: new Error('cloud hiccup') });
     // Created without a status update, so the add is the only event that asks for a pass.
-    nodesToDelete.add(name);
+    cut().cluster.deleteNodeLater(name);
     await core.createNode({
       body: { metadata: { name }, spec: { podCIDR: '10.120.250.0/24', podCIDRs: ['10.120.250.0/24'] } },
     });
@@ -318,7 +269,6 @@ describe('node-route-controller, watch-based (gate CloudControllerManagerWatchBa
     expect(lists[0]?.outcome).toBe('error');
     expect(lists.some((e) => e.outcome === 'ok')).toBe(true);
     await core.deleteNode({ name });
-    nodesToDelete.delete(name);
     await eventually(() => expect(wbRoutesOf(name)).toEqual([]), 30_000);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * service-lb-controller against a real kube-apiserver and FakeCloud: started through its descriptor with the
- * runtime's client factory and shared informers, as the app starts it. One control plane and one controller
+ * service-lb-controller against a real kube-apiserver and FakeCloud: started through its descriptor by
+ * `useControllerUnderTest`, as the app starts it. One control plane and one controller
  * for the file; each test uses its own namespace and Node names and removes its Nodes afterwards.
  */
 import {
@@ -8,105 +8,41 @@ import {
   RetryError,
   serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
-import {
-  type ClientFactory,
-  createClientFactory,
-  createLogger,
-  patchOptions,
-  SharedInformerFactory,
-} from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
-import {
-  ApiException,
-  CoreV1Api,
-  type CoreV1Event,
-  type V1Node,
-  type V1Service,
-} from '@kubernetes/client-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './eventually.js';
-import { type ControllerStartResult, defaultCloudControllerConfig } from '../src/context.js';
+import { isNotFound, patchOptions } from '@ccm-kit/runtime';
+import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
+import { eventually, useControllerUnderTest } from '@ccm-kit/testing/vitest';
+import type { CoreV1Api, CoreV1Event, V1Node, V1Service } from '@kubernetes/client-node';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ControllerStartResult } from '../src/context.js';
 import { serviceLbController } from '../src/service/descriptor.js';
 import { errorText } from '../src/service/error-text.js';
 
-const cp = useControlPlane();
-const run = Date.now().toString(36);
-let seq = 0;
-const uniq = (s: string) => `${s}-${run}-${++seq}`;
-
-const isNotFound = (err: unknown) => err instanceof ApiException && err.code === 404;
-
-type EnsureHook = (svc: V1Service) => void | Promise<void>;
-
-let clients: ClientFactory;
-let informers: SharedInformerFactory;
+const cloud = new FakeCloud({
+  externalIP: '10.1.2.3',
+  exists: true,
+  zone: { failureDomain: 'a', region: 'us-central' },
+});
+const cut = useControllerUnderTest(() => ({
+  cloud,
+  controller: serviceLbController,
+  config: { clusterName: 'int-cluster' },
+}));
 let core: CoreV1Api;
-let cloud: FakeCloud;
 let started: ControllerStartResult;
-const stop = new AbortController();
-/** Per-Service (`namespace/name`) hooks run before FakeCloud's own method; a throw fails the call. */
-const ensureHooks = new Map<string, EnsureHook>();
-const getHooks = new Map<string, EnsureHook>();
-const nodesToDelete = new Set<string>();
 
-const svcKey = (svc: V1Service) => `${svc.metadata?.namespace}/${svc.metadata?.name}`;
-
-beforeAll(async () => {
-  clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-  informers = new SharedInformerFactory(clients);
-  core = clients.client('test', CoreV1Api);
-  cloud = new FakeCloud({
-    externalIP: '10.1.2.3',
-    exists: true,
-    zone: { failureDomain: 'a', region: 'us-central' },
-  });
-  const ensure = cloud.ensureLoadBalancer.bind(cloud);
-  cloud.ensureLoadBalancer = async (cluster, svc, nodes, signal) => {
-    await ensureHooks.get(svcKey(svc))?.(svc);
-    return ensure(cluster, svc, nodes, signal);
-  };
-  const get = cloud.getLoadBalancer.bind(cloud);
-  cloud.getLoadBalancer = async (cluster, svc, signal) => {
-    await getHooks.get(svcKey(svc))?.(svc);
-    return get(cluster, svc, signal);
-  };
-  started = await serviceLbController.init({
-    cloud,
-    clients,
-    informers,
-    config: { ...defaultCloudControllerConfig, clusterName: 'int-cluster' },
-    signal: stop.signal,
-    logger: createLogger('service-lb-int'),
-  });
-  informers.start(stop.signal);
-  expect(await informers.waitForCacheSync(stop.signal)).toBe(true);
+beforeAll(() => {
+  core = cut().cluster.core;
+  started = cut().result;
 });
 
-afterAll(async () => {
-  stop.abort();
-  await started?.done;
-  await informers?.shutdown();
-  await clients?.close();
+afterEach(() => {
+  cloud.faults.clear();
 });
 
-afterEach(async () => {
-  for (const name of nodesToDelete) {
-    await core.deleteNode({ name }).catch((err: unknown) => {
-      if (!isNotFound(err)) throw err;
-    });
-  }
-  nodesToDelete.clear();
-});
-
-async function newNamespace(): Promise<string> {
-  const name = uniq('svc');
-  await core.createNamespace({ body: { metadata: { name } } });
-  return name;
-}
+const newNamespace = () => cut().cluster.createNamespace('svc');
 
 async function createNode(name: string, labels: Record<string, string> = {}): Promise<V1Node> {
-  nodesToDelete.add(name);
+  cut().cluster.deleteNodeLater(name);
   return core.createNode({ body: { metadata: { name, labels }, spec: { providerID: `fake://${name}` } } });
 }
 
@@ -291,15 +227,19 @@ describe('service-lb-controller with a real API server', () => {
   it('a RetryError from ensure requeues after its delay', async () => {
     const ns = await newNamespace();
     await createNode(uniq('node'));
-    const attempts: number[] = [];
-    ensureHooks.set(`${ns}/slow`, () => {
-      attempts.push(Date.now());
-      if (attempts.length === 1) throw new RetryError('LB create in progress', 1_500);
+    cloud.faults.injectError('ensureLoadBalancer', {
+      subject: `${ns}/slow`,
+      times: 1,
+      error: new RetryError('LB create in progress', 1_500),
     });
     await createLBService(ns, 'slow');
     await eventually(async () => {
       expect((await read(ns, 'slow')).status?.loadBalancer?.ingress?.[0]?.ip).toBe('10.1.2.3');
     });
+    const attempts = cloud.callLog
+      .entries('ensureLoadBalancer')
+      .filter((e) => e.subject === `${ns}/slow`)
+      .map((e) => e.startMs);
     expect(attempts).toHaveLength(2);
     const gap = attempts[1]! - attempts[0]!;
     // The fixed delay, not the 5 s first step of the exponential backoff.
@@ -321,9 +261,12 @@ describe('service-lb-controller with a real API server', () => {
     await createNode(uniq('node'));
     const key = `${ns}/fragile`;
     let ensureFailures = 0;
-    ensureHooks.set(key, () => {
-      ensureFailures++;
-      throw new Error('cloud is down');
+    cloud.faults.injectError('ensureLoadBalancer', {
+      subject: key,
+      error: () => {
+        ensureFailures++;
+        return new Error('cloud is down');
+      },
     });
     await createLBService(ns, 'fragile');
     // The finalizer is written before the (failing) cloud call, and stays.
@@ -335,9 +278,12 @@ describe('service-lb-controller with a real API server', () => {
     });
     // Deleting while the cloud still fails: the Service stays (Terminating) with its finalizer.
     let getFailures = 0;
-    getHooks.set(key, () => {
-      getFailures++;
-      throw new Error('cloud is still down');
+    cloud.faults.injectError('getLoadBalancer', {
+      subject: key,
+      error: () => {
+        getFailures++;
+        return new Error('cloud is still down');
+      },
     });
     await core.deleteNamespacedService({ namespace: ns, name: 'fragile' });
     await eventually(() => expect(getFailures).toBeGreaterThan(0));
@@ -355,8 +301,7 @@ describe('service-lb-controller with a real API server', () => {
       'Error syncing load balancer: failed to check if load balancer exists before cleanup: cloud is still down',
     );
     // Once the cloud recovers, the retry (per-key backoff) releases the Service.
-    getHooks.delete(key);
-    ensureHooks.delete(key);
+    cloud.faults.clear();
     await eventually(async () => {
       const err = await read(ns, 'fragile').then(
         () => undefined,
