@@ -1,18 +1,21 @@
 /**
- * Shared helpers of the cloud-node and cloud-node-lifecycle integration tests: a client factory and a
- * shared Node informer on the file's control plane, Node creation that waits for the informer, a recording
- * EventRecorder, and cleanup of the Nodes a test created.
+ * Shared helpers of the cloud-node and cloud-node-lifecycle integration tests, on the test kit's
+ * TestCluster: a shared Node informer on the file's control plane, Node creation that waits for the informer,
+ * a recording EventRecorder, the controller started through its descriptor, and cleanup of the Nodes a test
+ * created.
  */
+import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import type { EventObject, EventRecorder, EventType } from '@ccm-kit/runtime';
+import { createLogger } from '@ccm-kit/runtime';
+import { ignoreNotFound, type TestCluster, uniqueName } from '@ccm-kit/testing';
 import {
-  type ClientFactory,
-  createClientFactory,
-  createLogger,
-  isNotFound,
-  SharedInformerFactory,
-} from '@ccm-kit/runtime';
-import type { ControlPlane } from '@ccm-kit/testing';
-import { CoreV1Api, type V1Node, type V1NodeAddress, type V1Taint } from '@kubernetes/client-node';
+  type ControllerUnderTest,
+  eventuallyValue,
+  startControllerUnderTest,
+  useTestCluster,
+} from '@ccm-kit/testing/vitest';
+import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
+import type { CloudControllerConfig, ControllerDescriptor } from '../src/context.js';
 
 export const UNINITIALIZED_TAINT: V1Taint = {
   key: 'node.cloudprovider.kubernetes.io/uninitialized',
@@ -55,58 +58,60 @@ export class RecordingRecorder implements EventRecorder {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` every 50 ms until it returns a truthy value; throws `what` after `timeoutMs`. */
-export async function eventually<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(50);
-  }
+/**
+ * Registers the file's hooks (a control plane, a TestCluster with the Node informer started, the created
+ * Nodes deleted after each test) and returns the env, usable inside tests and hooks.
+ */
+export function useNodeTestEnv(): NodeTestEnv {
+  return new NodeTestEnv(
+    useTestCluster({
+      clientName: 'node-test',
+      setup: (cluster) => {
+        cluster.informers.nodes();
+      },
+    }),
+  );
 }
 
 /** The per-file test environment on top of a control plane. */
 export class NodeTestEnv {
-  readonly clients: ClientFactory;
-  readonly core: CoreV1Api;
-  readonly informers: SharedInformerFactory;
-  readonly #abort = new AbortController();
-  readonly #created = new Set<string>();
-  #seq = 0;
+  readonly #cluster: () => TestCluster;
 
-  constructor(cp: ControlPlane) {
-    this.clients = createClientFactory({ kubeConfig: cp.kubeConfig, qps: -1 });
-    this.core = this.clients.client('node-test', CoreV1Api);
-    this.informers = new SharedInformerFactory(this.clients);
-    this.informers.nodes();
+  constructor(cluster: () => TestCluster) {
+    this.#cluster = cluster;
   }
 
-  get signal(): AbortSignal {
-    return this.#abort.signal;
+  get cluster(): TestCluster {
+    return this.#cluster();
   }
 
-  async start(): Promise<void> {
-    this.informers.start(this.#abort.signal);
-    if (!(await this.informers.waitForCacheSync(this.#abort.signal)))
-      throw new Error('informers did not sync');
+  get clients() {
+    return this.cluster.clients;
   }
 
-  stop(): void {
-    this.#abort.abort();
+  get core() {
+    return this.cluster.core;
+  }
+
+  get informers() {
+    return this.cluster.informers;
   }
 
   /** A unique Node name for this file. */
   name(prefix: string): string {
-    return `${prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-')}-${Date.now().toString(36)}-${++this.#seq}`;
+    return uniqueName(prefix);
+  }
+
+  /**
+   * Starts `controller` on this env's clients and informers, as the app does; `stop()` it in the test.
+   * The config is the upstream defaults with `config` over them.
+   */
+  startController(
+    controller: ControllerDescriptor,
+    cloud: CloudProvider,
+    config: Partial<CloudControllerConfig> = {},
+  ): Promise<ControllerUnderTest> {
+    return startControllerUnderTest({ cloud, controller, config, cluster: this.cluster, logger: testLogger });
   }
 
   /**
@@ -115,7 +120,7 @@ export class NodeTestEnv {
    */
   async createNode(node: V1Node): Promise<V1Node> {
     const name = node.metadata?.name ?? '';
-    this.#created.add(name);
+    this.cluster.deleteNodeLater(name);
     const created = await this.core.createNode({ body: { apiVersion: 'v1', kind: 'Node', ...node } });
     await this.waitForInformer(name, created.metadata?.resourceVersion ?? '');
     return created;
@@ -132,35 +137,15 @@ export class NodeTestEnv {
   /** Waits until the informer's copy of `name` has at least `resourceVersion`. */
   async waitForInformer(name: string, resourceVersion: string): Promise<void> {
     const lister = this.informers.nodes().lister;
-    await eventually(() => {
+    await eventuallyValue(() => {
       const rv = lister.get(name)?.metadata?.resourceVersion;
       return rv !== undefined && BigInt(rv) >= BigInt(resourceVersion || '0');
     }, `informer to see node ${name}@${resourceVersion}`);
   }
 
   /** The stored Node, or undefined when it does not exist. */
-  async getNode(name: string): Promise<V1Node | undefined> {
-    try {
-      return await this.core.readNode({ name });
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
-  }
-
-  /** Deletes every Node this env created (ignores those already gone). */
-  async cleanup(): Promise<void> {
-    const names = [...this.#created];
-    this.#created.clear();
-    await Promise.all(
-      names.map(async (name) => {
-        try {
-          await this.core.deleteNode({ name });
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-      }),
-    );
+  getNode(name: string): Promise<V1Node | undefined> {
+    return ignoreNotFound(this.core.readNode({ name }));
   }
 
   /** Core/v1 events in `default` about the named Node. */

@@ -6,36 +6,24 @@
 import { NotImplementedError } from '@ccm-kit/cloud-provider';
 import { metricsRegistry, setLogWriter } from '@ccm-kit/runtime';
 import { FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isUninitialized } from '../src/cloud-node/cloud-taint.js';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
 import { cloudNodeController } from '../src/cloud-node/descriptor.js';
-import { defaultCloudControllerConfig } from '../src/context.js';
 import {
   CLOUD_ADDRESSES,
   EXTRA_TAINT,
-  eventually,
   kubeletNode,
-  NodeTestEnv,
   RecordingRecorder,
   testLogger,
   UNINITIALIZED_TAINT,
+  useNodeTestEnv,
   userTaints,
 } from './cloud-node-harness.js';
 
-const cp = useControlPlane();
-let env: NodeTestEnv;
-
-beforeAll(async () => {
-  env = new NodeTestEnv(cp());
-  await env.start();
-});
-afterEach(async () => {
-  await env.cleanup();
-});
-afterAll(() => env?.stop());
+const env = useNodeTestEnv();
 
 const ZONE_LABELS = {
   'failure-domain.beta.kubernetes.io/zone': 'us-west-1a',
@@ -428,21 +416,8 @@ describe('status loop guard', () => {
 });
 
 describe('cloud-node-controller running through its descriptor', () => {
-  async function startDescriptor(
-    cloud: FakeCloud,
-    config: Partial<typeof defaultCloudControllerConfig> = {},
-  ) {
-    const abort = new AbortController();
-    const result = await cloudNodeController.init({
-      cloud,
-      clients: env.clients,
-      informers: env.informers,
-      config: { ...defaultCloudControllerConfig, ...config },
-      signal: abort.signal,
-      logger: testLogger,
-    });
-    return { abort, result };
-  }
+  const startDescriptor = (cloud: FakeCloud, config: Parameters<typeof env.startController>[2] = {}) =>
+    env.startController(cloudNodeController, cloud, config);
 
   it('initializes a Node registered by a kubelet with --cloud-provider=external (InstancesV2)', async () => {
     const name = env.name('kubelet-v2');
@@ -458,7 +433,7 @@ describe('cloud-node-controller running through its descriptor', () => {
       region: 'region-1',
       additionalLabels: { 'example.com/pool': 'blue', 'kubernetes.io/evil': 'x' },
     });
-    const { abort, result } = await startDescriptor(cloud);
+    const { result, stop } = await startDescriptor(cloud);
     try {
       expect(result.started).toBe(true);
       await env.createNode(
@@ -469,7 +444,7 @@ describe('cloud-node-controller running through its descriptor', () => {
           ],
         }),
       );
-      const node = await eventually(async () => {
+      const node = await eventuallyValue(async () => {
         const n = await env.getNode(name);
         return n?.spec?.providerID && (n.status?.addresses?.length ?? 0) === 3 ? n : undefined;
       }, 'node initialized');
@@ -490,7 +465,7 @@ describe('cloud-node-controller running through its descriptor', () => {
         { type: 'ExternalIP', address: '203.0.113.5' },
         { type: 'Hostname', address: name },
       ]);
-      const events = await eventually(async () => {
+      const events = await eventuallyValue(async () => {
         const evs = await env.nodeEvents(name);
         return evs.length > 0 ? evs : undefined;
       }, 'the Synced event');
@@ -512,8 +487,7 @@ describe('cloud-node-controller running through its descriptor', () => {
         await metricsRegistry.getSingleMetricAsString('node_controller_initial_node_sync_delay_seconds'),
       ).toMatch(/node_controller_initial_node_sync_delay_seconds_count [1-9]/);
     } finally {
-      abort.abort();
-      await result.done;
+      await stop();
     }
   });
 
@@ -527,11 +501,11 @@ describe('cloud-node-controller running through its descriptor', () => {
       zone: 'z1',
       region: 'r1',
     });
-    const { abort, result } = await startDescriptor(cloud);
+    const { result, stop } = await startDescriptor(cloud);
     try {
       expect(result.started).toBe(true);
       await env.createNode(kubeletNode(name, { addresses: [{ type: 'Hostname', address: name }] }));
-      const node = await eventually(async () => {
+      const node = await eventuallyValue(async () => {
         const n = await env.getNode(name);
         return n && !isUninitialized(n) && n.status?.addresses?.length === 2 ? n : undefined;
       }, 'node initialized');
@@ -546,8 +520,7 @@ describe('cloud-node-controller running through its descriptor', () => {
       );
       expect(cloud.calls).not.toContain('instance-metadata-by-provider-id');
     } finally {
-      abort.abort();
-      await result.done;
+      await stop();
     }
   });
 
@@ -567,7 +540,7 @@ describe('cloud-node-controller running through its descriptor', () => {
   it('reconciles beta -> GA labels when an initialized Node is updated', async () => {
     const name = env.name('relabel');
     const cloud = new FakeCloud({ enableInstancesV2: true });
-    const { abort, result } = await startDescriptor(cloud);
+    const { stop } = await startDescriptor(cloud);
     try {
       await env.createNode(kubeletNode(name, { taints: [], providerID: 'fake://x' }));
       await env.core.patchNode({
@@ -576,13 +549,12 @@ describe('cloud-node-controller running through its descriptor', () => {
           { op: 'add', path: '/metadata/labels', value: { 'failure-domain.beta.kubernetes.io/zone': 'z9' } },
         ],
       });
-      await eventually(
+      await eventuallyValue(
         async () => (await env.getNode(name))?.metadata?.labels?.['topology.kubernetes.io/zone'] === 'z9',
         'GA zone label',
       );
     } finally {
-      abort.abort();
-      await result.done;
+      await stop();
     }
   });
 
@@ -590,7 +562,7 @@ describe('cloud-node-controller running through its descriptor', () => {
     const name = env.name('refresh');
     const cloud = new FakeCloud({ enableInstancesV2: true });
     cloud.setInstance(`fake://${name}`, { addresses: [{ type: 'InternalIP', address: '10.3.0.1' }] });
-    const { abort, result } = await startDescriptor(cloud, {
+    const { stop } = await startDescriptor(cloud, {
       nodeStatusUpdateFrequencyMs: 300,
       concurrentNodeStatusUpdates: 2,
     });
@@ -602,12 +574,12 @@ describe('cloud-node-controller running through its descriptor', () => {
           addresses: [{ type: 'Hostname', address: name }],
         }),
       );
-      await eventually(
+      await eventuallyValue(
         async () => (await env.getNode(name))?.status?.addresses?.some((a) => a.address === '10.3.0.1'),
         'first addresses',
       );
       cloud.setInstance(`fake://${name}`, { addresses: [{ type: 'InternalIP', address: '10.3.0.2' }] });
-      const node = await eventually(async () => {
+      const node = await eventuallyValue(async () => {
         const n = await env.getNode(name);
         return n?.status?.addresses?.some((a) => a.address === '10.3.0.2') ? n : undefined;
       }, 'refreshed addresses');
@@ -617,8 +589,7 @@ describe('cloud-node-controller running through its descriptor', () => {
       ]);
       expect(node.metadata?.labels ?? {}).not.toHaveProperty('topology.kubernetes.io/zone');
     } finally {
-      abort.abort();
-      await result.done;
+      await stop();
     }
   });
 });

@@ -6,31 +6,19 @@
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
 import { setLogWriter } from '@ccm-kit/runtime';
 import { FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { defaultCloudControllerConfig } from '../src/context.js';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
+import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
 import { cloudNodeLifecycleController } from '../src/node-lifecycle/descriptor.js';
 import {
-  eventually,
   kubeletNode,
-  NodeTestEnv,
   RecordingRecorder,
   testLogger,
+  useNodeTestEnv,
   userTaints,
 } from './cloud-node-harness.js';
 
-const cp = useControlPlane();
-let env: NodeTestEnv;
-
-beforeAll(async () => {
-  env = new NodeTestEnv(cp());
-  await env.start();
-});
-afterEach(async () => {
-  await env.cleanup();
-});
-afterAll(() => env?.stop());
+const env = useNodeTestEnv();
 
 const SHUTDOWN = { key: 'node.cloudprovider.kubernetes.io/shutdown', effect: 'NoSchedule' };
 
@@ -291,18 +279,8 @@ describe('MonitorNodes: Test_NodesShutdown', () => {
 });
 
 describe('cloud-node-lifecycle-controller running through its descriptor', () => {
-  async function startDescriptor(cloud: FakeCloud) {
-    const abort = new AbortController();
-    const result = await cloudNodeLifecycleController.init({
-      cloud,
-      clients: env.clients,
-      informers: env.informers,
-      config: { ...defaultCloudControllerConfig, nodeMonitorPeriodMs: 200 },
-      signal: abort.signal,
-      logger: testLogger,
-    });
-    return { abort, result };
-  }
+  const startDescriptor = (cloud: FakeCloud) =>
+    env.startController(cloudNodeLifecycleController, cloud, { nodeMonitorPeriodMs: 200 });
 
   it('deletes a NotReady Node once its instance is deleted, and toggles the shutdown taint', async () => {
     const gone = env.name('lc-e2e-gone');
@@ -310,7 +288,7 @@ describe('cloud-node-lifecycle-controller running through its descriptor', () =>
     const cloud = new FakeCloud({ enableInstancesV2: true });
     cloud.setInstance(`fake://${gone}`, {});
     cloud.setInstance(`fake://${sleepy}`, { shutdown: true });
-    const { abort, result } = await startDescriptor(cloud);
+    const { result, stop } = await startDescriptor(cloud);
     try {
       expect(result.started).toBe(true);
       await env.createNode(kubeletNode(gone, { taints: [], providerID: `fake://${gone}`, ready: 'False' }));
@@ -318,15 +296,15 @@ describe('cloud-node-lifecycle-controller running through its descriptor', () =>
         kubeletNode(sleepy, { taints: [], providerID: `fake://${sleepy}`, ready: 'False' }),
       );
 
-      await eventually(
+      await eventuallyValue(
         async () => userTaints(await env.getNode(sleepy)).some((t) => t.key === SHUTDOWN.key),
         'shutdown taint',
       );
       expect(userTaints(await env.getNode(gone))).toEqual([]);
       // The instance of `gone` is deleted in the cloud (unregistered instances do not exist by default).
       cloud.deleteInstance(`fake://${gone}`);
-      await eventually(async () => (await env.getNode(gone)) === undefined, 'deleted node');
-      const events = await eventually(async () => {
+      await eventuallyValue(async () => (await env.getNode(gone)) === undefined, 'deleted node');
+      const events = await eventuallyValue(async () => {
         const evs = await env.nodeEvents(gone);
         return evs.length > 0 ? evs : undefined;
       }, 'DeletingNode event');
@@ -355,30 +333,28 @@ describe('cloud-node-lifecycle-controller running through its descriptor', () =>
           },
         ],
       });
-      await eventually(
+      await eventuallyValue(
         async () => !userTaints(await env.getNode(sleepy)).some((t) => t.key === SHUTDOWN.key),
         'shutdown taint removed',
       );
     } finally {
-      abort.abort();
-      await result.done;
+      await stop();
     }
   });
 
   it('never deletes while the cloud errors', async () => {
     const name = env.name('lc-e2e-err');
     const cloud = new FakeCloud({ errByProviderID: new Error('throttled'), existsByProviderID: false });
-    const { abort, result } = await startDescriptor(cloud);
+    const { stop } = await startDescriptor(cloud);
     try {
       await env.createNode(kubeletNode(name, { taints: [], providerID: `fake://${name}`, ready: 'False' }));
-      await eventually(
+      await eventuallyValue(
         () => cloud.calls.filter((c) => c === 'instance-exists-by-provider-id').length >= 3,
         'passes',
       );
       expect(await env.getNode(name)).toBeDefined();
     } finally {
-      abort.abort();
-      await result.done;
+      await stop();
     }
   });
 
