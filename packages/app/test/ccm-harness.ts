@@ -1,6 +1,6 @@
 /**
  * Test helpers: run a provider's cloud-controller-manager binary as a child process against a control
- * plane, apply manifests, and poll.
+ * plane, apply manifests, and call its HTTPS endpoints.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -57,27 +57,6 @@ export function startProcess(script: string, args: readonly string[]): RunningPr
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => out, exited };
-}
-
-/** Polls `fn` every 200 ms until it returns a truthy value; throws with `what` after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 /**

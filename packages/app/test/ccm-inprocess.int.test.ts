@@ -3,19 +3,18 @@
  * synced (here: while the API server is down), and a vendor controller is started alongside the built-ins.
  */
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
-import { type ControlPlane, FakeCloud, startControlPlane } from '@ccm-kit/testing';
+import { type ControlPlane, FakeCloud } from '@ccm-kit/testing';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { request as httpsRequest } from 'node:https';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { startCloudControllerManager } from '../src/index.js';
-import { eventually, freePort, httpsGet } from './ccm-harness.js';
+import { freePort, httpsGet } from './ccm-harness.js';
 
+const controlPlane = useControlPlane();
 let cp: ControlPlane;
-beforeAll(async () => {
-  cp = await startControlPlane();
-}, 120_000);
-afterAll(async () => {
-  await cp?.stop();
+beforeAll(() => {
+  cp = controlPlane();
 });
 
 it('/readyz fails until the caches have synced, then passes; vendor controllers start with the built-ins', async () => {
@@ -48,12 +47,15 @@ it('/readyz fails until the caches have synced, then passes; vendor controllers 
     controllers: [vendor],
   });
   try {
-    await eventually('the secure port', async () => (await httpsGet(port, '/livez')).status === 200);
+    await eventuallyValue(async () => (await httpsGet(port, '/livez')).status === 200, 'the secure port');
     const notReady = await httpsGet(port, '/readyz?verbose');
     expect(notReady.status).toBe(500);
     expect(notReady.body).toContain('[-]controllers-synced failed');
     await cp.startApiServer();
-    await eventually('/readyz to pass', async () => (await httpsGet(port, '/readyz')).status === 200, 60_000);
+    await eventuallyValue(
+      async () => (await httpsGet(port, '/readyz')).status === 200,
+      { what: '/readyz to pass', timeoutMs: 60_000 },
+    );
     expect(vendorStarted).toBe(true);
     const healthz = await httpsGet(port, '/healthz?verbose');
     expect(healthz.body).toContain('[+]vendor-extra-controller ok');
@@ -90,10 +92,10 @@ it('controllerOptions.nodeOwnership: Nodes of another provider are left alone', 
     controllerOptions: { nodeOwnership: (n: V1Node) => !n.spec?.providerID?.startsWith('other://') },
   });
   try {
-    await eventually('ours-1 to be initialized', async () => {
+    await eventuallyValue(async () => {
       const n = await core.readNode({ name: 'ours-1' });
       return n.spec?.providerID === 'fake://ours-1' && !n.spec?.taints?.some((t) => t.key === taint.key);
-    });
+    }, 'ours-1 to be initialized');
     // A full pass has run for every Node; the foreign one still carries the taint and no zone label.
     const theirs = await core.readNode({ name: 'theirs-1' });
     expect(theirs.spec?.taints?.map((t) => t.key)).toContain(taint.key);
@@ -197,11 +199,11 @@ it('--use-service-account-credentials: cloud-node initializes a Node as kube-sys
     kubeConfig: cp.kubeConfig,
   });
   try {
-    const node = await eventually('sa-node-1 to be initialized', async () => {
+    const node = await eventuallyValue(async () => {
       const n = await core.readNode({ name: 'sa-node-1' });
       const uninitialized = n.spec?.taints?.some((t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized');
       return n.spec?.providerID === 'fake://sa-node-1' && !uninitialized ? n : undefined;
-    });
+    }, 'sa-node-1 to be initialized');
     // The service account was created on demand and its token used (the bootstrap RBAC role
     // system:controller:node-controller grants what cloud-node needs).
     const sa = await core.readNamespacedServiceAccount({ name: 'node-controller', namespace: 'kube-system' });

@@ -7,13 +7,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ControlPlane, type ControlPlaneUser, startControlPlane } from '@ccm-kit/testing';
+import type { ControlPlane, ControlPlaneUser } from '@ccm-kit/testing';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyManifest,
   clientCertOf,
-  eventually,
   freePort,
   httpsGet,
   metricsReaderToken,
@@ -32,9 +32,10 @@ let dir: string;
 let cloudConfig: string;
 let token: string;
 const running: RunningProcess[] = [];
+const controlPlane = useControlPlane();
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  cp = controlPlane();
   core = cp.kubeConfig.makeApiClient(CoreV1Api);
   await applyManifest(cp.kubeConfig, join(repoRoot, 'docs/deploy/rbac.yaml'));
   token = await metricsReaderToken(cp.kubeConfig);
@@ -54,7 +55,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of running) p.child.kill('SIGKILL');
-  await cp?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -73,10 +73,9 @@ async function startCcm(extra: string[] = []): Promise<{ proc: RunningProcess; p
     ...extra,
   ]);
   running.push(proc);
-  await eventually(
-    'the secure port to answer',
+  await eventuallyValue(
     async () => (await httpsGet(port, '/healthz')).status === 200,
-    30_000,
+    { what: 'the secure port to answer', timeoutMs: 30_000 },
   );
   return { proc, port };
 }
@@ -111,8 +110,7 @@ describe('a provider binary as a least-privilege process', () => {
   it('initializes a Node with only the shipped RBAC', async () => {
     ({ proc, port } = await startCcm());
     await registerNode('app-node-a');
-    const node = await eventually(
-      'app-node-a to be initialized',
+    const node = await eventuallyValue(
       async () => {
         const n: V1Node = await core.readNode({ name: 'app-node-a' });
         const tainted = n.spec?.taints?.some(
@@ -120,7 +118,7 @@ describe('a provider binary as a least-privilege process', () => {
         );
         return n.spec?.providerID && !tainted && n.status?.addresses?.length ? n : undefined;
       },
-      45_000,
+      { what: 'app-node-a to be initialized', timeoutMs: 45_000 },
     );
     expect(node.spec?.providerID).toBe('minimal://a1');
     expect(node.metadata?.labels).toMatchObject({
@@ -145,21 +143,21 @@ describe('a provider binary as a least-privilege process', () => {
         spec: { type: 'LoadBalancer', ports: [{ port: 80, targetPort: 8080, protocol: 'TCP' }] },
       },
     });
-    const svc = await eventually('the Service ingress', async () => {
+    const svc = await eventuallyValue(async () => {
       const s = await core.readNamespacedService({ name: 'web', namespace: 'app-lb' });
       return s.status?.loadBalancer?.ingress?.length ? s : undefined;
-    });
+    }, 'the Service ingress');
     expect(svc.status?.loadBalancer?.ingress?.[0]?.ip).toBe('203.0.113.10');
     expect(svc.metadata?.finalizers).toContain('service.kubernetes.io/load-balancer-cleanup');
     await core.deleteNamespacedService({ name: 'web', namespace: 'app-lb' });
-    await eventually('the Service to be released and deleted', async () => {
+    await eventuallyValue(async () => {
       try {
         await core.readNamespacedService({ name: 'web', namespace: 'app-lb' });
         return false;
       } catch (err) {
         return (err as { code?: number }).code === 404;
       }
-    });
+    }, 'the Service to be released and deleted');
     expect(proc.output()).not.toMatch(/forbidden/i);
   }, 90_000);
 
@@ -207,26 +205,24 @@ describe('a provider binary as a least-privilege process', () => {
     const killedAt = Date.now();
     proc.child.kill('SIGKILL');
     await proc.exited;
-    const next = await eventually(
-      'a new leader',
+    const next = await eventuallyValue(
       async () => {
         const h = await leaseHolder();
         return h && h !== first ? h : undefined;
       },
-      15_000,
+      { what: 'a new leader', timeoutMs: 15_000 },
     );
     const handover = Date.now() - killedAt;
     expect(next).not.toBe(first);
     expect(handover).toBeLessThan(4_000 + 3_000); // lease duration plus retry jitter
     // The new leader initializes a Node that joins now.
     await registerNode('app-node-b');
-    await eventually(
-      'app-node-b to be initialized by the new leader',
+    await eventuallyValue(
       async () => {
         const n = await core.readNode({ name: 'app-node-b' });
         return n.spec?.providerID === 'minimal://b2';
       },
-      30_000,
+      { what: 'app-node-b to be initialized by the new leader', timeoutMs: 30_000 },
     );
 
     // SIGTERM releases the lease at once and exits 0.

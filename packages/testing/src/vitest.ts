@@ -18,5 +18,5 @@ export {
   type EventuallyOptions,
   eventually,
   eventuallyValue,
-  type Truthy,
+  type Present,
 } from './wait/eventually.js';

@@ -1,8 +1,8 @@
 /**
  * Polling assertions for tests against a control plane, on top of vitest's `vi.waitFor` (real timers, fake
  * timers advanced by it). Two modes: {@link eventually} waits until a callback stops throwing (an assertion
- * that holds), {@link eventuallyValue} until it returns a truthy value. Both give up with the callback's last
- * error in the failure message.
+ * that holds), {@link eventuallyValue} until it returns a value (anything but `undefined`, `null` or `false`).
+ * Both give up with the callback's last error in the failure message.
  */
 import { vi } from 'vitest';
 import { errorMessage } from './error-message.js';
@@ -22,8 +22,8 @@ export interface EventuallyOptions {
   readonly what?: string;
 }
 
-/** A value that is not `undefined`, `null`, `false`, `0` or `''`. */
-export type Truthy<T> = Exclude<T, undefined | null | false | 0 | ''>;
+/** What {@link eventuallyValue} waits for: a value that is not `undefined`, `null` or `false`. */
+export type Present<T> = Exclude<T, undefined | null | false>;
 
 /**
  * Calls `fn` until it returns (or resolves) without throwing, and resolves with that value.
@@ -44,26 +44,27 @@ export async function eventually<T>(
 }
 
 /**
- * Calls `fn` until it returns (or resolves) a truthy value, and resolves with it. A throw counts as "not yet".
+ * Calls `fn` until it returns (or resolves) a value other than `undefined`, `null` or `false` (so `0` and `''`
+ * are values), and resolves with it. A throw counts as "not yet".
  * `opts` may be a number (the timeout in ms) or a string (`what`).
- * @throws Error after `timeoutMs`: `eventually: <what> did not hold within <timeoutMs> ms: <last error, or
- *   the last value returned>`.
+ * @throws Error after `timeoutMs`: `eventually: <what> did not hold within <timeoutMs> ms: <the last error,
+ *   or "returned undefined" (null, false)>`.
  */
 export async function eventuallyValue<T>(
   fn: () => T | Promise<T>,
   opts: EventuallyOptions | number | string = {},
-): Promise<Truthy<T>> {
+): Promise<Present<T>> {
   return eventually(async () => {
     const value = await fn();
-    if (!value) throw new NotYetError(value);
-    return value as Truthy<T>;
+    if (value === undefined || value === null || value === false) throw new NotYetError(value);
+    return value as Present<T>;
   }, opts);
 }
 
-/** Thrown inside {@link eventuallyValue} while `fn` returns a falsy value. */
+/** Thrown inside {@link eventuallyValue} while `fn` returns `undefined`, `null` or `false`. */
 class NotYetError extends Error {
   constructor(value: unknown) {
-    super(`returned ${value === '' ? "''" : String(value)}`);
+    super(`returned ${String(value)}`);
     this.name = 'NotYetError';
   }
 }
