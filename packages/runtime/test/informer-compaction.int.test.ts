@@ -6,15 +6,10 @@
  * Also checks the `restartWatchFrom('1')` test hook against the same server.
  */
 import { randomUUID } from 'node:crypto';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ClientFactory,
-  createClientFactory,
-  patchOptions,
-  SharedInformerFactory,
-} from '../src/index.js';
+import { useControlPlane, useTestCluster } from '@ccm-kit/testing/vitest';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createClientFactory, patchOptions, SharedInformerFactory } from '../src/index.js';
 import {
   cacheNames,
   converged,
@@ -40,14 +35,10 @@ async function compactEtcd(core: CoreV1Api): Promise<string> {
 }
 
 describe('informer relist on 410 Gone (etcd compaction)', () => {
-  let admin: ClientFactory;
+  const admin = useTestCluster({ controlPlane: cp, clientName: 'test-admin' });
   let core: CoreV1Api;
   beforeAll(() => {
-    admin = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-    core = admin.client('test-admin', CoreV1Api);
-  });
-  afterAll(async () => {
-    await admin?.close();
+    core = admin().core;
   });
 
   it('relists after the history was compacted and delivers deletes missed during a partition as tombstones', async () => {

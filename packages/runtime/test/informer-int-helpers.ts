@@ -1,4 +1,5 @@
 /** Helpers shared by the informer integration tests. */
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { type Cluster, type CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { isTombstone, metricsRegistry, type SharedInformer } from '../src/index.js';
 
@@ -14,18 +15,14 @@ export function viaServer(kc: KubeConfig, server: string): KubeConfig {
   return out;
 }
 
-/** Polls `cond` every 25 ms; returns the time it took; throws naming `what` after `timeoutMs`. */
+/** Polls `cond` every 25 ms; returns the time it took (ms); throws naming `what` after `timeoutMs`. */
 export async function until(
   cond: () => boolean | Promise<boolean>,
   timeoutMs: number,
   what: string,
 ): Promise<number> {
   const t0 = performance.now();
-  while (!(await cond())) {
-    if (performance.now() - t0 > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await eventuallyValue(cond, { timeoutMs, what, intervalMs: 25 });
   return performance.now() - t0;
 }
 

@@ -4,15 +4,10 @@
  * partitioned away.
  */
 import { randomUUID } from 'node:crypto';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ClientFactory,
-  createClientFactory,
-  patchOptions,
-  SharedInformerFactory,
-} from '../src/index.js';
+import { useControlPlane, useTestCluster } from '@ccm-kit/testing/vitest';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createClientFactory, patchOptions, SharedInformerFactory } from '../src/index.js';
 import {
   cacheNames,
   converged,
@@ -27,14 +22,10 @@ import { startTcpProxy } from './informer-tcp-proxy.js';
 const cp = useControlPlane();
 
 describe('informers against a real API server', () => {
-  let admin: ClientFactory;
+  const admin = useTestCluster({ controlPlane: cp, clientName: 'test-admin' });
   let core: CoreV1Api;
   beforeAll(() => {
-    admin = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-    core = admin.client('test-admin', CoreV1Api);
-  });
-  afterAll(async () => {
-    await admin?.close();
+    core = admin().core;
   });
 
   it('lists then watches: handlers see one plain-JSON shape (apiVersion/kind, string times, no managedFields)', async () => {

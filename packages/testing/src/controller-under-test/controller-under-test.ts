@@ -5,12 +5,7 @@
  * factory and shared informers, then the informers started and synced.
  */
 import { type CloudProvider, isInformerUser } from '@ccm-kit/cloud-provider';
-import {
-  type CloudControllerConfig,
-  type ControllerDescriptor,
-  type ControllerStartResult,
-  defaultCloudControllerConfig,
-} from '@ccm-kit/controllers';
+import type { CloudControllerConfig, ControllerDescriptor, ControllerStartResult } from '@ccm-kit/controllers';
 import { createLogger, type Logger } from '@ccm-kit/runtime';
 import { type ControlPlane, type ControlPlaneOptions, startControlPlane } from '../control-plane/control-plane.js';
 import { TestCluster } from '../cluster/test-cluster.js';
@@ -74,6 +69,8 @@ export async function startControllerUnderTest(opts: ControllerUnderTestOptions)
       await ownControlPlane?.stop();
     })());
   try {
+    // Loaded here, so that `@ccm-kit/testing/vitest` works without @ccm-kit/controllers (an optional peer).
+    const { defaultCloudControllerConfig } = await import('@ccm-kit/controllers');
     const { cloud, controller } = opts;
     await cloud.initialize?.(cluster.clients, signal);
     if (isInformerUser(cloud)) cloud.setInformers(cluster.informers);
