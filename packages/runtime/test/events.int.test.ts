@@ -1,11 +1,10 @@
 import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
+import { uniqueName as uniq } from '@ccm-kit/testing';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 
 const cp = useControlPlane();
-const run = Date.now().toString(36);
-const uniq = (s: string) => `${s}-${run}-${Math.random().toString(36).slice(2, 6)}`;
 
 async function eventsAbout(api: CoreV1Api, namespace: string, name: string): Promise<CoreV1Event[]> {
   const list = await api.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });

@@ -106,10 +106,4 @@ export const listItem = (name: string, rv: string, ns?: string) => ({
   spec: {},
 });
 
-export async function until(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const t0 = performance.now();
-  while (!cond()) {
-    if (performance.now() - t0 > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+export { until } from './until.js';

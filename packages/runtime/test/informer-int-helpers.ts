@@ -1,7 +1,7 @@
 /** Helpers shared by the informer integration tests. */
-import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { type Cluster, type CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { isTombstone, metricsRegistry, type SharedInformer } from '../src/index.js';
+import { until as untilHolds } from './until.js';
 
 /** A KubeConfig identical to `kc` but pointing at `server` (e.g. a TCP proxy). */
 export function viaServer(kc: KubeConfig, server: string): KubeConfig {
@@ -15,16 +15,9 @@ export function viaServer(kc: KubeConfig, server: string): KubeConfig {
   return out;
 }
 
-/** Polls `cond` every 25 ms; returns the time it took (ms); throws naming `what` after `timeoutMs`. */
-export async function until(
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-  what: string,
-): Promise<number> {
-  const t0 = performance.now();
-  await eventuallyValue(cond, { timeoutMs, what, intervalMs: 25 });
-  return performance.now() - t0;
-}
+/** {@link untilHolds} polling every 25 ms (the conditions list Nodes on the API server). */
+export const until = (cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string) =>
+  untilHolds(cond, timeoutMs, what, 25);
 
 /** Sum of a metric's values whose labels include `labels`. */
 export async function counter(name: string, labels: Record<string, string>): Promise<number> {

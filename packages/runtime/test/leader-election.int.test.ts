@@ -14,6 +14,7 @@ import {
   LeaderElector,
   parseTime,
 } from '../src/index.js';
+import { until } from './until.js';
 
 const cp = useControlPlane();
 const timings = { leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 500 };
@@ -42,16 +43,6 @@ function sampler(cands: () => Candidate[]) {
       return samples;
     },
   };
-}
-
-async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<number> {
-  const t0 = performance.now();
-  while (!cond()) {
-    if (performance.now() - t0 > timeoutMs)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return performance.now() - t0;
 }
 
 describe('leader election against a real API server', () => {

@@ -7,6 +7,7 @@ import {
   runLeaderElection,
 } from '../src/index.js';
 import { FakeLeaseServer } from './leader-election-fake-lease.js';
+import { until } from './until.js';
 
 const fast = { leaseDurationMs: 600, renewDeadlineMs: 400, retryPeriodMs: 50 };
 const aborts: AbortController[] = [];
@@ -46,15 +47,6 @@ function candidate(srv: FakeLeaseServer, identity: string, extra: Partial<Leader
       return leadSignal;
     },
   };
-}
-
-async function until(cond: () => boolean, timeoutMs = 5000): Promise<number> {
-  const t0 = performance.now();
-  while (!cond()) {
-    if (performance.now() - t0 > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return performance.now() - t0;
 }
 
 async function gauge(name: string): Promise<number | undefined> {
