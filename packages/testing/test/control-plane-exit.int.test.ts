@@ -2,19 +2,11 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { alive } from './alive.js';
 
 // A separate Node process starts a control plane from the built package (dist/) and then dies
 // without calling stop(); the exit/signal hooks must take etcd and kube-apiserver down with it.
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface ChildResult {
   code: number | null;

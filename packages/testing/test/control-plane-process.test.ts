@@ -1,25 +1,12 @@
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
+import { alive } from './alive.js';
 import { NotReadyError, waitUntil } from '../src/control-plane/health.js';
 import { ManagedProcess } from '../src/control-plane/managed-process.js';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const sh = (script: string) => new ManagedProcess({ name: 'sh', command: '/bin/sh', args: ['-c', script] });
 
-async function until(cond: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = (cond: () => boolean) => eventuallyValue(cond, { timeoutMs: 5_000, intervalMs: 20 });
 
 describe('ManagedProcess', () => {
   it('runs in its own process group and stop() ends the whole group with SIGTERM', async () => {

@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
+import { uniqueName as uniq } from '@ccm-kit/testing';
+import { eventually, useControlPlane } from '@ccm-kit/testing/vitest';
 import {
   ApiException,
   CoordinationV1Api,
@@ -14,31 +15,9 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { alive } from './alive.js';
 
 const run = Date.now().toString(36);
-const uniq = (s: string) => `${s}-${run}-${Math.random().toString(36).slice(2, 6)}`;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 function statusOf(err: unknown): number | undefined {
   return err instanceof ApiException ? err.code : undefined;
 }
