@@ -5,9 +5,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ClientFactory, createClientFactory, patchOptions } from '@ccm-kit/runtime';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
+import { type ClientFactory, patchOptions } from '@ccm-kit/runtime';
+import { eventuallyValue, useTestCluster } from '@ccm-kit/testing/vitest';
+import type { CoreV1Api, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_ALLOCATED_IPS, ANNOTATION_POOL } from '../src/annotations.js';
 import { parseConfig } from '../src/config.js';
@@ -15,8 +15,7 @@ import { InventoryWatcher } from '../src/inventory-watcher.js';
 import { EVENT_REASONS } from '../src/load-balancer.js';
 import { LocalCloud } from '../src/provider.js';
 
-const cp = useControlPlane();
-const run = Math.random().toString(36).slice(2, 7);
+const cluster = useTestCluster();
 
 let dir: string;
 let factory: ClientFactory;
@@ -46,22 +45,17 @@ async function newCloud(): Promise<LocalCloud> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ccm-local-int-'));
   await writeFile(join(dir, 'inventory.yaml'), 'machines: []');
-  factory = createClientFactory({ kubeConfig: cp().kubeConfig });
-  api = cp().kubeConfig.makeApiClient(CoreV1Api);
+  factory = cluster().clients;
+  api = cluster().core;
 });
 
 afterAll(async () => {
   for (const a of aborts) a.abort();
   await Promise.all(clouds.map((c) => c.close()));
-  await factory?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function namespace(name: string): Promise<string> {
-  const ns = `${name}-${run}`;
-  await api.createNamespace({ body: { metadata: { name: ns } } });
-  return ns;
-}
+const namespace = (name: string) => cluster().createNamespace(name);
 
 async function createService(
   ns: string,
@@ -76,16 +70,6 @@ async function createService(
       spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }], ...extra },
     },
   });
-}
-
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('local provider allocations on a real API server', () => {
@@ -177,10 +161,10 @@ describe('local provider allocations on a real API server', () => {
     await expect(lb.ensureLoadBalancer('kubernetes', svc, [])).rejects.toThrow(
       'pool "missing" does not exist',
     );
-    const event = await eventually('the Warning Event', async () => {
+    const event = await eventuallyValue(async () => {
       const list = await api.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=bad' });
       return list.items[0];
-    });
+    }, 'the Warning Event');
     expect(event).toMatchObject({
       type: 'Warning',
       reason: EVENT_REASONS.invalidAnnotation,

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import { startCloudControllerManager } from '@ccm-kit/app';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER, TAINT_NODE_SHUTDOWN } from '@ccm-kit/cloud-provider';
 import { patchOptions } from '@ccm-kit/runtime';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { ApiException, CoreV1Api } from '@kubernetes/client-node';
+import { isGone } from '@ccm-kit/testing';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ANNOTATION_ALLOCATED_IPS } from '../src/annotations.js';
 import { register } from '../src/provider.js';
@@ -52,26 +53,6 @@ async function writeInventory(text: string): Promise<void> {
   const tmp = join(dir, 'inventory.yaml.tmp');
   await writeFile(tmp, text);
   await rename(tmp, join(dir, 'inventory.yaml'));
-}
-
-async function eventually<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 function get(ip: string, port: number): Promise<string> {
@@ -163,11 +144,11 @@ pools:
     }
 
     // The cloud-node controller initializes both Nodes from the inventory.
-    const nodeA = await eventually('node-a initialized', async () => {
+    const nodeA = await eventuallyValue(async () => {
       const n = await api.readNode({ name: 'node-a' });
       // Initialization writes the providerID (PUT) and then the addresses (status patch), as upstream.
       return n.spec?.providerID && n.status?.addresses?.length ? n : undefined;
-    });
+    }, 'node-a initialized');
     expect(nodeA.spec?.providerID).toBe('local://node-a');
     expect(nodeA.metadata?.labels).toMatchObject({
       'topology.kubernetes.io/zone': 'zone-1',
@@ -180,9 +161,9 @@ pools:
       { type: 'Hostname', address: 'node-a' },
     ]);
     expect((nodeA.spec?.taints ?? []).some((t) => t.key === TAINT_EXTERNAL_CLOUD_PROVIDER)).toBe(false);
-    await eventually(
-      'node-b initialized',
+    await eventuallyValue(
       async () => (await api.readNode({ name: 'node-b' })).spec?.providerID,
+      'node-b initialized',
     );
 
     // A LoadBalancer Service: an address from the pool, recorded on the Service, traffic through the proxy.
@@ -195,10 +176,10 @@ pools:
     const nodePort = created.spec?.ports?.[0]?.nodePort as number;
     await nodeServer('a', '127.0.1.1', nodePort);
     await nodeServer('b', '127.0.1.2', nodePort);
-    const svc = await eventually('the load-balancer status', async () => {
+    const svc = await eventuallyValue(async () => {
       const s = await api.readNamespacedService({ namespace: 'e2e', name: 'web' });
       return s.status?.loadBalancer?.ingress?.length ? s : undefined;
-    });
+    }, 'the load-balancer status');
     expect(svc.status?.loadBalancer?.ingress).toEqual([{ ip: '127.0.4.1', ipMode: 'VIP' }]);
     expect(svc.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe('127.0.4.1');
     const answers = new Set<string>();
@@ -207,45 +188,34 @@ pools:
 
     // Inventory edits: node-b stopped -> shutdown taint; absent -> the Node is deleted, and leaves the LB.
     await writeInventory(inventory('stopped'));
-    await eventually('the shutdown taint on node-b', async () =>
-      ((await api.readNode({ name: 'node-b' })).spec?.taints ?? []).some(
-        (t) => t.key === TAINT_NODE_SHUTDOWN,
-      ),
+    await eventuallyValue(
+      async () =>
+        ((await api.readNode({ name: 'node-b' })).spec?.taints ?? []).some((t) => t.key === TAINT_NODE_SHUTDOWN),
+      'the shutdown taint on node-b',
     );
     await writeInventory(inventory('absent'));
-    await eventually('node-b deleted', async () => {
-      try {
-        await api.readNode({ name: 'node-b' });
-        return false;
-      } catch (err) {
-        return err instanceof ApiException && err.code === 404;
-      }
-    });
-    await eventually('traffic only to node-a', async () => {
+    await eventuallyValue(() => isGone(api.readNode({ name: 'node-b' })), 'node-b deleted');
+    await eventuallyValue(async () => {
       const seen = new Set<string>();
       for (let i = 0; i < 4; i++) seen.add(await get('127.0.4.1', port));
       return seen.size === 1 && seen.has('a');
-    });
+    }, 'traffic only to node-a');
 
     // Deleting the Service stops the listener and clears the record.
     await api.deleteNamespacedService({ namespace: 'e2e', name: 'web' });
-    await eventually('the listener to stop', async () => {
+    await eventuallyValue(async () => {
       try {
         await get('127.0.4.1', port);
         return false;
       } catch (err) {
         return (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
       }
-    });
+    }, 'the listener to stop');
     // The finalizer goes once the record is cleared and the address released.
-    await eventually('the Service to be gone', async () => {
-      try {
-        await api.readNamespacedService({ namespace: 'e2e', name: 'web' });
-        return false;
-      } catch (err) {
-        return err instanceof ApiException && err.code === 404;
-      }
-    });
+    await eventuallyValue(
+      () => isGone(api.readNamespacedService({ namespace: 'e2e', name: 'web' })),
+      'the Service to be gone',
+    );
   } finally {
     await ccm.stop();
     await ccm.done;

@@ -4,7 +4,8 @@
  */
 import { startCloudControllerManager } from '@ccm-kit/app';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER } from '@ccm-kit/cloud-provider';
-import { type ControlPlane, startControlPlane } from '@ccm-kit/testing';
+import { type ControlPlane, isGone } from '@ccm-kit/testing';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
@@ -17,37 +18,17 @@ import {
 } from '../src/index.js';
 import { recordingLogger, startApi, TOKEN } from './helpers.js';
 
+const controlPlane = useControlPlane();
 let cp: ControlPlane;
 let api: MockCloudApiServer;
 
 beforeAll(async () => {
-  cp = await startControlPlane();
+  cp = controlPlane();
   api = await startApi({ provisioningDelayMs: 1_500 });
-}, 120_000);
+});
 afterAll(async () => {
   await api?.close();
-  await cp?.stop();
 });
-
-async function eventually<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 it('initializes Nodes, provisions a load balancer, tags servers, and never deletes a Node on an auth error', async () => {
   const server = api.state.addServer({ name: 'mc-node-1', zone: 'eu-1a', region: 'eu-1', type: 'cx22' });
@@ -86,12 +67,12 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
   });
   try {
     // cloud-node-controller: providerID, topology labels and addresses from the server; taint removed.
-    const initialized = await eventually('the Node to be initialized', async () => {
+    const initialized = await eventuallyValue(async () => {
       const n = await core.readNode({ name: 'mc-node-1' });
       const done =
         !!n.spec?.providerID && !n.spec.taints?.some((t) => t.key === TAINT_EXTERNAL_CLOUD_PROVIDER);
       return done ? n : undefined;
-    });
+    }, 'the Node to be initialized');
     expect(initialized.spec?.providerID).toBe(`mockcloud://${server.id}`);
     expect(initialized.metadata?.labels).toMatchObject({
       'topology.kubernetes.io/zone': 'eu-1a',
@@ -101,9 +82,9 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
     expect(initialized.status?.addresses).toContainEqual({ type: 'InternalIP', address: server.private_ip });
 
     // mockcloud-tagger-controller: the server learns its Node's name.
-    await eventually(
-      'the server to be tagged',
+    await eventuallyValue(
       async () => api.state.getServer(server.id)!.labels[LABEL_NODE_NAME] === 'mc-node-1',
+      'the server to be tagged',
     );
 
     // service-lb-controller: provisioning (RetryError), then the IP; the LB ID is written back to the Service.
@@ -114,10 +95,10 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
         spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ port: 80, protocol: 'TCP' }] },
       },
     });
-    const svc = await eventually('the Service to get its IP', async () => {
+    const svc = await eventuallyValue(async () => {
       const s = await core.readNamespacedService({ name: 'web', namespace: 'default' });
       return s.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
-    });
+    }, 'the Service to get its IP');
     const lbID = svc.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID];
     expect(lbID).toBeDefined();
     const lb = api.state.getLoadBalancer(lbID!)!;
@@ -125,9 +106,9 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
     expect(lb.listeners).toEqual([
       { protocol: 'tcp', port: 80, target_port: svc.spec!.ports![0]!.nodePort, proxy_protocol: false },
     ]);
-    await eventually(
-      'the Node to be a target',
+    await eventuallyValue(
       async () => api.state.getLoadBalancer(lbID!)!.targets.length === 1,
+      'the Node to be a target',
     );
     expect(api.state.getLoadBalancer(lbID!)!.targets).toEqual([{ server_id: server.id }]);
     expect(api.requests().filter((r) => r.method === 'POST')).toHaveLength(1);
@@ -144,25 +125,14 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
     // Once the cloud really says the server is gone, the Node is deleted.
     api.addToken(TOKEN);
     api.state.removeServer(server.id);
-    await eventually('the Node to be deleted', async () => {
-      try {
-        await core.readNode({ name: 'mc-node-1' });
-        return false;
-      } catch (err) {
-        return (err as { code?: number }).code === 404;
-      }
-    });
+    await eventuallyValue(() => isGone(core.readNode({ name: 'mc-node-1' })), 'the Node to be deleted');
 
     // Deleting the Service deletes the load balancer, and the finalizer is released.
     await core.deleteNamespacedService({ name: 'web', namespace: 'default' });
-    await eventually('the Service to be gone', async () => {
-      try {
-        await core.readNamespacedService({ name: 'web', namespace: 'default' });
-        return false;
-      } catch (err) {
-        return (err as { code?: number }).code === 404;
-      }
-    });
+    await eventuallyValue(
+      () => isGone(core.readNamespacedService({ name: 'web', namespace: 'default' })),
+      'the Service to be gone',
+    );
     expect(api.state.listLoadBalancers()).toEqual([]);
   } finally {
     await ccm.stop();

@@ -7,7 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ControlPlane, ControlPlaneUser } from '@ccm-kit/testing';
+import { type ControlPlane, type ControlPlaneUser, isGone } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,14 +150,10 @@ describe('a provider binary as a least-privilege process', () => {
     expect(svc.status?.loadBalancer?.ingress?.[0]?.ip).toBe('203.0.113.10');
     expect(svc.metadata?.finalizers).toContain('service.kubernetes.io/load-balancer-cleanup');
     await core.deleteNamespacedService({ name: 'web', namespace: 'app-lb' });
-    await eventuallyValue(async () => {
-      try {
-        await core.readNamespacedService({ name: 'web', namespace: 'app-lb' });
-        return false;
-      } catch (err) {
-        return (err as { code?: number }).code === 404;
-      }
-    }, 'the Service to be released and deleted');
+    await eventuallyValue(
+      () => isGone(core.readNamespacedService({ name: 'web', namespace: 'app-lb' })),
+      'the Service to be released and deleted',
+    );
     expect(proc.output()).not.toMatch(/forbidden/i);
   }, 90_000);
 

@@ -1,2 +1,2 @@
 export { uniqueName } from './names.js';
-export { ignoreNotFound, TestCluster, type TestClusterOptions } from './test-cluster.js';
+export { ignoreNotFound, isGone, TestCluster, type TestClusterOptions } from './test-cluster.js';

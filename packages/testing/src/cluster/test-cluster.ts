@@ -104,3 +104,11 @@ export async function ignoreNotFound<T>(p: Promise<T>): Promise<T | undefined> {
     throw err;
   }
 }
+
+/**
+ * True when `read` rejects with NotFound (404), false when it resolves; rethrows any other error. For
+ * waiting until an object is gone: `eventuallyValue(() => isGone(core.readNode({ name })))`.
+ */
+export async function isGone(read: Promise<unknown>): Promise<boolean> {
+  return (await ignoreNotFound(read.then(() => false))) ?? true;
+}
