@@ -2,6 +2,7 @@ import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InventoryError, parseInventory } from '../src/inventory.js';
 import { InventoryWatcher } from '../src/inventory-watcher.js';
@@ -117,13 +118,7 @@ function recordingLogger(): { logger: Logger; errors: string[] } {
   return { logger, errors };
 }
 
-async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const waitFor = (cond: () => boolean) => eventuallyValue(cond, { timeoutMs: 5_000, intervalMs: 10 });
 
 describe('InventoryWatcher', () => {
   let dir: string;

@@ -9,6 +9,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -114,13 +115,7 @@ async function failure(p: Promise<unknown>): Promise<Error & { code?: string }> 
   throw new Error('expected the request to fail');
 }
 
-async function waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const waitFor = (cond: () => boolean) => eventuallyValue(cond, { timeoutMs: 5_000, intervalMs: 10 });
 
 const config = parseConfig(`
 inventory: unused.yaml

@@ -4,6 +4,7 @@
  */
 import type { Informer, InformerEventHandler, ServiceStatusClient } from '@ccm-kit/cloud-provider';
 import type { LogFields, Logger } from '@ccm-kit/runtime';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { MockCloudApiServer, type MockCloudApiServerOptions } from '../src/api-server/index.js';
 import { MockCloudClient, type MockCloudClientOptions } from '../src/client/index.js';
@@ -153,11 +154,7 @@ export class FakeNodeInformer implements Informer<V1Node> {
   }
 }
 
-/** Polls `check` every 10 ms until it returns true, failing after `timeoutMs`. */
+/** Polls `check` every 10 ms until it returns true, failing after `timeoutMs` (the kit's eventuallyValue). */
 export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await eventuallyValue(check, { timeoutMs, intervalMs: 10 });
 }
