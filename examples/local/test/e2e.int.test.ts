@@ -6,8 +6,7 @@
  */
 
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { get as httpGet, createServer as httpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
+import { createServer as httpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCloudControllerManager } from '@ccm-kit/app';
@@ -19,6 +18,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ANNOTATION_ALLOCATED_IPS } from '../src/annotations.js';
 import { register } from '../src/provider.js';
+import { freePort, get } from './net.js';
 
 const cp = useControlPlane();
 let dir: string;
@@ -53,28 +53,6 @@ async function writeInventory(text: string): Promise<void> {
   const tmp = join(dir, 'inventory.yaml.tmp');
   await writeFile(tmp, text);
   await rename(tmp, join(dir, 'inventory.yaml'));
-}
-
-function get(ip: string, port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = httpGet({ host: ip, port, path: '/', agent: false, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.on('data', (c) => {
-        body += c;
-      });
-      res.on('end', () => resolve(body));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-  });
-}
-
-async function freePort(ip: string): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, ip, r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 async function nodeServer(name: string, ip: string, port: number): Promise<void> {

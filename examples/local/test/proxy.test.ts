@@ -4,8 +4,8 @@
  */
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { Agent, get as httpGet, createServer as httpServer, type Server } from 'node:http';
-import { createServer, type Socket } from 'node:net';
+import { Agent, createServer as httpServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
@@ -24,6 +24,7 @@ import { LocalLoadBalancer } from '../src/load-balancer.js';
 import { LocalCloud } from '../src/provider.js';
 import { ProxyDataPlane } from '../src/proxy/data-plane.js';
 import { FakeServiceStore, lbService, nodeWith, RecordingRecorder } from './fakes.js';
+import { freePort, get } from './net.js';
 
 interface FakeNode {
   readonly name: string;
@@ -68,42 +69,6 @@ async function fakeNode(name: string, ip: string, port: number, delayMs = 0): Pr
   };
   await node.start();
   return node;
-}
-
-/** A port free on `ip` now. */
-async function freePort(ip: string): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, ip, r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-/** GET http://ip:port/ on a new connection (unless `agent` is given); resolves the body. */
-function get(ip: string, port: number, opts: { localAddress?: string; agent?: Agent } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const req = httpGet(
-      {
-        host: ip,
-        port,
-        path: '/',
-        agent: opts.agent ?? false,
-        ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
-        timeout: 5_000,
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          body += c;
-        });
-        res.on('end', () => resolve(body));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('request timeout')));
-    req.on('error', reject);
-  });
 }
 
 async function failure(p: Promise<unknown>): Promise<Error & { code?: string }> {

@@ -16,6 +16,8 @@ let cp: ControlPlane;
 beforeAll(() => {
   cp = controlPlane();
 });
+/** The flags every test starts the manager with: the fake cloud, one replica, no routes. */
+const FAKE_CCM = ['--cloud-provider=fake', '--leader-elect=false', '--configure-cloud-routes=false'];
 
 it('/readyz fails until the caches have synced, then passes; vendor controllers start with the built-ins', async () => {
   const port = await freePort();
@@ -35,9 +37,7 @@ it('/readyz fails until the caches have synced, then passes; vendor controllers 
   await cp.stopApiServer();
   const ccm = await startCloudControllerManager({
     argv: [
-      '--cloud-provider=fake',
-      '--leader-elect=false',
-      '--configure-cloud-routes=false',
+      ...FAKE_CCM,
       `--secure-port=${port}`,
       '--authentication-skip-lookup', // the API server is down at start: no client-CA lookup
       '--bind-address=127.0.0.1',
@@ -82,9 +82,7 @@ it('controllerOptions.nodeOwnership: Nodes of another provider are left alone', 
   });
   const ccm = await startCloudControllerManager({
     argv: [
-      '--cloud-provider=fake',
-      '--leader-elect=false',
-      '--configure-cloud-routes=false',
+      ...FAKE_CCM,
       '--secure-port=0',
     ],
     cloud,
@@ -119,7 +117,7 @@ it('serves a vendor admission webhook only with the gate, --webhooks and a port'
       },
     },
   };
-  const base = ['--cloud-provider=fake', '--leader-elect=false', '--configure-cloud-routes=false', '--secure-port=0'];
+  const base = [...FAKE_CCM, '--secure-port=0'];
   const start = (extra: string[]) =>
     startCloudControllerManager({
       argv: [...base, ...extra],
@@ -188,9 +186,7 @@ it('--use-service-account-credentials: cloud-node initializes a Node as kube-sys
   });
   const ccm = await startCloudControllerManager({
     argv: [
-      '--cloud-provider=fake',
-      '--leader-elect=false',
-      '--configure-cloud-routes=false',
+      ...FAKE_CCM,
       '--secure-port=0',
       '--controllers=cloud-node-controller',
       '--use-service-account-credentials',

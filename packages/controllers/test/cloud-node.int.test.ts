@@ -4,8 +4,8 @@
  * end to end through its descriptor.
  */
 import { NotImplementedError } from '@ccm-kit/cloud-provider';
-import { metricsRegistry, setLogWriter } from '@ccm-kit/runtime';
-import { FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
+import { metricsRegistry } from '@ccm-kit/runtime';
+import { captureLogs, FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -525,15 +525,14 @@ describe('cloud-node-controller running through its descriptor', () => {
   });
 
   it('does not start without an instances facet, and logs why', async () => {
-    const lines: string[] = [];
-    setLogWriter((line) => lines.push(line));
+    const { lines, restore } = captureLogs();
     try {
       const cloud = new FakeCloud({ disableInstances: true, enableInstancesV2: false });
       const { result } = await startDescriptor(cloud);
       expect(result).toMatchObject({ started: false, reason: 'cloud provider does not support instances' });
       expect(lines.some((l) => l.includes('cloud provider does not support instances'))).toBe(true);
     } finally {
-      setLogWriter((line) => process.stderr.write(`${line}\n`));
+      restore();
     }
   });
 

@@ -4,8 +4,7 @@
  * then the controller running through its descriptor.
  */
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
-import { setLogWriter } from '@ccm-kit/runtime';
-import { FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
+import { captureLogs, FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
@@ -359,14 +358,13 @@ describe('cloud-node-lifecycle-controller running through its descriptor', () =>
   });
 
   it('does not start without an instances facet, and logs why', async () => {
-    const lines: string[] = [];
-    setLogWriter((line) => lines.push(line));
+    const { lines, restore } = captureLogs();
     try {
       const { result } = await startDescriptor(new FakeCloud({ disableInstances: true }));
       expect(result).toMatchObject({ started: false, reason: 'cloud provider does not support instances' });
       expect(lines.some((l) => l.includes('cloud provider does not support instances'))).toBe(true);
     } finally {
-      setLogWriter((line) => process.stderr.write(`${line}\n`));
+      restore();
     }
   });
 });

@@ -1,19 +1,12 @@
 import type { Informer, InformerEventHandler } from '@ccm-kit/cloud-provider';
-import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { metricsRegistry } from '@ccm-kit/runtime';
+import { FakeCloud, silentLogger } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
 import { NodeRouteController } from '../src/route/controller.js';
 
-const silent: Logger = {
-  name: 'test',
-  info() {},
-  warn() {},
-  error() {},
-  v: () => ({ enabled: false, info() {} }),
-  with: () => silent,
-};
+const silent = silentLogger;
 
 function mkNode(rv: string, podCIDRs: string[], address: string): V1Node {
   return {

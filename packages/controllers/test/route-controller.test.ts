@@ -1,6 +1,5 @@
 import type { Informer, Route, Routes } from '@ccm-kit/cloud-provider';
-import type { Logger } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, silentLogger } from '@ccm-kit/testing';
 import {
   ApiException,
   type V1Node,
@@ -56,14 +55,7 @@ interface RecordedEvent {
   message: string;
 }
 
-const silent: Logger = {
-  name: 'test',
-  info() {},
-  warn() {},
-  error() {},
-  v: () => ({ enabled: false, info() {} }),
-  with: () => silent,
-};
+const silent = silentLogger;
 
 function fakeInformer(nodes: V1Node[]): Informer<V1Node> {
   return {

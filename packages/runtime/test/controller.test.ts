@@ -13,19 +13,14 @@ import {
   type QueueWorker,
   type ReconcileFailure,
   runWorkers,
-  setLogWriter,
   WORKER_RESTART_MS,
   Workqueue,
 } from '@ccm-kit/runtime';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useLogCapture } from '@ccm-kit/testing/vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
-let lines: string[] = [];
-beforeEach(() => {
-  lines = [];
-  setLogWriter((l) => lines.push(l));
-});
+const lines = useLogCapture();
 afterEach(() => {
-  setLogWriter((l) => process.stderr.write(`${l}\n`));
   vi.useRealTimers();
 });
 

@@ -4,7 +4,6 @@ import {
   type EventPatch,
   type EventSink,
   getReference,
-  setLogWriter,
   setVerbosity,
 } from '@ccm-kit/runtime';
 import {
@@ -15,15 +14,11 @@ import {
   RequestContext,
   V1Node,
 } from '@kubernetes/client-node';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useLogCapture } from '@ccm-kit/testing/vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
-let lines: string[] = [];
-beforeEach(() => {
-  lines = [];
-  setLogWriter((l) => lines.push(l));
-});
+const lines = useLogCapture();
 afterEach(() => {
-  setLogWriter((l) => process.stderr.write(`${l}\n`));
   setVerbosity(0);
   vi.useRealTimers();
 });
@@ -276,7 +271,7 @@ describe('EventRecorder', () => {
     expect(line).toContain('reason="Synced"');
     expect(line).toContain('kind="Node"');
 
-    lines = [];
+    lines.length = 0;
     const b2 = new EventBroadcaster();
     b2.startStructuredLogging(3);
     b2.newRecorder('x').event(nodeObj, 'Normal', 'Synced', 'quiet');

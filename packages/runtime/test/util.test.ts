@@ -9,12 +9,12 @@ import {
   nonSlidingUntil,
   onError,
   pollUntil,
-  setLogWriter,
   sleep,
   sprintf,
   until,
   WaitTimeoutError,
 } from '@ccm-kit/runtime';
+import { captureLogs } from '@ccm-kit/testing';
 import { ApiException } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -106,8 +106,7 @@ describe('until / nonSlidingUntil / jitterUntil', () => {
   });
 
   it('logs a failing run and keeps looping; resolves once aborted', async () => {
-    const lines: string[] = [];
-    setLogWriter((l) => lines.push(l));
+    const { lines, restore } = captureLogs();
     try {
       const ac = new AbortController();
       let runs = 0;
@@ -127,7 +126,7 @@ describe('until / nonSlidingUntil / jitterUntil', () => {
       expect(lines.some((l) => l.includes('loop-test') && l.includes('boom'))).toBe(true);
       expect(vi.getTimerCount()).toBe(0);
     } finally {
-      setLogWriter((l) => process.stderr.write(`${l}\n`));
+      restore();
     }
   });
 

@@ -12,6 +12,7 @@ export {
   startControllerUnderTest,
 } from './controller-under-test/controller-under-test.js';
 export { useControllerUnderTest } from './controller-under-test/use-controller-under-test.js';
+export { useLogCapture } from './logging/use-log-capture.js';
 export {
   DEFAULT_EVENTUALLY_INTERVAL_MS,
   DEFAULT_EVENTUALLY_TIMEOUT_MS,
