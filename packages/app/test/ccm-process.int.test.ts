@@ -233,9 +233,15 @@ describe('a provider binary as a least-privilege process', () => {
     const coord = cp.kubeConfig.makeApiClient(CoordinationV1Api);
     const renewTime = async () =>
       String((await coord.readNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' })).spec?.renewTime);
-    await eventually('the lease to be held', async () => (await leaseHolder()) !== '', 15_000);
+    await eventuallyValue(
+      async () => (await leaseHolder()) !== '',
+      { what: 'the lease to be held', timeoutMs: 15_000 },
+    );
     const seen = new Set<string>([await renewTime()]);
-    await eventually('three renewals', async () => seen.add(await renewTime()).size >= 4, 15_000);
+    await eventuallyValue(
+      async () => seen.add(await renewTime()).size >= 4,
+      { what: 'three renewals', timeoutMs: 15_000 },
+    );
     expect(fractional.proc.child.exitCode).toBeNull();
     fractional.proc.child.kill('SIGTERM');
     expect(await fractional.proc.exited).toBe(0);
