@@ -101,20 +101,10 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
       const informer = new MemoryInformer();
       for (let i = 0; i < 100; i++) informer.nodes.set(`node${i}`, node(`node${i}`));
       const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES, requestDelayMs: 10 });
-      let inFlight = 0;
-      let maxInFlight = 0;
-      const orig = cloud.nodeAddressesByProviderID.bind(cloud);
-      cloud.nodeAddressesByProviderID = async (id, signal) => {
-        maxInFlight = Math.max(maxInFlight, ++inFlight);
-        try {
-          return await orig(id, signal);
-        } finally {
-          inFlight--;
-        }
-      };
       const { client, calls } = stubClient();
       const { c } = controller(informer, cloud, client, { statusUpdateWorkerCount: workers });
       await c.updateNodeStatus();
+      const maxInFlight = cloud.callLog.maxConcurrency('nodeAddressesByProviderID');
       expect(cloud.calls).toHaveLength(100);
       expect(new Set(cloud.calls)).toEqual(new Set(['node-addresses-by-provider-id']));
       expect(maxInFlight).toBe(workers);
@@ -126,20 +116,10 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
     const informer = new MemoryInformer();
     for (let i = 0; i < 20; i++) informer.nodes.set(`n${i}`, node(`n${i}`));
     const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES, requestDelayMs: 10 });
-    let inFlight = 0;
-    let maxInFlight = 0;
-    const orig = cloud.nodeAddressesByProviderID.bind(cloud);
-    cloud.nodeAddressesByProviderID = async (id, signal) => {
-      maxInFlight = Math.max(maxInFlight, ++inFlight);
-      try {
-        return await orig(id, signal);
-      } finally {
-        inFlight--;
-      }
-    };
     const { client } = stubClient();
     const { c } = controller(informer, cloud, client, { workerCount: 4, statusUpdateWorkerCount: 0 });
     await c.updateNodeStatus();
+    const maxInFlight = cloud.callLog.maxConcurrency('nodeAddressesByProviderID');
     expect(maxInFlight).toBe(4);
   });
 

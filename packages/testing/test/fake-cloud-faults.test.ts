@@ -166,6 +166,19 @@ describe('FakeCloud error injection', () => {
     expect(seen).toEqual([2, 4]);
   });
 
+  it('callLog.maxConcurrency counts the calls of a method in flight at once', async () => {
+    const cloud = new FakeCloud({ requestDelayMs: 20 });
+    await Promise.all([cloud.nodeAddresses('a'), cloud.nodeAddresses('b'), cloud.nodeAddresses('c')]);
+    await cloud.nodeAddresses('d');
+    await cloud.getZone();
+    expect(cloud.callLog.maxConcurrency('nodeAddresses')).toBe(3);
+    expect(cloud.callLog.maxConcurrency('getZone')).toBe(1);
+    expect(cloud.callLog.maxConcurrency('instanceID')).toBe(0);
+    cloud.callLog.clear();
+    await cloud.nodeAddresses('e');
+    expect(cloud.callLog.maxConcurrency('nodeAddresses')).toBe(1);
+  });
+
   it('a subject limits the policy to the calls about it, which alone are counted', async () => {
     const cloud = new FakeCloud();
     const subjects: string[] = [];

@@ -31,6 +31,8 @@ export interface CallLogEntry {
 export class CallLog {
   readonly #entries: BoundedList<CallLogEntry>;
   readonly #counts = new Map<FakeCloudMethod, number>();
+  readonly #inFlight = new Map<FakeCloudMethod, number>();
+  readonly #maxInFlight = new Map<FakeCloudMethod, number>();
   #seq = 0;
 
   /** @param limit - capacity, a positive integer (default {@link DEFAULT_CALL_LOG_LIMIT}). */
@@ -51,6 +53,9 @@ export class CallLog {
   /** Opens an entry for a new invocation and counts it. */
   begin(method: FakeCloudMethod, subject: string, nowMs: number): CallLogEntry {
     this.#counts.set(method, (this.#counts.get(method) ?? 0) + 1);
+    const inFlight = (this.#inFlight.get(method) ?? 0) + 1;
+    this.#inFlight.set(method, inFlight);
+    this.#maxInFlight.set(method, Math.max(inFlight, this.#maxInFlight.get(method) ?? 0));
     const entry: CallLogEntry = {
       seq: ++this.#seq,
       method,
@@ -67,6 +72,7 @@ export class CallLog {
 
   /** Closes `entry`: `ok` without `error`, `error` with it. */
   end(entry: CallLogEntry, nowMs: number, failed: boolean, error?: unknown): void {
+    this.#inFlight.set(entry.method, (this.#inFlight.get(entry.method) ?? 1) - 1);
     entry.endMs = nowMs;
     entry.outcome = failed ? 'error' : 'ok';
     entry.error = failed ? error : undefined;
@@ -89,9 +95,19 @@ export class CallLog {
     return Object.fromEntries(this.#counts) as Partial<Record<FakeCloudMethod, number>>;
   }
 
-  /** Empties the log and resets the counters (sequence numbers keep increasing). */
+  /**
+   * The most invocations of `method` that were in flight at the same time since creation or {@link clear}
+   * (a call is in flight from its start, before throttle and latency, until it settles). For tests of
+   * concurrency limits such as `--concurrent-node-status-updates`.
+   */
+  maxConcurrency(method: FakeCloudMethod): number {
+    return this.#maxInFlight.get(method) ?? 0;
+  }
+
+  /** Empties the log and resets the counters (sequence numbers keep increasing; calls in flight stay counted). */
   clear(): void {
     this.#entries.clear();
     this.#counts.clear();
+    this.#maxInFlight.clear();
   }
 }
