@@ -6,7 +6,7 @@ import { FakeCloud } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
-import { RecordingRecorder, testLogger } from './cloud-node-harness.js';
+import { RecordingRecorder, staticNodeInformer, testLogger } from './cloud-node-harness.js';
 
 function notReady(name: string): V1Node {
   return {
@@ -30,13 +30,8 @@ function setup(nodes: V1Node[], cloud: FakeCloud, nodeOwnership?: (n: V1Node) =>
     },
   } as unknown as CoreV1Api;
   const recorder = new RecordingRecorder();
-  const informer = {
-    lister: { get: (k: string) => nodes.find((n) => n.metadata?.name === k), list: () => nodes },
-    hasSynced: () => true,
-    addEventHandler: () => () => {},
-  };
   const c = new CloudNodeLifecycleController({
-    informers: { nodes: () => informer },
+    informers: { nodes: () => staticNodeInformer(nodes) },
     client,
     cloud,
     recorder,
@@ -186,13 +181,8 @@ describe('CloudNodeLifecycleController taint writes', () => {
     const abort = new AbortController();
     const { client, calls } = taintClient(() => abort.abort());
     const cloud = new FakeCloud({ existsByProviderID: true, nodeShutdown: true });
-    const informer = {
-      lister: { get: () => undefined, list: () => [notReady('a')] },
-      hasSynced: () => true,
-      addEventHandler: () => () => {},
-    };
     const c = new CloudNodeLifecycleController({
-      informers: { nodes: () => informer },
+      informers: { nodes: () => staticNodeInformer([notReady('a')], () => undefined) },
       client,
       cloud,
       recorder: new RecordingRecorder(),
