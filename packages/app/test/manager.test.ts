@@ -20,6 +20,13 @@ import {
 } from '../src/index.js';
 import { type FakeApiServer, startFakeApiServer } from './fake-apiserver.js';
 
+/** Leader-election timings short enough for unit tests (lease 1 s, renew deadline 400 ms, retry 100 ms). */
+const FAST_LEASE = [
+  '--leader-elect-lease-duration=1s',
+  '--leader-elect-renew-deadline=400ms',
+  '--leader-elect-retry-period=100ms',
+];
+
 /** The version in packages/app/package.json: what a bundle must print too (it used to print `vunknown`). */
 const packageVersion = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -143,9 +150,7 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
         '--cloud-provider=test',
         '--secure-port=0',
         '--controllers=a-controller',
-        '--leader-elect-lease-duration=1s',
-        '--leader-elect-renew-deadline=400ms',
-        '--leader-elect-retry-period=100ms',
+        ...FAST_LEASE,
       ],
       cloud: testCloud(),
       kubeConfig: api.kubeConfig,
@@ -198,9 +203,7 @@ describe('runCloudControllerManager exit status', () => {
           '--cloud-provider=test',
           '--secure-port=0',
           '--controllers=a-controller',
-          '--leader-elect-lease-duration=1s',
-          '--leader-elect-renew-deadline=400ms',
-          '--leader-elect-retry-period=100ms',
+          ...FAST_LEASE,
         ],
         cloud: testCloud(),
         kubeConfig: api.kubeConfig,
@@ -265,11 +268,7 @@ describe('runCloudControllerManager exit status', () => {
 });
 
 describe('leader migration (--enable-leader-migration, upstream `k8s.io/controller-manager pkg/leadermigration`)', () => {
-  const leaseArgs = [
-    '--leader-elect-lease-duration=1s',
-    '--leader-elect-renew-deadline=400ms',
-    '--leader-elect-retry-period=100ms',
-  ];
+  const leaseArgs = FAST_LEASE;
 
   it('runs migrated controllers under the migration lease, unowned ones nowhere, the rest under the main lease', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ccm-lm-'));

@@ -1,28 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseFlags } from '../src/flags/flag-set.js';
 import { cloudControllerManagerFlagSets } from '../src/options/ccm-flags.js';
-import { buildConfig, ConfigError, type KnownNames } from '../src/options/config.js';
+import { buildConfig, ConfigError } from '../src/options/config.js';
 import {
   isControllerEnabled,
   resolveControllerAliases,
   validateControllerList,
 } from '../src/options/controller-selection.js';
+import { BUILT_IN_KNOWN } from './known-names.js';
 
-const known: KnownNames = {
-  controllers: [
-    'cloud-node-controller',
-    'cloud-node-lifecycle-controller',
-    'node-route-controller',
-    'service-lb-controller',
-  ],
-  controllerAliases: {
-    'cloud-node': 'cloud-node-controller',
-    'cloud-node-lifecycle': 'cloud-node-lifecycle-controller',
-    route: 'node-route-controller',
-    service: 'service-lb-controller',
-  },
-  webhooks: [],
-};
+const known = BUILT_IN_KNOWN;
 
 const build = (argv: string[]) => buildConfig(parseFlags(argv, cloudControllerManagerFlagSets()), known);
 

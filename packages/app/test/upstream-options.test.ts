@@ -11,13 +11,7 @@ import { buildConfig, type KnownNames } from '../src/options/config.js';
 import { configzV1alpha1 } from '../src/options/configz.js';
 import { validateNodeControllerOptions } from '../src/options/node-controller-options.js';
 import { configure, enabledWebhooks, type WebhookConfig } from '../src/index.js';
-
-const CANONICAL = [
-  'cloud-node-controller',
-  'cloud-node-lifecycle-controller',
-  'node-route-controller',
-  'service-lb-controller',
-];
+import { BUILT_IN_KNOWN, CANONICAL } from './known-names.js';
 
 describe('app tests (upstream `k8s.io/cloud-provider app/controllermanager_test.go and options/options_test.go`)', () => {
   it('APP-01 TestCloudControllerNamesConsistency: every default name is lower-case-dashed and ends in -controller', () => {
@@ -58,16 +52,7 @@ describe('app tests (upstream `k8s.io/cloud-provider app/controllermanager_test.
   });
 });
 
-const builtInKnown: KnownNames = {
-  controllers: CANONICAL,
-  controllerAliases: {
-    'cloud-node': 'cloud-node-controller',
-    'cloud-node-lifecycle': 'cloud-node-lifecycle-controller',
-    route: 'node-route-controller',
-    service: 'service-lb-controller',
-  },
-  webhooks: [],
-};
+const builtInKnown = BUILT_IN_KNOWN;
 
 function build(argv: string[], known: KnownNames = builtInKnown) {
   return buildConfig(parseFlags(argv, cloudControllerManagerFlagSets()), known);

@@ -6,15 +6,16 @@
  * Also checks the `restartWatchFrom('1')` test hook against the same server.
  */
 import { randomUUID } from 'node:crypto';
-import { useControlPlane, useTestCluster } from '@ccm-kit/testing/vitest';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClientFactory, patchOptions, SharedInformerFactory } from '../src/index.js';
 import {
   cacheNames,
   converged,
   counter,
   createNodes,
+  useAdminCore,
   recordNodes,
   until,
   viaServer,
@@ -35,16 +36,12 @@ async function compactEtcd(core: CoreV1Api): Promise<string> {
 }
 
 describe('informer relist on 410 Gone (etcd compaction)', () => {
-  const admin = useTestCluster({ controlPlane: cp, clientName: 'test-admin' });
-  let core: CoreV1Api;
-  beforeAll(() => {
-    core = admin().core;
-  });
+  const core = useAdminCore(cp);
 
   it('relists after the history was compacted and delivers deletes missed during a partition as tombstones', async () => {
     const id = randomUUID().slice(0, 8);
     const names = ['a', 'b', 'c'].map((x) => `cmp-${id}-${x}`);
-    await createNodes(core, id, names);
+    await createNodes(core(), id, names);
     const proxy = await startTcpProxy(cp().server);
     const clients = createClientFactory({ kubeConfig: viaServer(cp().kubeConfig, proxy.url), qps: -1 });
     const factory = new SharedInformerFactory(clients, { backoff: { initialMs: 100, maxMs: 500 } });
@@ -61,18 +58,18 @@ describe('informer relist on 410 Gone (etcd compaction)', () => {
       const lists = await counter('ccm_kit_informer_lists_total', { resource });
 
       proxy.cut();
-      await core.deleteNode({ name: names[1] as string });
-      await core.patchNode(
+      await core().deleteNode({ name: names[1] as string });
+      await core().patchNode(
         { name: names[2] as string, body: { metadata: { annotations: { changed: 'yes' } } } },
         patchOptions('merge'),
       );
       const d = `cmp-${id}-d`;
-      await createNodes(core, id, [d]);
-      const compactedAt = await compactEtcd(core);
+      await createNodes(core(), id, [d]);
+      const compactedAt = await compactEtcd(core());
       expect(Number(compactedAt)).toBeGreaterThan(Number(rvBefore));
       proxy.restore();
 
-      const ms = await until(() => converged(core, id, inf), 30_000, 'convergence');
+      const ms = await until(() => converged(core(), id, inf), 30_000, 'convergence');
       expect(cacheNames(inf)).toEqual([names[0], names[2], d].sort());
       expect(rec.tombstones).toEqual([names[1]]);
       expect(rec.deletes).toEqual([]);
@@ -94,8 +91,8 @@ describe('informer relist on 410 Gone (etcd compaction)', () => {
 
   it('restartWatchFrom("1") provokes the same 410 relist on demand', async () => {
     const id = randomUUID().slice(0, 8);
-    await createNodes(core, id, [`hook-${id}-a`]);
-    await compactEtcd(core);
+    await createNodes(core(), id, [`hook-${id}-a`]);
+    await compactEtcd(core());
     const clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
     const factory = new SharedInformerFactory(clients, { backoff: { initialMs: 100, maxMs: 500 } });
     const sel = `ccm-kit-test=${id}`;
@@ -117,8 +114,8 @@ describe('informer relist on 410 Gone (etcd compaction)', () => {
         15_000,
         'relist',
       );
-      await createNodes(core, id, [`hook-${id}-b`]);
-      await until(() => converged(core, id, inf), 15_000, 'convergence after the relist');
+      await createNodes(core(), id, [`hook-${id}-b`]);
+      await until(() => converged(core(), id, inf), 15_000, 'convergence after the relist');
     } finally {
       ac.abort();
       await factory.shutdown();

@@ -1,4 +1,6 @@
 /** Helpers shared by the informer integration tests. */
+import type { ControlPlane } from '@ccm-kit/testing';
+import { useTestCluster } from '@ccm-kit/testing/vitest';
 import { type Cluster, type CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { isTombstone, metricsRegistry, type SharedInformer } from '../src/index.js';
 import { until as untilHolds } from './until.js';
@@ -18,6 +20,12 @@ export function viaServer(kc: KubeConfig, server: string): KubeConfig {
 /** {@link untilHolds} polling every 25 ms (the conditions list Nodes on the API server). */
 export const until = (cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string) =>
   untilHolds(cond, timeoutMs, what, 25);
+
+/** Registers the file's admin TestCluster on `cp` (client name `test-admin`); returns a getter of its CoreV1 client. */
+export function useAdminCore(cp: () => ControlPlane): () => CoreV1Api {
+  const admin = useTestCluster({ controlPlane: cp, clientName: 'test-admin' });
+  return () => admin().core;
+}
 
 /** Sum of a metric's values whose labels include `labels`. */
 export async function counter(name: string, labels: Record<string, string>): Promise<number> {

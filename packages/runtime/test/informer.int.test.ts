@@ -4,15 +4,16 @@
  * partitioned away.
  */
 import { randomUUID } from 'node:crypto';
-import { useControlPlane, useTestCluster } from '@ccm-kit/testing/vitest';
-import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
+import type { V1Node } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
 import { createClientFactory, patchOptions, SharedInformerFactory } from '../src/index.js';
 import {
   cacheNames,
   converged,
   counter,
   createNodes,
+  useAdminCore,
   recordNodes,
   until,
   viaServer,
@@ -22,15 +23,11 @@ import { startTcpProxy } from './informer-tcp-proxy.js';
 const cp = useControlPlane();
 
 describe('informers against a real API server', () => {
-  const admin = useTestCluster({ controlPlane: cp, clientName: 'test-admin' });
-  let core: CoreV1Api;
-  beforeAll(() => {
-    core = admin().core;
-  });
+  const core = useAdminCore(cp);
 
   it('lists then watches: handlers see one plain-JSON shape (apiVersion/kind, string times, no managedFields)', async () => {
     const id = randomUUID().slice(0, 8);
-    await createNodes(core, id, [`shape-${id}-a`]);
+    await createNodes(core(), id, [`shape-${id}-a`]);
     const clients = createClientFactory({ kubeConfig: cp().kubeConfig });
     const factory = new SharedInformerFactory(clients);
     const inf = factory.forResource<V1Node>({ path: '/api/v1/nodes', labelSelector: `ccm-kit-test=${id}` });
@@ -45,8 +42,8 @@ describe('informers against a real API server', () => {
     try {
       factory.start(ac.signal);
       expect(await factory.waitForCacheSync(ac.signal)).toBe(true);
-      await createNodes(core, id, [`shape-${id}-b`]);
-      await core.patchNode(
+      await createNodes(core(), id, [`shape-${id}-b`]);
+      await core().patchNode(
         { name: `shape-${id}-a`, body: { metadata: { labels: { touched: 'yes' } } } },
         patchOptions('strategic'),
       );
@@ -74,7 +71,7 @@ describe('informers against a real API server', () => {
   it('converges after the API server restarts, including deletes made while it was partitioned away', async () => {
     const id = randomUUID().slice(0, 8);
     const names = ['a', 'b', 'c'].map((x) => `rst-${id}-${x}`);
-    await createNodes(core, id, names);
+    await createNodes(core(), id, names);
     const proxy = await startTcpProxy(cp().server);
     // One informer reaches the API server through a proxy that the test cuts; another connects directly.
     const viaProxy = createClientFactory({ kubeConfig: viaServer(cp().kubeConfig, proxy.url), qps: -1 });
@@ -99,19 +96,19 @@ describe('informers against a real API server', () => {
       await cp().restartApiServer({ downMs: 1000 });
       const restartMs = performance.now() - t0;
       // After the restart, while `cut` is still partitioned: delete a, update b, create d.
-      await core.deleteNode({ name: names[0] as string });
-      await core.patchNode(
+      await core().deleteNode({ name: names[0] as string });
+      await core().patchNode(
         { name: names[1] as string, body: { metadata: { annotations: { v: '2' } } } },
         patchOptions('merge'),
       );
       const d = `rst-${id}-d`;
-      await createNodes(core, id, [d]);
+      await createNodes(core(), id, [d]);
       // The direct informer reconnects by itself (backoff) and converges.
-      const directMs = await until(() => converged(core, id, plain), 30_000, 'direct informer convergence');
+      const directMs = await until(() => converged(core(), id, plain), 30_000, 'direct informer convergence');
       expect(recPlain.deletes.length + recPlain.tombstones.length).toBe(1);
 
       proxy.restore();
-      const cutMs = await until(() => converged(core, id, cut), 30_000, 'partitioned informer convergence');
+      const cutMs = await until(() => converged(core(), id, cut), 30_000, 'partitioned informer convergence');
       expect(cacheNames(cut)).toEqual([names[1], names[2], d].sort());
       // kube-apiserver 1.36 still resumes the watch from the old resourceVersion after a restart (it
       // reads what its new watch cache lacks from etcd), so the missed delete arrives as a plain delete;
@@ -122,7 +119,7 @@ describe('informers against a real API server', () => {
       expect(cut.lister.get(names[1] as string)?.metadata?.annotations?.v).toBe('2');
 
       // Still live afterwards: a later delete arrives by watch, as a plain delete.
-      await core.deleteNode({ name: d });
+      await core().deleteNode({ name: d });
       await until(() => !cut.lister.get(d) && !plain.lister.get(d), 15_000, 'delete after recovery');
       expect([...recCut.deletes, ...recCut.tombstones]).toEqual([names[0], d]);
       console.log(
