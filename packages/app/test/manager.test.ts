@@ -26,6 +26,8 @@ const FAST_LEASE = [
   '--leader-elect-renew-deadline=400ms',
   '--leader-elect-retry-period=100ms',
 ];
+/** The test cloud, leader-elected with {@link FAST_LEASE}, running only `a-controller`. */
+const ELECTED_A = ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller', ...FAST_LEASE];
 
 /** The version in packages/app/package.json: what a bundle must print too (it used to print `vunknown`). */
 const packageVersion = (
@@ -146,12 +148,7 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
   it('losing the lease rejects done with LeaderElectionLostError after the controllers stopped', async () => {
     const log: string[] = [];
     const ccm = await startCloudControllerManager({
-      argv: [
-        '--cloud-provider=test',
-        '--secure-port=0',
-        '--controllers=a-controller',
-        ...FAST_LEASE,
-      ],
+      argv: ELECTED_A,
       cloud: testCloud(),
       kubeConfig: api.kubeConfig,
       controllers: [recordingController('a-controller', log)],
@@ -199,12 +196,7 @@ describe('runCloudControllerManager exit status', () => {
       const exit = vi.fn();
       const log: string[] = [];
       const running = runCloudControllerManager({
-        argv: [
-          '--cloud-provider=test',
-          '--secure-port=0',
-          '--controllers=a-controller',
-          ...FAST_LEASE,
-        ],
+        argv: ELECTED_A,
         cloud: testCloud(),
         kubeConfig: api.kubeConfig,
         controllers: [recordingController('a-controller', log)],

@@ -15,9 +15,9 @@ import {
   converged,
   counter,
   createNodes,
-  useAdminCore,
   recordNodes,
   until,
+  useAdminCore,
   viaServer,
 } from './informer-int-helpers.js';
 import { startTcpProxy } from './informer-tcp-proxy.js';
