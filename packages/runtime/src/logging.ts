@@ -1,14 +1,17 @@
 /**
- * klog-style logging on top of `debug`: verbosity levels (`--v`), structured key/values,
- * text or JSON output (`--logging-format`). Follows component-base/logs semantics:
- * `logger.v(n).info(...)` prints only when the global verbosity is ≥ n; errors always print.
+ * klog logging on top of `debug`: verbosity levels (`--v`), structured key/values, and the two output
+ * formats of k8s.io/component-base/logs (`--logging-format`): klog's text format
+ * (`I1124 05:20:58.528123   12345 file.js:123] "msg" key="value"`) and the JSON format
+ * (`{"ts":1764...,"caller":"dir/file.js:123","msg":"msg","v":0,"key":"value"}`), so log pipelines that
+ * parse upstream CCM logs parse these too. `logger.v(n).info(...)` prints only when the global verbosity
+ * is ≥ n; errors always print.
  */
 import createDebug from 'debug';
 
 /** Structured key/values attached to a log line. */
 export type LogFields = Record<string, unknown>;
 
-/** Output format: `text` (klog-like) or `json` (one object per line). */
+/** Output format: `text` (klog's header and structured key/values) or `json` (component-base's JSON, one object per line). */
 export type LogFormat = 'text' | 'json';
 
 const state: { verbosity: number; format: LogFormat; write: (line: string) => void } = {
@@ -47,18 +50,102 @@ function renderValue(v: unknown): string {
   }
 }
 
-function emit(severity: 'I' | 'W' | 'E', name: string, msg: string, fields: LogFields, err?: unknown): void {
-  const now = new Date();
-  if (state.format === 'json') {
-    const rec: Record<string, unknown> = { ts: now.getTime() / 1000, logger: name, msg, ...fields };
-    if (severity !== 'I') rec.level = severity === 'W' ? 'warning' : 'error';
-    if (err !== undefined) rec.err = err instanceof Error ? err.message : String(err);
-    state.write(JSON.stringify(rec, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
-    return;
+/** The source position of a log call, as klog's header and zap's `caller` field give it. */
+interface CallSite {
+  /** Path of the file, as the runtime reports it (a `file://` URL for ES modules). */
+  file: string;
+  line: number;
+}
+
+/**
+ * Where the logger method `boundary` was called from: V8 drops `boundary` and every frame above it, so the
+ * first remaining frame is the caller (this works in a bundle too, where every frame is in one file).
+ */
+function callSiteOf(boundary: (...args: never[]) => unknown): CallSite {
+  const holder: { stack?: unknown } = {};
+  const { prepareStackTrace, stackTraceLimit } = Error;
+  try {
+    Error.stackTraceLimit = 1;
+    Error.prepareStackTrace = (_err, frames) => frames;
+    Error.captureStackTrace(holder, boundary);
+    const frame = (holder.stack as NodeJS.CallSite[] | undefined)?.[0];
+    return { file: frame?.getFileName() ?? '???', line: frame?.getLineNumber() ?? 1 };
+  } finally {
+    Error.prepareStackTrace = prepareStackTrace;
+    Error.stackTraceLimit = stackTraceLimit;
   }
-  const kv = Object.entries(fields).map(([k, v]) => ` ${k}=${renderValue(v)}`);
-  if (err !== undefined) kv.push(` err=${renderValue(err instanceof Error ? err.message : String(err))}`);
-  state.write(`${severity}${now.toISOString()} ${name}] ${JSON.stringify(msg)}${kv.join('')}`);
+}
+
+/** The last `n` path segments of a file path or URL (klog: the base name; zap's short caller: dir/base). */
+function tailOfPath(file: string, n: number): string {
+  return file.split(/[\\/]/).slice(-n).join('/');
+}
+
+const pad = (v: number, width: number) => String(v).padStart(width, '0');
+
+/**
+ * klog's header, `Lmmdd hh:mm:ss.uuuuuu threadid file:line] ` (k8s.io/klog/v2 klog.go formatHeader): local
+ * time with microseconds, the thread id right-aligned in 7 columns (the process id here: one JS thread).
+ */
+function klogHeader(severity: Severity, epochMicros: number, site: CallSite): string {
+  const d = new Date(Math.floor(epochMicros / 1000));
+  const micros = Math.floor(epochMicros % 1_000_000);
+  return (
+    `${severity}${pad(d.getMonth() + 1, 2)}${pad(d.getDate(), 2)} ` +
+    `${pad(d.getHours(), 2)}:${pad(d.getMinutes(), 2)}:${pad(d.getSeconds(), 2)}.${pad(micros, 6)} ` +
+    `${String(process.pid).padStart(7, ' ')} ${tailOfPath(site.file, 1)}:${site.line}] `
+  );
+}
+
+/** Microseconds since the epoch (Date alone has milliseconds). */
+function nowMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+type Severity = 'I' | 'W' | 'E';
+
+interface Entry {
+  severity: Severity;
+  /** Verbosity of an info line (`v(n)`; 0 for info and warnings). */
+  level: number;
+  name: string;
+  msg: string;
+  fields: LogFields;
+  err?: unknown;
+  site: CallSite;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * component-base/logs/json (zapr over zap, k8s.io/component-base logs/json/json.go): `ts` in milliseconds
+ * since the epoch (a float), `caller` as `dir/file:line`, `msg`, then `v` for info lines or `err` for
+ * errors, then the key/values. Warnings are info lines at v=0 there too (klog hands them to logr.Info).
+ * The logger name goes in a `logger` key, as klog's text logger adds it.
+ */
+function jsonLine(e: Entry, epochMicros: number): string {
+  const rec: Record<string, unknown> = { ts: epochMicros / 1000, caller: `${tailOfPath(e.site.file, 2)}:${e.site.line}`, msg: e.msg };
+  if (e.severity === 'E') rec.err = errorText(e.err);
+  else rec.v = e.level;
+  rec.logger = e.name;
+  Object.assign(rec, e.fields);
+  return JSON.stringify(rec, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+}
+
+/** klog's structured text format: header, quoted message, `err=` first for errors (klog.ErrorS), key/values. */
+function textLine(e: Entry, epochMicros: number): string {
+  const kv: string[] = [];
+  if (e.severity === 'E') kv.push(` err=${renderValue(errorText(e.err))}`);
+  kv.push(` logger=${renderValue(e.name)}`);
+  for (const [k, v] of Object.entries(e.fields)) kv.push(` ${k}=${renderValue(v)}`);
+  return `${klogHeader(e.severity, epochMicros, e.site)}${JSON.stringify(e.msg)}${kv.join('')}`;
+}
+
+function emit(e: Entry): void {
+  const micros = nowMicros();
+  state.write(state.format === 'json' ? jsonLine(e, micros) : textLine(e, micros));
 }
 
 /** A verbosity-gated logger, as returned by {@link Logger.v}. */
@@ -86,25 +173,25 @@ export interface Logger {
  */
 export function createLogger(name: string, base: LogFields = {}): Logger {
   const dbg = createDebug(`ccm-kit:${name}`);
-  const log = (sev: 'I' | 'W' | 'E', msg: string, fields?: LogFields, err?: unknown) => {
+  const log = (severity: Severity, level: number, boundary: (...args: never[]) => unknown, msg: string, fields?: LogFields, err?: unknown) => {
     const all = { ...base, ...fields };
     if (dbg.enabled) dbg('%s %o', msg, all);
-    emit(sev, name, msg, all, err);
+    emit({ severity, level, name, msg, fields: all, err, site: callSiteOf(boundary) });
   };
+  const info = (msg: string, fields?: LogFields) => log('I', 0, info, msg, fields);
+  const warn = (msg: string, fields?: LogFields) => log('W', 0, warn, msg, fields);
+  const error = (err: unknown, msg: string, fields?: LogFields) => log('E', 0, error, msg, fields, err);
   return {
     name,
-    info: (msg, fields) => log('I', msg, fields),
-    warn: (msg, fields) => log('W', msg, fields),
-    error: (err, msg, fields) => log('E', msg, fields, err),
+    info,
+    warn,
+    error,
     v(level) {
-      const enabled = state.verbosity >= level;
-      return {
-        enabled,
-        info: (msg, fields) => {
-          if (state.verbosity >= level) log('I', msg, fields);
-          else if (dbg.enabled) dbg('%s %o', msg, { ...base, ...fields });
-        },
+      const verboseInfo = (msg: string, fields?: LogFields) => {
+        if (state.verbosity >= level) log('I', level, verboseInfo, msg, fields);
+        else if (dbg.enabled) dbg('%s %o', msg, { ...base, ...fields });
       };
+      return { enabled: state.verbosity >= level, info: verboseInfo };
     },
     with: (fields, child) => createLogger(child ? `${name}/${child}` : name, { ...base, ...fields }),
   };

@@ -10,15 +10,37 @@ afterEach(() => {
   setLogFormat('text');
 });
 
-describe('klog-style logging', () => {
-  it('prints info, warnings and errors as klog-like text lines with quoted key/values', () => {
+/** Parses a klog text line (k8s.io/klog/v2 formatHeader) into its header fields and the rest. */
+function parseKlog(line: string) {
+  const m = /^([IWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6}) +(\d+) ([^ :]+):(\d+)\] (.*)$/.exec(line);
+  if (!m) throw new Error(`not a klog line: ${line}`);
+  return { severity: m[1], month: Number(m[2]), day: Number(m[3]), threadID: Number(m[8]), file: m[9], line: Number(m[10]), rest: m[11] };
+}
+
+describe('klog logging', () => {
+  it('prints info, warnings and errors as klog text lines: header, quoted message, key/values', () => {
     const log = createLogger('cloud-node-controller');
+    const before = new Date();
     log.info('Initializing node', { node: 'n1', attempt: 2 });
     log.warn('slow cloud', { ms: 1500 });
     log.error(new Error('boom'), 'sync failed', { node: 'n1' });
-    expect(lines[0]).toMatch(/^I\d{4}-\d\d-\d\dT[\d:.]+Z cloud-node-controller\] "Initializing node" node="n1" attempt=2$/);
-    expect(lines[1]).toMatch(/^W.* "slow cloud" ms=1500$/);
-    expect(lines[2]).toMatch(/^E.* "sync failed" node="n1" err="boom"$/);
+    const [info, warn, error] = lines.map(parseKlog);
+    // klog.go formatHeader: Lmmdd hh:mm:ss.uuuuuu threadid file:line]
+    expect(info).toMatchObject({ severity: 'I', threadID: process.pid, file: 'logging.test.ts' });
+    expect(info!.month).toBe(before.getMonth() + 1);
+    expect(info!.day).toBe(before.getDate());
+    expect(info!.rest).toBe('"Initializing node" logger="cloud-node-controller" node="n1" attempt=2');
+    expect(warn).toMatchObject({ severity: 'W', rest: '"slow cloud" logger="cloud-node-controller" ms=1500' });
+    // klog.ErrorS puts err= right after the message.
+    expect(error).toMatchObject({ severity: 'E', rest: '"sync failed" err="boom" logger="cloud-node-controller" node="n1"' });
+    // vitest transforms this file, so only the order of the line numbers is stable here.
+    expect(error!.line).toBeGreaterThan(info!.line);
+  });
+
+  it('pads the thread id to 7 columns and the time to microseconds, as klog does', () => {
+    createLogger('x').info('m');
+    expect(lines[0]).toMatch(/^I\d{4} \d\d:\d\d:\d\d\.\d{6} [ \d]{7} logging\.test\.ts:\d+\] "m" logger="x"$/);
+    expect(lines[0]!.slice(22, 29).trim()).toBe(String(process.pid));
   });
 
   it('gates v(n) lines on the global verbosity (--v)', () => {
@@ -35,16 +57,27 @@ describe('klog-style logging', () => {
     expect(getVerbosity()).toBe(0);
   });
 
-  it('writes one JSON object per line with --logging-format=json', () => {
+  it('writes component-base JSON with --logging-format=json: ts (ms), caller, msg, v or err, key/values', () => {
     setLogFormat('json');
     const log = createLogger('app').with({ controller: 'route' }, 'child');
+    const before = Date.now();
     log.info('hello', { n: 1 });
     log.error(new Error('bad'), 'failed');
-    const [a, b] = lines.map((l) => JSON.parse(l));
-    expect(a).toMatchObject({ logger: 'app/child', msg: 'hello', controller: 'route', n: 1 });
-    expect(a.level).toBeUndefined();
-    expect(typeof a.ts).toBe('number');
-    expect(b).toMatchObject({ logger: 'app/child', msg: 'failed', level: 'error', err: 'bad' });
+    setVerbosity(4);
+    log.v(4).info('detail');
+    const [a, b, c] = lines.map((l) => JSON.parse(l));
+    // Field order as zap writes it: ts, caller, msg, then v (info) or err (error), then the key/values.
+    expect(Object.keys(a)).toEqual(['ts', 'caller', 'msg', 'v', 'logger', 'controller', 'n']);
+    expect(a).toMatchObject({ msg: 'hello', v: 0, logger: 'app/child', controller: 'route', n: 1 });
+    expect(a.ts).toBeGreaterThanOrEqual(before);
+    expect(a.ts).toBeLessThan(before + 60_000);
+    expect(a.caller).toMatch(/^test\/logging\.test\.ts:\d+$/);
+    expect(Object.keys(b)).toEqual(['ts', 'caller', 'msg', 'err', 'logger', 'controller']);
+    expect(b).toMatchObject({ msg: 'failed', err: 'bad' });
+    expect(b.v).toBeUndefined();
+    expect(c).toMatchObject({ msg: 'detail', v: 4 });
+    const line = (caller: string) => Number(caller.split(':').pop());
+    expect(line(b.caller)).toBeGreaterThan(line(a.caller));
   });
 
   it('never throws on values JSON cannot represent', () => {
