@@ -27,6 +27,35 @@ describe('secure-port routes', () => {
   const before = getVerbosity();
   afterEach(() => setVerbosity(before));
 
+  it('/metrics serves the process_* metrics upstream components expose and Node runtime metrics', async () => {
+    const routes = serviceRoutes(new HealthChecks({ ping: false }), config());
+    serviceRoutes(new HealthChecks({ ping: false }), config()); // a second server must not register twice
+    const r = await routes['/metrics']!(request('GET'), new URLSearchParams());
+    expect(r.status).toBe(200);
+    const samples = new Map(
+      String(r.body)
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => [l.split(/[{ ]/)[0]!, Number(l.split(' ').pop())]),
+    );
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'process_virtual_memory_bytes',
+      'process_start_time_seconds',
+      'process_open_fds',
+      'process_max_fds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
+      expect(samples.has(name), name).toBe(true);
+    }
+    expect(samples.get('process_resident_memory_bytes')).toBeGreaterThan(1024 * 1024);
+    expect(samples.get('process_open_fds')).toBeGreaterThan(0);
+    const start = samples.get('process_start_time_seconds')!;
+    expect(Math.abs(start - (Date.now() - process.uptime() * 1000) / 1000)).toBeLessThan(5);
+  });
+
   it('/metrics/slis reports each health check: kubernetes_healthcheck and kubernetes_healthchecks_total', async () => {
     const health = new HealthChecks({ ping: false });
     let healthy = true;

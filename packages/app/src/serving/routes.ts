@@ -1,9 +1,9 @@
 /**
  * The paths of the secure port: /healthz, /livez, /readyz (and `/<endpoint>/<check>`), /metrics,
- * /metrics/slis, /configz and, with `--profiling`, /debug/flags/v.
+ * /metrics (with the process_* and nodejs_* metrics), /metrics/slis, /configz and, with `--profiling`, /debug/flags/v.
  * Upstream's CCM serves only /healthz; ccm-kit adds /livez and /readyz (docs/decisions/0001-health-endpoints.md).
  */
-import { type HealthChecks, metricsRegistry } from '@ccm-kit/runtime';
+import { collectProcessMetrics, type HealthChecks, metricsRegistry } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configzBody } from '../options/configz.js';
 import { debugFlagsVerbosity } from './debug-flags.js';
@@ -15,6 +15,8 @@ export function serviceRoutes(
   health: HealthChecks,
   config: CloudControllerManagerConfig,
 ): Record<string, RouteHandler> {
+  // process_* and nodejs_* next to the controllers' metrics, as upstream serves process_* and go_*.
+  collectProcessMetrics(metricsRegistry);
   const healthRoute: RouteHandler = async (req, query) => {
     const path = new URL(req.url ?? '/', 'https://localhost').pathname;
     const r = await health.handle(path, query);
