@@ -1,0 +1,59 @@
+/** Sub-command dispatch of `ccm-kit`. Each command lives in commands/<name>.ts. */
+import { MANIFESTS_USAGE, manifestsCommand } from './commands/manifests.js';
+import { UsageError } from './usage-error.js';
+
+interface Command {
+  usage: string;
+  summary: string;
+  run(argv: string[]): Promise<number | void> | number | void;
+}
+
+const write = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+const COMMANDS: Record<string, Command> = {
+  manifests: {
+    usage: MANIFESTS_USAGE,
+    summary: 'RBAC + Deployment/DaemonSet YAML for your provider (same templates as the Helm chart)',
+    run: (argv) => manifestsCommand(argv, write),
+  },
+};
+
+function help(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return [
+    'Usage: ccm-kit <command> [options]   (ccm-kit <command> --help for its options)',
+    '',
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+  ].join('\n');
+}
+
+/**
+ * Runs `ccm-kit <command> …`.
+ * @returns the exit status: 0, 1 when the command failed, 2 for a usage mistake.
+ */
+export async function runCli(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    write(help());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`ccm-kit: unknown command "${name}"\n\n${help()}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    write(command.usage);
+    return 0;
+  }
+  try {
+    return (await command.run(rest)) ?? 0;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`ccm-kit ${name}: ${(err as Error).message}\n\n${command.usage}\n`);
+      return 2;
+    }
+    process.stderr.write(`ccm-kit ${name}: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * `ccm-kit manifests`: prints RBAC and the workload for a provider, rendered from the same templates as
+ * the Helm chart (manifests/workload.ts).
+ */
+import { parseArgs } from 'node:util';
+import { rbacManifest, renderManifests, renderWorkload } from '../manifests/render.js';
+import { defaultManifestValues, type ManifestValues } from '../manifests/values.js';
+import { UsageError } from '../usage-error.js';
+
+export const MANIFESTS_USAGE = `ccm-kit manifests --provider <name> [options]
+
+  --provider <name>        the name registered with registerCloudProvider (--cloud-provider)
+  --image <repo:tag>       the CCM image (default registry.example.com/<name>/cloud-controller-manager:v0.1.0)
+  --kind <kind>            Deployment (default; 2 replicas, leader election) or DaemonSet (control-plane Nodes)
+  --replicas <n>           replicas of the Deployment (default 2)
+  --namespace <ns>         namespace (default kube-system)
+  --arg <name=value>       a CCM flag, repeatable (e.g. --arg v=4 --arg cluster-name=prod)
+  --host-network           run in the Node's network (dnsPolicy Default); needs a "privileged" namespace
+  --rbac-only | --no-rbac  only the RBAC, or only the workload`;
+
+/** Parses `ccm-kit manifests` flags into chart values. @throws UsageError naming the bad flag. */
+export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues; rbac: 'only' | 'no' | 'with' } {
+  const { values: o } = parseArgs({
+    args: argv,
+    options: {
+      provider: { type: 'string' },
+      image: { type: 'string' },
+      kind: { type: 'string', default: 'Deployment' },
+      replicas: { type: 'string' },
+      namespace: { type: 'string' },
+      arg: { type: 'string', multiple: true, default: [] },
+      'host-network': { type: 'boolean', default: false },
+      'rbac-only': { type: 'boolean', default: false },
+      'no-rbac': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (!o.provider || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(o.provider))
+    throw new UsageError('--provider: give the provider name, lower-case letters, digits and "-" (e.g. --provider mycloud)');
+  if (o.kind !== 'Deployment' && o.kind !== 'DaemonSet') throw new UsageError(`--kind: "${o.kind}" is not Deployment or DaemonSet`);
+  const values = defaultManifestValues(o.provider, o.kind);
+  if (o.image) {
+    const at = o.image.lastIndexOf(':');
+    if (at <= 0 || o.image.slice(at).includes('/')) throw new UsageError(`--image: "${o.image}" has no tag; give repository:tag`);
+    values.image = { ...values.image, repository: o.image.slice(0, at), tag: o.image.slice(at + 1) };
+  }
+  if (o.replicas !== undefined) {
+    const n = Number(o.replicas);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`--replicas: "${o.replicas}" is not a whole number ≥ 1`);
+    values.replicaCount = n;
+  }
+  if (o.namespace) values.namespace = o.namespace;
+  for (const a of o.arg) {
+    const m = /^-{0,2}([a-z0-9][-a-z0-9]*)(?:=(.*))?$/.exec(a);
+    if (!m) throw new UsageError(`--arg: "${a}" is not name=value`);
+    values.args[m[1]!] = m[2] ?? '';
+  }
+  values.hostNetwork = o['host-network'];
+  if (o['rbac-only'] && o['no-rbac']) throw new UsageError('--rbac-only and --no-rbac exclude each other');
+  return { values, rbac: o['rbac-only'] ? 'only' : o['no-rbac'] ? 'no' : 'with' };
+}
+
+/** Runs the command: the YAML goes to stdout. */
+export function manifestsCommand(argv: string[], out: (text: string) => void): void {
+  const { values, rbac } = manifestValuesFromArgs(argv);
+  out(rbac === 'only' ? rbacManifest() : rbac === 'no' ? renderWorkload(values) : renderManifests(values));
+}

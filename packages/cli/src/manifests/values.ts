@@ -1,0 +1,67 @@
+/**
+ * The settings a CCM deployment is rendered from: the same shape as the Helm chart's `values.yaml`
+ * (which `renderHelmChart` writes from {@link defaultManifestValues}), so `ccm-kit manifests` flags, the
+ * chart's values and docs/deploy/*.yaml all describe one thing. Modelled on the charts vendors ship
+ * (hcloud-cloud-controller-manager's chart: image, args, env from secrets, resources, tolerations, node
+ * selector, priority class, monitoring).
+ */
+import type { V1EnvVar, V1ResourceRequirements, V1Toleration } from '@kubernetes/client-node';
+
+/** Everything `renderManifests` and the chart's templates read. */
+export interface ManifestValues {
+  /** The provider name registered with `registerCloudProvider` (`--cloud-provider`). */
+  providerName: string;
+  /** Namespace of every namespaced object (default `kube-system`). */
+  namespace: string;
+  /** `Deployment` (HA: replicas with leader election) or `DaemonSet` (one per control-plane Node). */
+  kind: 'Deployment' | 'DaemonSet';
+  /** Replicas of the Deployment (default 2; one leader). */
+  replicaCount: number;
+  image: { repository: string; tag: string; pullPolicy: 'Always' | 'IfNotPresent' | 'Never' };
+  /** Flags as `name: value` (rendered `--name=value`), after `--cloud-provider`. */
+  args: Record<string, string | number | boolean>;
+  /** Extra environment variables, e.g. the cloud API token from a Secret (`valueFrom.secretKeyRef`). */
+  env: V1EnvVar[];
+  /** Name of a Secret mounted read-only at `/etc/<providerName>` holding `cloud.yaml`; empty: none. */
+  cloudConfigSecret: string;
+  resources: V1ResourceRequirements;
+  tolerations: V1Toleration[];
+  nodeSelector: Record<string, string>;
+  priorityClassName: string;
+  /**
+   * Run in the Node's network namespace (dnsPolicy `Default`): for clusters whose Pod network needs the
+   * CCM first. Pod Security `restricted` and `baseline` reject it; the namespace must allow `privileged`.
+   */
+  hostNetwork: boolean;
+  /** A metrics Service (and, with `podMonitor`, a Prometheus Operator PodMonitor). */
+  monitoring: { enabled: boolean; podMonitor: boolean };
+}
+
+/** The tolerations a CCM needs: it runs before Nodes are initialized or ready, on control-plane Nodes. */
+export const CCM_TOLERATIONS: V1Toleration[] = [
+  { key: 'CriticalAddonsOnly', operator: 'Exists' },
+  { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
+  { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
+  { key: 'node.kubernetes.io/not-ready', operator: 'Exists' },
+  { key: 'node.kubernetes.io/unreachable', operator: 'Exists' },
+];
+
+/** Defaults for `providerName` (the image repository is derived from it). */
+export function defaultManifestValues(providerName: string, kind: ManifestValues['kind'] = 'Deployment'): ManifestValues {
+  return {
+    providerName,
+    namespace: 'kube-system',
+    kind,
+    replicaCount: 2,
+    image: { repository: `registry.example.com/${providerName}/cloud-controller-manager`, tag: 'v0.1.0', pullPolicy: 'IfNotPresent' },
+    args: { 'cloud-config': `/etc/${providerName}/cloud.yaml`, 'leader-elect': true, 'secure-port': 10258, v: 2 },
+    env: [],
+    cloudConfigSecret: `${providerName}-cloud-config`,
+    resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+    tolerations: CCM_TOLERATIONS,
+    nodeSelector: kind === 'DaemonSet' ? { 'node-role.kubernetes.io/control-plane': '' } : {},
+    priorityClassName: kind === 'DaemonSet' ? 'system-node-critical' : 'system-cluster-critical',
+    hostNetwork: false,
+    monitoring: { enabled: false, podMonitor: false },
+  };
+}
