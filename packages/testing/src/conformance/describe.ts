@@ -1,11 +1,13 @@
 /**
  * The vitest face of the conformance suite: one `describe` per provider, one nested `describe` per
  * implemented facet, one `it` per check. Facets the provider does not implement get no tests at all (never
- * skipped tests counted as passes); the coverage is printed when the suite is collected.
+ * skipped tests counted as passes); the coverage is printed when the suite is collected. With
+ * `pendingNotImplemented`, a check that a stub (`NotImplementedError`) stops is skipped as pending.
  */
 import { describe, it } from 'vitest';
 import type { ProviderConformanceOptions, ProviderFixture } from './options.js';
 import { resolveOptions } from './options.js';
+import { trackStubs } from './pending.js';
 import { formatCoverage, planProviderConformance } from './plan.js';
 
 /**
@@ -40,12 +42,17 @@ export function describeProviderConformance<F extends ProviderFixture>(
 ): void {
   const { timeouts } = resolveOptions(options);
   describe(`${options.name}: provider conformance`, async () => {
-    const plan = await planProviderConformance(options);
+    const stubs = options.pendingNotImplemented ? trackStubs(options) : undefined;
+    const plan = await planProviderConformance(stubs?.options ?? options);
     console.info(formatCoverage(plan.coverage));
     for (const facet of plan.coverage.implemented) {
       describe(facet, () => {
         for (const check of plan.checks.filter((c) => c.facet === facet)) {
-          it(check.title, () => check.run(), timeouts.testMs);
+          it(
+            check.title,
+            (ctx) => (stubs ? stubs.run(check, (note) => ctx.skip(note)) : check.run()),
+            timeouts.testMs,
+          );
         }
       });
     }

@@ -19,3 +19,4 @@ export {
   planProviderConformance,
 } from './plan.js';
 export { ConformanceViolation } from './violation.js';
+export { type StubTracker, trackStubs } from './pending.js';

@@ -145,6 +145,12 @@ export interface ProviderConformanceOptions<F extends ProviderFixture = Provider
    * implements exactly these (catching a facet that silently went missing). `provider` is implied.
    */
   facets?: readonly ConformanceFacet[];
+  /**
+   * For a provider under construction: a check that fails because a provider method threw
+   * `NotImplementedError` (a stub) is reported as pending — vitest's skip with the note
+   * `pending: <method> not implemented` — instead of as a failure. Never counted as a pass. Default false.
+   */
+  pendingNotImplemented?: boolean;
   loadBalancer?: LoadBalancerConformanceOptions<F>;
   routes?: RoutesConformanceOptions<F>;
   timeouts?: ConformanceTimeouts;
