@@ -19,10 +19,16 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ControlPlane, ensureControlPlaneBinaries, startControlPlane } from '@ccm-kit/testing';
-import { CoreV1Api, setHeaderOptions, type V1Node, type V1Service } from '@kubernetes/client-node';
+import {
+  type ControlPlane,
+  ensureControlPlaneBinaries,
+  nodeTable,
+  registerKubeletNodes,
+  serviceTable,
+  startControlPlane,
+} from '@ccm-kit/testing';
+import { CoreV1Api, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { type Backend, startBackend } from './backends.js';
-import { nodeTable, serviceTable } from './tables.js';
 
 const NAMESPACE = 'demo';
 const SERVICE = 'hello';
@@ -185,42 +191,10 @@ async function main(): Promise<void> {
   ok(`local-cloud-controller-manager pid ${ccm.pid}, logs in ${logFile}`);
 
   step(3, 'Registering three Nodes the way a kubelet with --cloud-provider=external does');
-  for (const n of NODES) {
-    await core.createNode({
-      body: {
-        metadata: { name: n.name, labels: { 'kubernetes.io/hostname': n.name } },
-        spec: {
-          taints: [
-            { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
-          ],
-        },
-      },
-    });
-    await core.patchNodeStatus(
-      {
-        name: n.name,
-        body: {
-          status: {
-            addresses: [
-              { type: 'InternalIP', address: n.ip },
-              { type: 'Hostname', address: n.name },
-            ],
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'True',
-                reason: 'KubeletReady',
-                message: 'demo kubelet is posting ready status',
-                lastHeartbeatTime: new Date(),
-                lastTransitionTime: new Date(),
-              },
-            ],
-          },
-        },
-      },
-      setHeaderOptions('Content-Type', 'application/merge-patch+json'),
-    );
-  }
+  await registerKubeletNodes(
+    core,
+    NODES.map((n) => ({ name: n.name, internalIP: n.ip })),
+  );
   const listNodes = async () =>
     (await core.listNode({})).items.filter((n) => n.metadata?.name?.startsWith('demo-'));
   console.log(nodeTable(await listNodes()).replace(/^/gm, '  '));

@@ -1,4 +1,4 @@
-/** kubectl-like tables for the demo's output. */
+/** kubectl-like tables of Nodes and Services, for `ccm-kit dev` and the local demo. */
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 
 /** Renders rows as left-aligned columns, like `kubectl get`. */
