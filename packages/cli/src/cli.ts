@@ -1,4 +1,7 @@
 /** Sub-command dispatch of `ccm-kit`. Each command lives in commands/<name>.ts. */
+import { BUILD_USAGE, buildCommand } from './commands/build.js';
+import { CONFORMANCE_USAGE, conformanceCommand } from './commands/conformance.js';
+import { ENVTEST_USAGE, envtestCommand } from './commands/envtest.js';
 import { MANIFESTS_USAGE, manifestsCommand } from './commands/manifests.js';
 import { UsageError } from './usage-error.js';
 
@@ -11,6 +14,21 @@ interface Command {
 const write = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 
 const COMMANDS: Record<string, Command> = {
+  build: {
+    usage: BUILD_USAGE,
+    summary: "a production bundle of your provider's main (one ES module, rolldown)",
+    run: (argv) => buildCommand(argv, process.cwd(), write),
+  },
+  conformance: {
+    usage: CONFORMANCE_USAGE,
+    summary: 'run the provider conformance suite: passed / pending / broke',
+    run: (argv) => conformanceCommand(argv, process.cwd(), write),
+  },
+  envtest: {
+    usage: ENVTEST_USAGE,
+    summary: 'build kube-apiserver, etcd and kubectl from Go modules for local control planes',
+    run: (argv) => envtestCommand(argv, write),
+  },
   manifests: {
     usage: MANIFESTS_USAGE,
     summary: 'RBAC + Deployment/DaemonSet YAML for your provider (same templates as the Helm chart)',

@@ -179,6 +179,7 @@ describe('ensureControlPlaneBinaries', () => {
     expect(err).toBeInstanceOf(ControlPlaneBinariesMissingError);
     expect(err.missing).toEqual(['etcd']);
     expect(err.message).toContain('npm run envtest:build');
+    expect(err.message).toContain('npx ccm-kit envtest');
     expect(err.message).toContain('KUBEBUILDER_ASSETS');
     expect(err.message).toContain('TEST_ASSET_KUBE_APISERVER');
     expect(err.message).toContain('Looked for etcd in:');

@@ -55,7 +55,8 @@ function instructions(
   lines.push(
     'Provide them in one of these ways:',
     '  1. Build them from source (Go >= 1.26 on PATH, Go module proxy reachable; ~15-25 min once, then cached):',
-    '       npm run envtest:build        # runs bash tools/envtest/build.sh',
+    '       npx ccm-kit envtest          # in your project (the @ccm-kit/cli package); prints KUBEBUILDER_ASSETS',
+    '       npm run envtest:build        # in the ccm-kit repository (bash tools/envtest/build.sh)',
     '  2. Use binaries you already have (e.g. from controller-runtime setup-envtest, Kubernetes 1.34+):',
     '       export KUBEBUILDER_ASSETS=/dir/containing/kube-apiserver-and-etcd',
     '       (setup-envtest: export KUBEBUILDER_ASSETS="$(setup-envtest use -p path 1.36.x)")',

@@ -1,0 +1,67 @@
+/**
+ * `ccm-kit build`: bundles the provider's entry point (its `main`) and everything it imports into one
+ * ES module for production images, with rolldown (the bundler Vite is built on): no node_modules in the
+ * image, and a faster start than resolving hundreds of modules.
+ */
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { build } from 'rolldown';
+import { UsageError } from '../usage-error.js';
+
+export const BUILD_USAGE = `ccm-kit build [--entry src/main.ts] [--outfile dist/bundle/main.mjs] [--no-minify]
+
+  --entry <file>     the provider's main (TypeScript or JavaScript; default src/main.ts)
+  --outfile <file>   the bundle (default dist/bundle/main.mjs); run it with: node dist/bundle/main.mjs
+  --no-minify        keep the code readable (names are kept either way, for stack traces)`;
+
+/** What {@link bundle} wrote. */
+export interface BundleResult {
+  outfile: string;
+  /** Size in bytes. */
+  bytes: number;
+  /** Wall time of the build in milliseconds. */
+  ms: number;
+}
+
+/**
+ * Bundles `entry` into `outfile` (ES module, Node platform, source map next to it).
+ * @throws Error with rolldown's diagnostics when a module cannot be resolved or parsed.
+ */
+export async function bundle(entry: string, outfile: string, minify = true): Promise<BundleResult> {
+  const started = performance.now();
+  await build({
+    input: entry,
+    platform: 'node',
+    logLevel: 'warn',
+    output: {
+      file: outfile,
+      format: 'esm',
+      minify,
+      keepNames: true,
+      // One file: dynamic imports (lazy-loaded parts of dependencies) are inlined.
+      codeSplitting: false,
+      sourcemap: true,
+      // CommonJS dependencies call require() for Node's built-ins; give the ES module one.
+      banner: "import { createRequire as __ccmKitCreateRequire } from 'node:module'; const require = __ccmKitCreateRequire(import.meta.url);",
+    },
+  });
+  return { outfile, bytes: (await stat(outfile)).size, ms: Math.round(performance.now() - started) };
+}
+
+/** Runs the command in `cwd`. */
+export async function buildCommand(argv: string[], cwd: string, out: (text: string) => void): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      entry: { type: 'string', default: 'src/main.ts' },
+      outfile: { type: 'string', default: 'dist/bundle/main.mjs' },
+      'no-minify': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const entry = resolve(cwd, values.entry);
+  if (!(await stat(entry).catch(() => undefined))) throw new UsageError(`--entry: ${values.entry} does not exist in ${cwd}`);
+  const r = await bundle(entry, resolve(cwd, values.outfile), !values['no-minify']);
+  out(`bundled ${values.entry} into ${values.outfile} (${(r.bytes / 1024 / 1024).toFixed(2)} MiB) in ${r.ms} ms`);
+}
