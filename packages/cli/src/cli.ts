@@ -1,6 +1,7 @@
 /** Sub-command dispatch of `ccm-kit`. Each command lives in commands/<name>.ts. */
 import { BUILD_USAGE, buildCommand } from './commands/build.js';
 import { CONFORMANCE_USAGE, conformanceCommand } from './commands/conformance.js';
+import { DEV_USAGE, devCommand } from './commands/dev.js';
 import { ENVTEST_USAGE, envtestCommand } from './commands/envtest.js';
 import { MANIFESTS_USAGE, manifestsCommand } from './commands/manifests.js';
 import { UsageError } from './usage-error.js';
@@ -23,6 +24,11 @@ const COMMANDS: Record<string, Command> = {
     usage: CONFORMANCE_USAGE,
     summary: 'run the provider conformance suite: passed / pending / broke',
     run: (argv) => conformanceCommand(argv, process.cwd(), write),
+  },
+  dev: {
+    usage: DEV_USAGE,
+    summary: 'run your provider as a CCM against a local control plane with kubelet-style Nodes; restarts on change',
+    run: (argv) => devCommand(argv, process.cwd(), write),
   },
   envtest: {
     usage: ENVTEST_USAGE,
