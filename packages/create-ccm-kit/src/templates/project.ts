@@ -1,0 +1,164 @@
+/** The project files of a new provider: package.json, tsconfig, Dockerfile, README, CI, .gitignore. */
+import { type ProjectOptions } from '../options.js';
+import { CCM_KIT_RANGE, THIRD_PARTY } from '../versions.js';
+
+export const binName = (o: ProjectOptions) => `${o.provider}-cloud-controller-manager`;
+
+export function packageJson(o: ProjectOptions): string {
+  const pkg = {
+    name: binName(o),
+    version: '0.1.0',
+    private: true,
+    description: `The ${o.provider} Kubernetes cloud-controller-manager, built with ccm-kit`,
+    type: 'module',
+    engines: { node: '>=22.19' },
+    bin: { [binName(o)]: './dist/main.js' },
+    // Read by the ccm-kit command (dev, manifests).
+    ccmKit: { provider: o.provider, entry: 'dist/main.js' },
+    scripts: {
+      build: 'tsc -p .',
+      test: 'vitest run',
+      dev: 'ccm-kit dev --cloud-config dev/cloud-config.yaml --service',
+      conformance: 'ccm-kit conformance',
+      bundle: 'ccm-kit build',
+      manifests: `ccm-kit manifests --provider ${o.provider}`,
+    },
+    dependencies: {
+      '@ccm-kit/app': CCM_KIT_RANGE,
+      '@ccm-kit/cloud-provider': CCM_KIT_RANGE,
+      '@kubernetes/client-node': THIRD_PARTY['@kubernetes/client-node'],
+      yaml: THIRD_PARTY.yaml,
+    },
+    devDependencies: {
+      '@ccm-kit/cli': CCM_KIT_RANGE,
+      '@ccm-kit/testing': CCM_KIT_RANGE,
+      '@types/node': THIRD_PARTY['@types/node'],
+      typescript: THIRD_PARTY.typescript,
+      vitest: THIRD_PARTY.vitest,
+    },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+export function tsconfigJson(): string {
+  return `${JSON.stringify(
+    {
+      compilerOptions: {
+        target: 'es2023',
+        lib: ['es2023'],
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noImplicitOverride: true,
+        noFallthroughCasesInSwitch: true,
+        noUncheckedIndexedAccess: true,
+        exactOptionalPropertyTypes: false,
+        verbatimModuleSyntax: true,
+        skipLibCheck: true,
+        sourceMap: true,
+        rootDir: 'src',
+        outDir: 'dist',
+        types: ['node'],
+      },
+      include: ['src'],
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+export function dockerfile(o: ProjectOptions): string {
+  return `# The ${o.provider} cloud-controller-manager image: the production bundle (npx ccm-kit build) on the
+# official Node.js image, running as a non-root user (numeric, so Kubernetes' runAsNonRoot can verify it).
+FROM node:22-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY . .
+RUN npx ccm-kit build
+
+FROM node:22-slim
+WORKDIR /app
+COPY --from=build /src/dist/bundle/ /app/
+USER 65532:65532
+ENTRYPOINT ["node", "--enable-source-maps", "/app/main.mjs"]
+`;
+}
+
+export function dockerignore(): string {
+  return 'node_modules\ndist\nccm-dev.log\n.git\n';
+}
+
+export function gitignore(): string {
+  return 'node_modules/\ndist/\nccm-dev.log\n.ccm-kit-conformance-*\n';
+}
+
+export function ciWorkflow(o: ProjectOptions): string {
+  return `# CI for the ${o.provider} cloud-controller-manager: type-check, unit and conformance tests, bundle, image.
+name: ci
+on:
+  push:
+    branches: [main]
+  pull_request:
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 22
+          cache: npm
+      - run: npm ci
+      - run: npm run build
+      - run: npm test
+      - run: npx ccm-kit conformance
+      - run: npx ccm-kit build
+      - run: docker build -t ${binName(o)}:ci .
+      - run: npx ccm-kit manifests --provider ${o.provider} --image ${binName(o)}:ci > manifests.yaml
+`;
+}
+
+export function readme(o: ProjectOptions): string {
+  return `# ${binName(o)}
+
+The Kubernetes cloud-controller-manager for ${o.provider}, built with [ccm-kit](https://github.com/ccm-kit/ccm-kit#readme).
+Facets: ${o.facets.join(', ')}.
+
+| file | what |
+| --- | --- |
+| \`src/provider.ts\` | the provider: every method a stub with a TODO — implement them against your cloud's API |
+| \`src/config.ts\` | the \`--cloud-config\` file, parsed and validated |
+| \`src/main.ts\` | the binary: registers the provider and runs ccm-kit's cloud-controller-manager |
+| \`test/conformance-options.ts\` | how the conformance suite builds your provider (point it at a fake of your API) |
+| \`dev/cloud-config.yaml\` | the cloud-config \`npm run dev\` uses |
+| \`Dockerfile\`, \`chart/\` | the image (the production bundle, non-root) and a Helm chart |
+
+## Develop
+
+\`\`\`sh
+npm test                 # unit tests + the provider conformance suite (stubs are reported pending)
+npx ccm-kit conformance  # the conformance suite alone: passed / pending / broke
+npm run dev              # your CCM against a local kube-apiserver with 3 kubelet-style Nodes and a
+                         # LoadBalancer Service; rebuilds and restarts when src/ changes
+\`\`\`
+
+\`npm run dev\` needs kube-apiserver and etcd: \`npx ccm-kit envtest\` builds them once from Go modules (Go ≥ 1.26),
+or set \`KUBEBUILDER_ASSETS\` to binaries from controller-runtime's setup-envtest. \`ccm-kit dev --kubeconfig <file>\`
+runs against an existing cluster instead.
+
+## Ship
+
+\`\`\`sh
+npx ccm-kit build                                   # dist/bundle/main.mjs: one file, no node_modules
+docker build -t registry.example.com/${o.provider}/cloud-controller-manager:v0.1.0 .
+helm install ${o.provider}-ccm ./chart -n kube-system --set image.tag=v0.1.0
+# or without Helm, from the same templates:
+npx ccm-kit manifests --provider ${o.provider} --image registry.example.com/${o.provider}/cloud-controller-manager:v0.1.0 | kubectl apply -f -
+\`\`\`
+
+The chart's values: image, args (CCM flags), env (e.g. the API token from a Secret), resources, tolerations,
+nodeSelector, priorityClassName, kind (Deployment with leader election, or DaemonSet on control-plane
+Nodes), hostNetwork, monitoring. Pods pass Pod Security "restricted" unless hostNetwork is on.
+`;
+}

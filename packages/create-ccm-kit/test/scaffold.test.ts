@@ -1,0 +1,63 @@
+/** What create-ccm-kit writes, per facet choice; the vendor-flow integration test installs and runs it. */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseFacets, validateProviderName } from '../src/options.js';
+import { projectFiles } from '../src/scaffold.js';
+import { THIRD_PARTY } from '../src/versions.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+describe('create-ccm-kit', () => {
+  it('writes the chosen facets as stubs throwing NotImplementedError, and only those', () => {
+    const files = projectFiles({ dir: '/x', provider: 'my-cloud', facets: parseFacets('routes,instances') });
+    const provider = files['src/provider.ts']!;
+    expect(provider).toContain('export class MyCloudCloud implements CloudProvider, Routes, Instances, Zones {');
+    expect(provider).toContain("throw new NotImplementedError('createRoute not implemented');");
+    expect(provider).toContain("throw new NotImplementedError('getZoneByProviderID not implemented');");
+    expect(provider).not.toContain('instanceMetadata');
+    expect(provider).not.toContain('ensureLoadBalancer');
+    expect(files['test/conformance-options.ts']).toContain("facets: ['routes', 'instances', 'zones'],");
+    expect(files['test/conformance-options.ts']).toContain('pendingNotImplemented: true');
+  });
+
+  it('package.json names the provider for ccm-kit and depends on the ccm-kit packages', () => {
+    const pkg = JSON.parse(projectFiles({ dir: '/x', provider: 'acme', facets: ['instancesV2'] })['package.json']!);
+    expect(pkg.ccmKit).toEqual({ provider: 'acme', entry: 'dist/main.js' });
+    expect(Object.keys(pkg.dependencies)).toEqual(['@ccm-kit/app', '@ccm-kit/cloud-provider', '@kubernetes/client-node', 'yaml']);
+    expect(Object.keys(pkg.devDependencies)).toEqual(['@ccm-kit/cli', '@ccm-kit/testing', '@types/node', 'typescript', 'vitest']);
+  });
+
+  it('pins the third-party versions ccm-kit itself uses', () => {
+    const root = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+    const app = JSON.parse(readFileSync(join(repoRoot, 'packages/app/package.json'), 'utf8'));
+    const all = { ...root.devDependencies, ...app.dependencies };
+    for (const [name, range] of Object.entries(THIRD_PARTY)) expect(range, name).toBe(all[name]);
+  });
+
+  it('writes a Dockerfile on the official Node image running the bundle as a numeric non-root user, and a Helm chart', () => {
+    const files = projectFiles({ dir: '/x', provider: 'acme', facets: ['loadBalancer'] });
+    expect(files.Dockerfile).toMatch(/^FROM node:22-slim$/m);
+    expect(files.Dockerfile).toContain('RUN npx ccm-kit build');
+    expect(files.Dockerfile).toContain('USER 65532:65532');
+    expect(files['chart/Chart.yaml']).toContain('name: acme-cloud-controller-manager');
+    expect(files['chart/values.yaml']).toContain('providerName: acme');
+    expect(files['chart/templates/deployment.yaml']).toContain('{{- if eq .Values.kind "Deployment" }}');
+  });
+
+  it.each([
+    ['MyCloud', /provider name "MyCloud"/],
+    ['1cloud', /provider name "1cloud"/],
+  ])('rejects the provider name %j', (name, message) => {
+    expect(() => validateProviderName(name)).toThrow(message);
+  });
+
+  it.each([
+    ['instancesV2,instances', /instancesV2 or instances/],
+    ['lb', /facet "lb": choose from/],
+    ['', /at least one/],
+  ])('rejects the facets %j', (text, message) => {
+    expect(() => parseFacets(text)).toThrow(message);
+  });
+});
