@@ -74,7 +74,10 @@ export class RestartingProcess {
         onLine('[ccm-kit dev] the build failed; the running CCM is kept. Fix the error and save again.');
         return;
       }
-      await stop(this.#child);
+      // Forget the old process first: its exit is expected, not a crash to report.
+      const old = this.#child;
+      this.#child = undefined;
+      await stop(old);
       const [exe, ...args] = command;
       const child = spawn(exe, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
       pipeLines(child, onLine);
