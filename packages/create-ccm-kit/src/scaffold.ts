@@ -7,7 +7,7 @@ import { defaultManifestValues, renderHelmChart } from '@ccm-kit/cli';
 import type { ProjectOptions } from './options.js';
 import { binName, ciWorkflow, dockerfile, dockerignore, gitignore, packageJson, readme, tsconfigJson } from './templates/project.js';
 import { providerTs } from './templates/provider.js';
-import { configTestTs, configTs, conformanceOptionsTs, conformanceTestTs, devCloudConfig, mainTs } from './templates/source.js';
+import { configTestTs, configTs, conformanceOptionsTs, conformanceTestTs, devCloudConfig, mainTs, versionTestTs, versionTs } from './templates/source.js';
 
 /** Every file of the project, `path → content`. */
 export function projectFiles(o: ProjectOptions): Record<string, string> {
@@ -23,6 +23,8 @@ export function projectFiles(o: ProjectOptions): Record<string, string> {
     'src/provider.ts': providerTs(o),
     'src/config.ts': configTs(o),
     'src/main.ts': mainTs(o),
+    'src/version.ts': versionTs(binName(o)),
+    'test/version.test.ts': versionTestTs(),
     'test/conformance-options.ts': conformanceOptionsTs(o),
     'test/conformance.test.ts': conformanceTestTs(),
     'test/config.test.ts': configTestTs(o),

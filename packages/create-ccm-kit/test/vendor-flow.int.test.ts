@@ -115,5 +115,7 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     const help = run(process.execPath, [join(alone, 'main.mjs'), '--help'], alone);
     expect(help.status, help.out).toBe(0);
     expect(help.out).toContain('--cloud-provider');
+    const version = run(process.execPath, [join(alone, 'main.mjs'), '--version'], alone);
+    expect(version.out).toMatch(/^acme-cloud-controller-manager v0\.1\.0/);
   }, 300_000);
 });

@@ -54,9 +54,31 @@ export function mainTs(o: ProjectOptions): string {
 // (the flags of upstream's cloud-controller-manager; --help lists them).
 import { runCloudControllerManager } from '@ccm-kit/app';
 import { register } from './provider.js';
+import { COMMAND_NAME, VERSION } from './version.js';
 
 register();
-await runCloudControllerManager();
+// Your name and version in --version, --help and the User-Agent of the CCM's API requests.
+await runCloudControllerManager({ commandName: COMMAND_NAME, version: VERSION });
+`;
+}
+
+export function versionTs(commandName: string): string {
+  return `/** The binary's name and version (test/version.test.ts keeps VERSION equal to package.json's). */
+export const COMMAND_NAME = '${commandName}';
+export const VERSION = '0.1.0';
+`;
+}
+
+export function versionTestTs(): string {
+  return `import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { COMMAND_NAME, VERSION } from '../src/version.js';
+
+it('src/version.ts matches package.json', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  expect(VERSION).toBe(pkg.version);
+  expect(Object.keys(pkg.bin)).toEqual([COMMAND_NAME]);
+});
 `;
 }
 
