@@ -15,13 +15,14 @@ describe('ccm-kit manifests', () => {
     expect(deployment.spec.replicas).toBe(2);
     const container = deployment.spec.template.spec.containers[0];
     expect(container.image).toBe('ghcr.io/acme/ccm:1.2.3');
+    // --cloud-provider first, then the flags in name order (as the Helm chart's range gives them).
     expect(container.args).toEqual([
       '--cloud-provider=acme',
       '--cloud-config=/etc/acme/cloud.yaml',
+      '--cluster-name=prod',
       '--leader-elect=true',
       '--secure-port=10258',
       '--v=4',
-      '--cluster-name=prod',
     ]);
   });
 

@@ -26,9 +26,14 @@ function lookup(values: ManifestValues, path: ValuePath): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], values);
 }
 
-/** Flags as the CCM parses them: `--name=value`, a bare `--name` for an empty string. */
+/**
+ * Flags as the CCM parses them: `--name=value`, a bare `--name` for an empty string; in name order, as
+ * Helm's `range` over a map gives them, so the chart and the command render the same list.
+ */
 export function flagList(args: Record<string, unknown>): string[] {
-  return Object.entries(args).map(([k, v]) => (v === '' ? `--${k}` : `--${k}=${String(v)}`));
+  return Object.entries(args)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => (v === '' ? `--${k}` : `--${k}=${String(v)}`));
 }
 
 /** Reads concrete values. `include` conditions are `path` or `path==literal`. */
