@@ -75,7 +75,7 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     expect(readdirSync(project).sort()).toEqual(
       ['.dockerignore', '.github', '.gitignore', 'Dockerfile', 'README.md', 'chart', 'dev', 'package.json', 'src', 'test', 'tsconfig.json'],
     );
-  });
+  }, 600_000);
 
   it('npm install and npm test pass out of the box, the stubs pending', () => {
     useTarballs(join(project, 'package.json'));
