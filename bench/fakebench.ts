@@ -3,19 +3,28 @@
  * TypeScript twin of bench/upstream-ccm/fakebench.go, with the same semantics, counter names and
  * counters line, so both CCMs see the same cloud.
  *
- * - InstancesV2: every Node exists and runs; `instanceMetadata` returns providerID
- *   `fakebench://<node name>`, one InternalIP from an FNV-1a hash of the name
- *   (`10.<h>>16&255>.<h>>8&255>.<h&255>`), instance type `fb.standard-4`, zone `fakebench-<a|b|c>`
- *   (hash % 3) and region `fakebench-1`.
+ * - InstancesV2: every Node exists and runs, except by name: a Node whose name contains `-gone-` does not
+ *   exist (`instanceExists` false) and one whose name contains `-shutdown-` is shut down
+ *   (`instanceShutdown` true); `instanceMetadata` answers for every name (the benchmark's lifecycle
+ *   workload only needs existence and shutdown). It returns providerID `fakebench://<node name>`, one
+ *   InternalIP from an FNV-1a hash of the name (`10.<h>>16&255>.<h>>8&255>.<h&255>`), instance type
+ *   `fb.standard-4`, zone `fakebench-<a|b|c>` (hash % 3) and region `fakebench-1`.
  * - LoadBalancer: keyed by the default LB name; `ensureLoadBalancer` keeps an existing balancer's IP or
- *   takes the next from a counter (`198.18.<n>>8&255>.<n&255>`); hosts (node names) are stored;
- *   `updateLoadBalancer` replaces them; `ensureLoadBalancerDeleted` forgets the balancer.
+ *   takes the next from a counter (`198.18.<n>>8&255>.<n&255>`); of the hosts only their number and an
+ *   FNV-1a hash of the sorted names joined by `,` are kept (so 1,000 balancers × 5,000 Nodes do not
+ *   weigh on the CCM's memory); `updateLoadBalancer` replaces them; `ensureLoadBalancerDeleted` forgets
+ *   the balancer.
  * - Routes: a map keyed by destination CIDR.
  *
  * Memory is bounded by the live objects (at most {@link MAX_OBJECTS} balancers and routes; more is an
- * error). Env `FAKEBENCH_LATENCY_MS` adds a fixed delay (milliseconds, abortable) to every cloud call.
+ * error). Env (all optional, read by {@link FakeBench.fromEnv}):
+ * - `FAKEBENCH_LATENCY_MS`: a fixed delay (milliseconds, abortable) of every cloud call;
+ * - `FAKEBENCH_STALE_ROUTES`: start with this many routes no Node owns (`10.<120+i>>8>.<i&255>.0/24`
+ *   → `bench-stale-<i>`, at most {@link MAX_STALE_ROUTES}), for a route controller to delete;
+ * - `FAKEBENCH_STATE_FILE`: the cloud's state (balancers, routes, IP counter) is loaded from this JSON
+ *   file at start when it exists and saved to it at exit, so a restarted CCM finds the cloud as it was.
  */
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type CloudProvider,
@@ -32,6 +41,8 @@ import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client
 export const PROVIDER_NAME = 'fakebench';
 /** Upper bound of the balancer table and of the route table, each. */
 export const MAX_OBJECTS = 100_000;
+/** Upper bound of `FAKEBENCH_STALE_ROUTES` (the stale routes must stay inside 10.120.0.0/13). */
+export const MAX_STALE_ROUTES = 2048;
 
 /** Method names as printed in the counters line (identical to the Go side). */
 export const METHOD_NAMES = [
@@ -61,7 +72,18 @@ export interface CounterLine {
   loadBalancers: number;
   /** Sum of the host counts of all balancers. */
   lbHostsTotal: number;
+  /** Sum (mod 2^32) over the balancers of FNV-1a(`<lb name>=<host hash>`): equal iff the host sets are (w.h.p.). */
+  lbHostsHash: number;
   routes: number;
+  /** Sum (mod 2^32) over the routes of FNV-1a(`<destination CIDR>><target node>`). */
+  routesHash: number;
+}
+
+/** What `FAKEBENCH_STATE_FILE` holds (same shape on the Go side). */
+export interface CloudState {
+  nextIP: number;
+  balancers: Record<string, { ip: string; hosts: number; hostsHash: number }>;
+  routes: { name: string; targetNode: string; destinationCIDR: string; blackhole: boolean }[];
 }
 
 /** FNV-1a, 32 bits, over the UTF-8 bytes of `s` (Go's hash/fnv New32a). */
@@ -87,15 +109,34 @@ export function fakebenchZone(name: string): string {
 
 interface Balancer {
   ip: string;
-  hosts: string[];
+  /** Number of hosts. */
+  hosts: number;
+  /** FNV-1a of the sorted host names joined by `,`. */
+  hostsHash: number;
 }
 
 function statusOf(ip: string): V1LoadBalancerStatus {
   return { ingress: [{ ip }] };
 }
 
-function hostNames(nodes: readonly V1Node[]): string[] {
-  return nodes.map((n) => n.metadata?.name ?? '').sort();
+/** The host count and hash of a balancer's Nodes. */
+function hostsOf(nodes: readonly V1Node[]): Pick<Balancer, 'hosts' | 'hostsHash'> {
+  const names = nodes.map((n) => n.metadata?.name ?? '').sort();
+  return { hosts: names.length, hostsHash: fnv32a(names.join(',')) };
+}
+
+/** Whether fakebench treats the Node's instance as deleted / shut down (by name, see the module doc). */
+export const isGone = (name: string): boolean => name.includes('-gone-');
+export const isShutdown = (name: string): boolean => name.includes('-shutdown-');
+
+/** The `FAKEBENCH_STALE_ROUTES` route number `i`. */
+export function staleRoute(i: number): Route {
+  return {
+    name: `bench-stale-${i}`,
+    targetNode: `bench-stale-${i}`,
+    destinationCIDR: `10.${120 + (i >> 8)}.${i & 255}.0/24`,
+    blackhole: false,
+  };
 }
 
 /** The fake cloud; one instance per process. */
@@ -107,18 +148,62 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   readonly #balancers = new Map<string, Balancer>();
   readonly #routes = new Map<string, Route>();
 
-  /** @throws Error when `latencyMs` is negative or not a number. */
-  constructor(latencyMs = 0) {
+  /**
+   * @param latencyMs fixed delay of every cloud call, milliseconds
+   * @param staleRoutes routes no Node owns to start with (see {@link staleRoute})
+   * @throws Error when `latencyMs` is negative or not a number, or `staleRoutes` is not an integer in
+   *   0..{@link MAX_STALE_ROUTES}.
+   */
+  constructor(latencyMs = 0, staleRoutes = 0) {
     if (!Number.isFinite(latencyMs) || latencyMs < 0) {
       throw new Error(`FAKEBENCH_LATENCY_MS must be a non-negative number of milliseconds, got ${latencyMs}`);
     }
+    if (!Number.isInteger(staleRoutes) || staleRoutes < 0 || staleRoutes > MAX_STALE_ROUTES) {
+      throw new Error(`FAKEBENCH_STALE_ROUTES must be an integer from 0 to ${MAX_STALE_ROUTES}, got ${staleRoutes}`);
+    }
     this.latencyMs = latencyMs;
+    for (let i = 0; i < staleRoutes; i++) {
+      const r = staleRoute(i);
+      this.#routes.set(r.destinationCIDR, r);
+    }
   }
 
-  /** Reads `FAKEBENCH_LATENCY_MS` (ms, default 0). */
+  /**
+   * Reads `FAKEBENCH_LATENCY_MS` (ms, default 0), `FAKEBENCH_STALE_ROUTES` (default 0) and loads
+   * `FAKEBENCH_STATE_FILE` when it exists (its routes replace the stale ones).
+   * @throws Error on a malformed variable or state file.
+   */
   static fromEnv(env: NodeJS.ProcessEnv = process.env): FakeBench {
-    const v = env.FAKEBENCH_LATENCY_MS;
-    return new FakeBench(v === undefined || v === '' ? 0 : Number(v));
+    const n = (v: string | undefined) => (v === undefined || v === '' ? 0 : Number(v));
+    const fake = new FakeBench(n(env.FAKEBENCH_LATENCY_MS), n(env.FAKEBENCH_STALE_ROUTES));
+    const stateFile = env.FAKEBENCH_STATE_FILE;
+    if (stateFile && existsSync(stateFile)) fake.loadState(JSON.parse(readFileSync(stateFile, 'utf8')) as CloudState);
+    return fake;
+  }
+
+  /** Replaces the balancers, routes and IP counter with `state`. */
+  loadState(state: CloudState): void {
+    this.#nextIP = state.nextIP;
+    this.#balancers.clear();
+    for (const [name, b] of Object.entries(state.balancers)) this.#balancers.set(name, { ...b });
+    this.#routes.clear();
+    for (const r of state.routes) this.#routes.set(r.destinationCIDR, { ...r });
+  }
+
+  /** Writes the balancers, routes and IP counter to `path` (temporary file, then rename). */
+  saveState(path: string): void {
+    const state: CloudState = {
+      nextIP: this.#nextIP,
+      balancers: Object.fromEntries(this.#balancers),
+      routes: [...this.#routes.values()].map((r) => ({
+        name: r.name ?? '',
+        targetNode: r.targetNode,
+        destinationCIDR: r.destinationCIDR,
+        blackhole: r.blackhole ?? false,
+      })),
+    };
+    writeFileSync(`${path}.tmp`, JSON.stringify(state));
+    renameSync(`${path}.tmp`, path);
   }
 
   async #call(method: MethodName, signal?: AbortSignal): Promise<void> {
@@ -135,8 +220,13 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
       firstCallMs: this.#firstCallMs,
       calls: Object.fromEntries(this.#calls) as Record<MethodName, number>,
       loadBalancers: this.#balancers.size,
-      lbHostsTotal: [...this.#balancers.values()].reduce((sum, b) => sum + b.hosts.length, 0),
+      lbHostsTotal: [...this.#balancers.values()].reduce((sum, b) => sum + b.hosts, 0),
+      lbHostsHash: [...this.#balancers].reduce((sum, [name, b]) => (sum + fnv32a(`${name}=${b.hostsHash}`)) >>> 0, 0),
       routes: this.#routes.size,
+      routesHash: [...this.#routes.values()].reduce(
+        (sum, r) => (sum + fnv32a(`${r.destinationCIDR}>${r.targetNode}`)) >>> 0,
+        0,
+      ),
     };
   }
 
@@ -164,14 +254,14 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   }
 
   // InstancesV2
-  async instanceExists(_node: V1Node, signal?: AbortSignal): Promise<boolean> {
+  async instanceExists(node: V1Node, signal?: AbortSignal): Promise<boolean> {
     await this.#call('InstanceExists', signal);
-    return true;
+    return !isGone(node.metadata?.name ?? '');
   }
 
-  async instanceShutdown(_node: V1Node, signal?: AbortSignal): Promise<boolean> {
+  async instanceShutdown(node: V1Node, signal?: AbortSignal): Promise<boolean> {
     await this.#call('InstanceShutdown', signal);
-    return false;
+    return isShutdown(node.metadata?.name ?? '');
   }
 
   async instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata> {
@@ -210,15 +300,15 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   ): Promise<V1LoadBalancerStatus> {
     await this.#call('EnsureLoadBalancer', signal);
     const name = defaultLoadBalancerName(service);
-    const hosts = hostNames(nodes);
+    const hosts = hostsOf(nodes);
     const existing = this.#balancers.get(name);
     if (existing) {
-      existing.hosts = hosts;
+      Object.assign(existing, hosts);
       return statusOf(existing.ip);
     }
     if (this.#balancers.size >= MAX_OBJECTS) throw new Error('fakebench: too many load balancers');
     const n = ++this.#nextIP;
-    const b = { ip: `198.18.${(n >>> 8) & 255}.${n & 255}`, hosts };
+    const b = { ip: `198.18.${(n >>> 8) & 255}.${n & 255}`, ...hosts };
     this.#balancers.set(name, b);
     return statusOf(b.ip);
   }
@@ -236,7 +326,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
         `fakebench: load balancer for service ${service.metadata?.namespace}/${service.metadata?.name} does not exist`,
       );
     }
-    b.hosts = hostNames(nodes);
+    Object.assign(b, hostsOf(nodes));
   }
 
   async ensureLoadBalancerDeleted(_clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void> {

@@ -4,8 +4,9 @@
  *
  *   node bench/ts-ccm.ts --cloud-provider=fakebench --kubeconfig=... [CCM flags]
  *
- * Env: `FAKEBENCH_COUNTERS_FILE` (where the fake writes its counters as one JSON line, every second and
- * at exit) and `FAKEBENCH_LATENCY_MS` (fixed latency of every cloud call, default 0).
+ * Env: `FAKEBENCH_COUNTERS_FILE` (where the fake writes its counters as one JSON line, every
+ * `FAKEBENCH_COUNTERS_INTERVAL_MS` (default 1000) and at exit), `FAKEBENCH_STATE_FILE` (the cloud's
+ * state, loaded at start and saved at exit), and the fake's own variables (see bench/fakebench.ts).
  */
 import { runCloudControllerManager } from '@ccm-kit/app';
 import { registerCloudProvider } from '@ccm-kit/cloud-provider';
@@ -24,8 +25,10 @@ if (countersFile) {
     }
   };
   write();
-  setInterval(write, 1_000).unref();
+  setInterval(write, Number(process.env.FAKEBENCH_COUNTERS_INTERVAL_MS || 1_000)).unref();
   process.on('exit', write);
 }
+const stateFile = process.env.FAKEBENCH_STATE_FILE;
+if (stateFile) process.on('exit', () => fake.saveState(stateFile));
 
 await runCloudControllerManager();

@@ -32,6 +32,8 @@ export interface ApiTraffic {
   conflicts: number;
   /** Responses >= 400 other than 409. */
   otherErrors: number;
+  /** Unix ms of the last counted request (0 without one). */
+  lastRequestMs: number;
 }
 
 interface AuditEvent {
@@ -46,13 +48,23 @@ interface AuditEvent {
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+export const emptyTraffic = (): ApiTraffic => ({
+  total: 0,
+  writes: 0,
+  byVerbResource: {},
+  byCode: {},
+  conflicts: 0,
+  otherErrors: 0,
+  lastRequestMs: 0,
+});
+
 /**
  * Counts the requests of `username` in a JSON-lines audit log. A watch is counted at its
  * ResponseStarted stage (it may still be open when the log is read); other requests at ResponseComplete.
- * With `beforeMs`, only requests received before that Unix time (ms) count.
+ * Only requests received in [`fromMs`, `beforeMs`) (Unix ms) count.
  */
-export async function readApiTraffic(logPath: string, username: string, beforeMs = Infinity): Promise<ApiTraffic> {
-  const out: ApiTraffic = { total: 0, writes: 0, byVerbResource: {}, byCode: {}, conflicts: 0, otherErrors: 0 };
+export async function readApiTraffic(logPath: string, username: string, beforeMs = Infinity, fromMs = 0): Promise<ApiTraffic> {
+  const out = emptyTraffic();
   const lines = createInterface({ input: createReadStream(logPath), crlfDelay: Infinity });
   for await (const line of lines) {
     if (line === '' || !line.includes(username)) continue;
@@ -60,7 +72,9 @@ export async function readApiTraffic(logPath: string, username: string, beforeMs
     if (ev.user?.username !== username) continue;
     const isWatch = ev.verb === 'watch';
     if (isWatch ? ev.stage !== 'ResponseStarted' : ev.stage !== 'ResponseComplete') continue;
-    if (Date.parse(ev.requestReceivedTimestamp ?? '') >= beforeMs) continue;
+    const at = Date.parse(ev.requestReceivedTimestamp ?? '');
+    if (at >= beforeMs || at < fromMs) continue;
+    out.lastRequestMs = Math.max(out.lastRequestMs, at);
     const verb = ev.verb ?? '?';
     const resource = ev.objectRef?.resource
       ? `${ev.objectRef.resource}${ev.objectRef.subresource ? `/${ev.objectRef.subresource}` : ''}`

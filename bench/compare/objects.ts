@@ -55,9 +55,16 @@ function digest(seed: number, salt: string): string {
   return out.slice(0, 64);
 }
 
-export function nodeName(i: number): string {
-  return `bench-node-${String(i).padStart(5, '0')}`;
+/**
+ * The name of benchmark Node `i`; `kind` `gone` or `shutdown` gives a Node whose instance fakebench
+ * reports as deleted or shut down (bench/fakebench.ts).
+ */
+export function nodeName(i: number, kind: 'ok' | 'gone' | 'shutdown' = 'ok'): string {
+  return `bench-node-${kind === 'ok' ? '' : `${kind}-`}${String(i).padStart(5, '0')}`;
 }
+
+/** Taint the node lifecycle controller puts on a shut-down Node (k8s.io/cloud-provider api.TaintNodeShutdown). */
+export const SHUTDOWN_TAINT = 'node.cloudprovider.kubernetes.io/shutdown';
 
 /**
  * A Node as a kubelet started with `--cloud-provider=external --node-ip=<ip>` registers it: the
@@ -65,8 +72,9 @@ export function nodeName(i: number): string {
  * With `initialized`, the Node is as a CCM with the fakebench cloud leaves it (providerID, zone, region
  * and instance-type labels, InternalIP + Hostname addresses, no taint), so a CCM has nothing to change.
  */
-export function makeNode(i: number, initialized: boolean): V1Node {
-  const name = nodeName(i);
+export function makeNode(i: number, initialized: boolean, opts: { name?: string; ready?: boolean } = {}): V1Node {
+  const name = opts.name ?? nodeName(i);
+  const ready = opts.ready ?? true;
   const ip = fakebenchNodeIP(name);
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const condition = (type: string, status: string, reason: string, message: string) => ({
@@ -139,7 +147,9 @@ export function makeNode(i: number, initialized: boolean): V1Node {
         condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
         condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
         condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
-        condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+        ready
+          ? condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')
+          : condition('Ready', 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
       ],
       addresses: initialized
         ? [
@@ -194,9 +204,10 @@ export function makeService(i: number): V1Service {
 }
 
 /** True when a Node is initialized as the W1 predicate asks. */
-export function nodeConverged(node: V1Node): boolean {
+export function nodeConverged(node: V1Node, type = 'ADDED'): boolean {
   const name = node.metadata?.name ?? '';
   return (
+    type !== 'DELETED' &&
     node.spec?.providerID === `fakebench://${name}` &&
     !(node.spec?.taints ?? []).some((t) => t.key === UNINITIALIZED_TAINT) &&
     (node.status?.addresses ?? []).some((a) => a.type === 'InternalIP' && a.address === fakebenchNodeIP(name)) &&
@@ -205,6 +216,27 @@ export function nodeConverged(node: V1Node): boolean {
 }
 
 /** True when a Service has a load-balancer ingress (the W2 predicate). */
-export function serviceConverged(svc: V1Service): boolean {
-  return (svc.status?.loadBalancer?.ingress ?? []).some((i) => Boolean(i.ip || i.hostname));
+export function serviceConverged(svc: V1Service, type = 'ADDED'): boolean {
+  return type !== 'DELETED' && (svc.status?.loadBalancer?.ingress ?? []).some((i) => Boolean(i.ip || i.hostname));
+}
+
+/** True when the route controller has set NetworkUnavailable=False on the Node (the W4 predicate). */
+export function nodeRouted(node: V1Node, type = 'ADDED'): boolean {
+  return (
+    type !== 'DELETED' &&
+    (node.status?.conditions ?? []).some((c) => c.type === 'NetworkUnavailable' && c.status === 'False')
+  );
+}
+
+/**
+ * The W5 predicate: a `gone` Node is deleted, a `shutdown` Node carries the shutdown taint, any other
+ * Node has converged as it is.
+ */
+export function nodeLifecycleDone(node: V1Node, type = 'ADDED'): boolean {
+  const name = node.metadata?.name ?? '';
+  if (name.includes('-gone-')) return type === 'DELETED';
+  if (name.includes('-shutdown-')) {
+    return type !== 'DELETED' && (node.spec?.taints ?? []).some((t) => t.key === SHUTDOWN_TAINT);
+  }
+  return type !== 'DELETED';
 }

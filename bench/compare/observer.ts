@@ -17,7 +17,7 @@ export class ConvergenceObserver<T extends Obj> {
   readonly latest = new Map<string, T>();
   readonly #watch: Watch;
   readonly #path: string;
-  readonly #predicate: (obj: T) => boolean;
+  readonly #predicate: (obj: T, type: string) => boolean;
   #expected = new Set<string>();
   #rv: string | undefined;
   #abort: AbortController | undefined;
@@ -25,8 +25,12 @@ export class ConvergenceObserver<T extends Obj> {
   #waiters: (() => void)[] = [];
   #events = 0;
 
-  /** @param path collection path, e.g. `/api/v1/nodes` */
-  constructor(kc: KubeConfig, path: string, predicate: (obj: T) => boolean) {
+  /**
+   * @param path collection path, e.g. `/api/v1/nodes`
+   * @param predicate whether the object has converged; `type` is the watch event type (`ADDED`,
+   *   `MODIFIED`, or `DELETED` with the last state, for workloads that wait for a deletion)
+   */
+  constructor(kc: KubeConfig, path: string, predicate: (obj: T, type: string) => boolean) {
     this.#watch = new Watch(kc);
     this.#path = path;
     this.#predicate = predicate;
@@ -53,11 +57,12 @@ export class ConvergenceObserver<T extends Obj> {
       return;
     }
     this.#rv = obj.metadata?.resourceVersion ?? this.#rv;
-    if (type === 'BOOKMARK' || type === 'DELETED') return;
+    if (type === 'BOOKMARK') return;
     const name = obj.metadata?.name;
     if (!name) return;
-    this.latest.set(name, obj);
-    if (!this.convergedAt.has(name) && this.#predicate(obj)) {
+    if (type === 'DELETED') this.latest.delete(name);
+    else this.latest.set(name, obj);
+    if (!this.convergedAt.has(name) && this.#predicate(obj, type)) {
       this.convergedAt.set(name, Date.now());
       if (this.#expected.has(name)) this.#notify();
     }

@@ -1,13 +1,14 @@
 /**
  * Correctness parity: the final state a CCM leaves (Node labels, annotations, taints, addresses,
- * providerID; Service finalizers, annotations, conditions and load-balancer ingress), normalized so two
+ * providerID, the NetworkUnavailable condition; Service finalizers, annotations, conditions and
+ * load-balancer ingress; the fake cloud's balancers and routes as counts and hashes), normalized so two
  * runs can be diffed. Load-balancer IPs come from a counter in the order the CCM asked for balancers,
  * so each is replaced by `<lb-ip>` after checking it is a fakebench address and unique.
  */
 import { CoreV1Api, type KubeConfig, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { BENCH_LABEL, BENCH_NAMESPACE } from './objects.ts';
 
-/** Object key (`node/<name>`, `service/<name>`) → flattened field path → value. */
+/** Object key (`node/<name>`, `service/<name>`, `cloud/fakebench`) → flattened field path → value. */
 export type StateDump = Record<string, Record<string, string>>;
 
 function flatten(prefix: string, value: unknown, out: Record<string, string>): void {
@@ -31,6 +32,9 @@ function nodeState(node: V1Node): Record<string, string> {
   const taints = (node.spec?.taints ?? []).map((t) => `${t.key}=${t.value ?? ''}:${t.effect}`).sort();
   out.taints = taints.join(',');
   out.addresses = (node.status?.addresses ?? []).map((a) => `${a.type}=${a.address}`).join(',');
+  // Set by the route controller (W4); the timestamps differ run to run, status and reason must not.
+  const net = (node.status?.conditions ?? []).find((c) => c.type === 'NetworkUnavailable');
+  if (net) out.networkUnavailable = `${net.status}:${net.reason ?? ''}:${net.message ?? ''}`;
   return out;
 }
 

@@ -105,11 +105,11 @@ export class ProcessUnderTest {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** CPU seconds, VmHWM and the peak of the sampled VmRSS, now. */
-  async sample(): Promise<{ cpuSeconds: number; hwmBytes: number; peakRssSampledBytes: number }> {
+  /** CPU seconds, VmRSS, VmHWM and the peak of the sampled VmRSS, now. */
+  async sample(): Promise<{ cpuSeconds: number; rssBytes: number; hwmBytes: number; peakRssSampledBytes: number }> {
     const [cpu, mem] = await Promise.all([cpuSeconds(this.pid), memory(this.pid)]);
     this.#peakRss = Math.max(this.#peakRss, mem.rss);
-    return { cpuSeconds: cpu, hwmBytes: mem.hwm, peakRssSampledBytes: this.#peakRss };
+    return { cpuSeconds: cpu, rssBytes: mem.rss, hwmBytes: mem.hwm, peakRssSampledBytes: this.#peakRss };
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */

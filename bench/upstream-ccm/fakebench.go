@@ -2,18 +2,25 @@
 //
 // The TypeScript twin is bench/fakebench.ts: same semantics, same counter names, same output line.
 // Semantics (deterministic from the object, so the final cluster state can be diffed across runs):
-//   - InstancesV2: every Node exists and is running; InstanceMetadata returns providerID
+//   - InstancesV2: every Node exists and is running, except by name: a Node whose name contains
+//     "-gone-" does not exist (InstanceExists false) and one whose name contains "-shutdown-" is shut
+//     down (InstanceShutdown true); InstanceMetadata answers for every name. It returns providerID
 //     "fakebench://<node name>", one InternalIP derived from an FNV-1a hash of the name
 //     (10.<h>>16&255>.<h>>8&255>.<h&255>), instance type "fb.standard-4", zone "fakebench-<a|b|c>"
 //     (by hash % 3) and region "fakebench-1".
 //   - LoadBalancer: keyed by the default LB name; EnsureLoadBalancer keeps the IP of an existing
-//     balancer or takes the next one from a counter (198.18.<n>>8&255>.<n&255>); hosts (node names)
-//     are stored; UpdateLoadBalancer replaces them; EnsureLoadBalancerDeleted forgets it.
+//     balancer or takes the next one from a counter (198.18.<n>>8&255>.<n&255>); of the hosts only
+//     their number and an FNV-1a hash of the sorted names joined by "," are kept;
+//     UpdateLoadBalancer replaces them; EnsureLoadBalancerDeleted forgets it.
 //   - Routes: a map keyed by destination CIDR.
 //
 // Memory is bounded by the live objects (at most MaxObjects balancers and routes; more is an error),
-// every method is safe under concurrency, and every call increments an atomic counter. The optional
-// env FAKEBENCH_LATENCY_MS adds a fixed sleep (honouring the context) to every cloud call.
+// every method is safe under concurrency, and every call increments an atomic counter. Optional env:
+//   - FAKEBENCH_LATENCY_MS: a fixed sleep (honouring the context) in every cloud call;
+//   - FAKEBENCH_STALE_ROUTES: start with this many routes no Node owns
+//     (10.<120+i>>8>.<i&255>.0/24 -> bench-stale-<i>, at most MaxStaleRoutes);
+//   - FAKEBENCH_STATE_FILE: balancers, routes and the IP counter are loaded from this JSON file at
+//     start when it exists, and saved to it at exit (main.go), so a restarted CCM finds the cloud as it was.
 package main
 
 import (
@@ -26,11 +33,13 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	cloudprovider "k8s.io/cloud-provider"
 )
 
@@ -38,6 +47,8 @@ const (
 	providerName = "fakebench"
 	// MaxObjects bounds each of the balancer and route tables.
 	MaxObjects = 100_000
+	// MaxStaleRoutes bounds FAKEBENCH_STALE_ROUTES (the routes stay inside 10.120.0.0/13).
+	MaxStaleRoutes = 2048
 )
 
 // Method names, as printed in the counters line (identical on the TypeScript side).
@@ -63,8 +74,33 @@ const (
 )
 
 type balancer struct {
-	ip    string
-	hosts []string
+	IP        string `json:"ip"`
+	Hosts     int    `json:"hosts"`
+	HostsHash uint32 `json:"hostsHash"`
+}
+
+// stateRoute is a route as saved in FAKEBENCH_STATE_FILE.
+type stateRoute struct {
+	Name            string `json:"name"`
+	TargetNode      string `json:"targetNode"`
+	DestinationCIDR string `json:"destinationCIDR"`
+	Blackhole       bool   `json:"blackhole"`
+}
+
+// cloudState is what FAKEBENCH_STATE_FILE holds (same shape on the TypeScript side).
+type cloudState struct {
+	NextIP    int64                `json:"nextIP"`
+	Balancers map[string]*balancer `json:"balancers"`
+	Routes    []stateRoute         `json:"routes"`
+}
+
+func isGone(name string) bool     { return strings.Contains(name, "-gone-") }
+func isShutdown(name string) bool { return strings.Contains(name, "-shutdown-") }
+
+func staleRoute(i int) cloudprovider.Route {
+	name := fmt.Sprintf("bench-stale-%d", i)
+	return cloudprovider.Route{Name: name, TargetNode: types.NodeName(name),
+		DestinationCIDR: fmt.Sprintf("10.%d.%d.0/24", 120+(i>>8), i&255)}
 }
 
 // fakeBench implements cloudprovider.Interface, InstancesV2, LoadBalancer and Routes.
@@ -88,7 +124,67 @@ func newFakeBench() (*fakeBench, error) {
 		}
 		f.latency = time.Duration(ms * float64(time.Millisecond))
 	}
+	if v := os.Getenv("FAKEBENCH_STALE_ROUTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > MaxStaleRoutes {
+			return nil, fmt.Errorf("FAKEBENCH_STALE_ROUTES must be an integer from 0 to %d, got %q", MaxStaleRoutes, v)
+		}
+		for i := 0; i < n; i++ {
+			r := staleRoute(i)
+			f.routes[r.DestinationCIDR] = r
+		}
+	}
+	if path := os.Getenv("FAKEBENCH_STATE_FILE"); path != "" {
+		if err := f.loadState(path); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
+}
+
+// loadState replaces the balancers, routes and IP counter with the file's, when it exists.
+func (f *fakeBench) loadState(path string) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var st cloudState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("FAKEBENCH_STATE_FILE %s: %w", path, err)
+	}
+	f.nextIP.Store(st.NextIP)
+	f.balancers = st.Balancers
+	if f.balancers == nil {
+		f.balancers = map[string]*balancer{}
+	}
+	f.routes = map[string]cloudprovider.Route{}
+	for _, r := range st.Routes {
+		f.routes[r.DestinationCIDR] = cloudprovider.Route{Name: r.Name, TargetNode: types.NodeName(r.TargetNode),
+			DestinationCIDR: r.DestinationCIDR, Blackhole: r.Blackhole}
+	}
+	return nil
+}
+
+// saveState writes the balancers, routes and IP counter to path (temporary file, then rename).
+func (f *fakeBench) saveState(path string) error {
+	f.mu.Lock()
+	st := cloudState{NextIP: f.nextIP.Load(), Balancers: f.balancers, Routes: make([]stateRoute, 0, len(f.routes))}
+	for _, r := range f.routes {
+		st.Routes = append(st.Routes, stateRoute{Name: r.Name, TargetNode: string(r.TargetNode),
+			DestinationCIDR: r.DestinationCIDR, Blackhole: r.Blackhole})
+	}
+	b, err := json.Marshal(st)
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
 }
 
 // call counts one call, records the time of the first one, and waits the configured latency.
@@ -117,7 +213,9 @@ type counterLine struct {
 	Calls         map[string]int64 `json:"calls"`
 	LoadBalancers int              `json:"loadBalancers"`
 	LBHostsTotal  int              `json:"lbHostsTotal"`
+	LBHostsHash   uint32           `json:"lbHostsHash"`
 	Routes        int              `json:"routes"`
+	RoutesHash    uint32           `json:"routesHash"`
 }
 
 func (f *fakeBench) snapshot() counterLine {
@@ -127,12 +225,17 @@ func (f *fakeBench) snapshot() counterLine {
 	}
 	f.mu.Lock()
 	lbs, routes, hosts := len(f.balancers), len(f.routes), 0
-	for _, b := range f.balancers {
-		hosts += len(b.hosts)
+	var hostsHash, routesHash uint32
+	for name, b := range f.balancers {
+		hosts += b.Hosts
+		hostsHash += fnv32(fmt.Sprintf("%s=%d", name, b.HostsHash))
+	}
+	for cidr, r := range f.routes {
+		routesHash += fnv32(cidr + ">" + string(r.TargetNode))
 	}
 	f.mu.Unlock()
 	return counterLine{Impl: "go", Pid: os.Getpid(), TimeMs: time.Now().UnixMilli(), FirstCallMs: f.firstCallMs.Load(),
-		Calls: calls, LoadBalancers: lbs, LBHostsTotal: hosts, Routes: routes}
+		Calls: calls, LoadBalancers: lbs, LBHostsTotal: hosts, LBHostsHash: hostsHash, Routes: routes, RoutesHash: routesHash}
 }
 
 // writeCounters replaces path with one JSON line (write to a temporary file, then rename).
@@ -173,12 +276,12 @@ func nodeIP(name string) string {
 	return fmt.Sprintf("10.%d.%d.%d", (h>>16)&255, (h>>8)&255, h&255)
 }
 
-func (f *fakeBench) InstanceExists(ctx context.Context, _ *v1.Node) (bool, error) {
-	return true, f.call(ctx, mInstanceExists)
+func (f *fakeBench) InstanceExists(ctx context.Context, node *v1.Node) (bool, error) {
+	return !isGone(node.Name), f.call(ctx, mInstanceExists)
 }
 
-func (f *fakeBench) InstanceShutdown(ctx context.Context, _ *v1.Node) (bool, error) {
-	return false, f.call(ctx, mInstanceShutdown)
+func (f *fakeBench) InstanceShutdown(ctx context.Context, node *v1.Node) (bool, error) {
+	return isShutdown(node.Name), f.call(ctx, mInstanceShutdown)
 }
 
 func (f *fakeBench) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloudprovider.InstanceMetadata, error) {
@@ -197,13 +300,14 @@ func (f *fakeBench) InstanceMetadata(ctx context.Context, node *v1.Node) (*cloud
 
 // LoadBalancer
 
-func hostNames(nodes []*v1.Node) []string {
-	out := make([]string, 0, len(nodes))
+// hostsOf returns the number of hosts and the FNV-1a hash of their sorted names joined by ",".
+func hostsOf(nodes []*v1.Node) (int, uint32) {
+	names := make([]string, 0, len(nodes))
 	for _, n := range nodes {
-		out = append(out, n.Name)
+		names = append(names, n.Name)
 	}
-	sort.Strings(out)
-	return out
+	sort.Strings(names)
+	return len(names), fnv32(strings.Join(names, ","))
 }
 
 func statusOf(ip string) *v1.LoadBalancerStatus {
@@ -217,7 +321,7 @@ func (f *fakeBench) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Servi
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b, ok := f.balancers[cloudprovider.DefaultLoadBalancerName(svc)]; ok {
-		return statusOf(b.ip), true, nil
+		return statusOf(b.IP), true, nil
 	}
 	return nil, false, nil
 }
@@ -232,34 +336,34 @@ func (f *fakeBench) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Se
 		return nil, err
 	}
 	name := cloudprovider.DefaultLoadBalancerName(svc)
-	hosts := hostNames(nodes)
+	hosts, hash := hostsOf(nodes)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b, ok := f.balancers[name]; ok {
-		b.hosts = hosts
-		return statusOf(b.ip), nil
+		b.Hosts, b.HostsHash = hosts, hash
+		return statusOf(b.IP), nil
 	}
 	if len(f.balancers) >= MaxObjects {
 		return nil, errors.New("fakebench: too many load balancers")
 	}
 	n := f.nextIP.Add(1)
-	b := &balancer{ip: fmt.Sprintf("198.18.%d.%d", (n>>8)&255, n&255), hosts: hosts}
+	b := &balancer{IP: fmt.Sprintf("198.18.%d.%d", (n>>8)&255, n&255), Hosts: hosts, HostsHash: hash}
 	f.balancers[name] = b
-	return statusOf(b.ip), nil
+	return statusOf(b.IP), nil
 }
 
 func (f *fakeBench) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) error {
 	if err := f.call(ctx, mUpdateLoadBalancer); err != nil {
 		return err
 	}
-	hosts := hostNames(nodes)
+	hosts, hash := hostsOf(nodes)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	b, ok := f.balancers[cloudprovider.DefaultLoadBalancerName(svc)]
 	if !ok {
 		return fmt.Errorf("fakebench: load balancer for service %s/%s does not exist", svc.Namespace, svc.Name)
 	}
-	b.hosts = hosts
+	b.Hosts, b.HostsHash = hosts, hash
 	return nil
 }
 

@@ -3,9 +3,10 @@
 // side-by-side benchmark in bench/compare.ts. It follows the shape of the sample main upstream ships
 // (options -> command with the default controllers and aliases -> run), with the benchmark's additions:
 //
-//   - FAKEBENCH_COUNTERS_FILE: where the fake writes its counters as one JSON line, every second and
-//     at exit (SIGTERM/SIGINT write the final line, then exit 0).
-//   - FAKEBENCH_LATENCY_MS: fixed latency of every cloud call (default 0).
+//   - FAKEBENCH_COUNTERS_FILE: where the fake writes its counters as one JSON line, every
+//     FAKEBENCH_COUNTERS_INTERVAL_MS (default 1000) and at exit (SIGTERM/SIGINT write the final line,
+//     save FAKEBENCH_STATE_FILE, then exit 0).
+//   - FAKEBENCH_LATENCY_MS, FAKEBENCH_STALE_ROUTES, FAKEBENCH_STATE_FILE: see fakebench.go.
 //
 // Build with build.sh (outputs go to ~/.cache/ccm-kit/bench/<version>/upstream-ccm, never the repo).
 package main
@@ -15,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -62,8 +64,14 @@ func startCounterWriter(f *fakeBench, path string) {
 		}
 	}
 	write()
+	interval := time.Second
+	if v := os.Getenv("FAKEBENCH_COUNTERS_INTERVAL_MS"); v != "" {
+		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {
+			interval = time.Duration(ms) * time.Millisecond
+		}
+	}
 	go func() {
-		for range time.Tick(time.Second) {
+		for range time.Tick(interval) {
 			write()
 		}
 	}()
@@ -72,6 +80,11 @@ func startCounterWriter(f *fakeBench, path string) {
 	go func() {
 		<-sigs
 		write()
+		if state := os.Getenv("FAKEBENCH_STATE_FILE"); state != "" {
+			if err := f.saveState(state); err != nil {
+				klog.ErrorS(err, "fakebench: cannot save the state", "path", state)
+			}
+		}
 		klog.Flush()
 		os.Exit(0)
 	}()

@@ -1,0 +1,106 @@
+/**
+ * The benchmark plan: workload configs parsed from `--w1=…` … `--w8=…` and the default matrices.
+ *
+ * A config is the workload's sizes separated by `:` (W1 `N:c`, W2 `N:M:c`, W3 `N:M:K:c`, W4 `N:S:c`,
+ * W5 `N:K:c`, W6 `N:M:min`, W7 `N:M:c`, W8 `N:M:c`), optionally followed by `x<R>` (repetitions instead
+ * of --reps), `q<qps>[/<burst>]` (client QPS/burst instead of --qps/--burst; burst defaults to 2 × qps),
+ * `l<ms>` (fakebench latency instead of --latency-ms) and `@impl+impl` (a subset of --impls), e.g.
+ * `1000:10x3q1000/2000@ts+go`.
+ */
+import type { Impl, RunSpec } from './run.ts';
+import { WORKLOADS, type Workload } from './workloads/index.ts';
+
+export type Config = Omit<RunSpec, 'impl' | 'timeoutMs' | 'keepLogsDir'> & { reps: number; impls: Impl[] };
+
+/** Per workload: the quick profile (about 3 minutes) and the full matrix (about 30 minutes on 2 cores). */
+export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
+  quick: {
+    w1: '100:10',
+    w2: '100:10:10',
+    w3: '50:10:3:10@ts+go',
+    w4: '100:20:10@ts+go',
+    w5: '50:3:10@ts+go',
+    w6: '',
+    w7: '100:10:10@ts+go',
+    w8: '',
+  },
+  full: {
+    w1: '100:10,1000:10x1@ts+go,1000:10q1000/2000,100:10x1l50',
+    w2: '100:10:10,1000:100:10x1@ts+go,1000:200:10q1000/2000,100:10:10x1l50',
+    w3: '200:100:10:10x1',
+    w4: '200:50:10x1',
+    w5: '200:10:10x1',
+    w6: '1000:100:10x1',
+    w7: '1000:100:10x1',
+    w8: '5000:1000:10x1q1000/2000@ts+go',
+  },
+};
+
+export interface PlanOptions {
+  reps: number;
+  qps: number;
+  burst: number;
+  latencyMs: number;
+  /** The implementations of --impls, in order. */
+  impls: Impl[];
+}
+
+/**
+ * Parses one workload's config list (empty: none).
+ * @throws Error naming the flag and the expected form on a malformed config or an implementation not in --impls.
+ */
+export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[] {
+  if (text.trim() === '') return [];
+  const flag = `--${w.id.toLowerCase()}`;
+  const form = w.sizes.map((s) => s.letter).join(':');
+  return text.split(',').map((raw) => {
+    const m = /^([\d:]+)(?:x(\d+))?(?:q(\d+)(?:\/(\d+))?)?(?:l(\d+(?:\.\d+)?))?(?:@([a-z+-]+))?$/.exec(raw.trim());
+    const sizes = m ? m[1]!.split(':').map(Number) : [];
+    if (!m || sizes.length !== w.sizes.length || sizes.some((x) => !Number.isInteger(x) || x < 1)) {
+      throw new Error(
+        `${flag}: ${JSON.stringify(raw)} is not ${form} (positive integers) with optional xR, qQPS[/BURST], lMS and @impl+impl`,
+      );
+    }
+    const c: Config = {
+      workload: w.id,
+      nodes: 0,
+      services: 0,
+      k: 0,
+      minutes: 0,
+      concurrency: 10,
+      qps: m[3] ? Number(m[3]) : o.qps,
+      burst: m[4] ? Number(m[4]) : m[3] ? 2 * Number(m[3]) : o.burst,
+      latencyMs: m[5] ? Number(m[5]) : o.latencyMs,
+      reps: m[2] ? Number(m[2]) : o.reps,
+      impls: o.impls,
+    };
+    w.sizes.forEach((s, i) => {
+      c[s.field] = sizes[i]!;
+    });
+    if (m[6]) {
+      const ids = m[6].split('+');
+      for (const id of ids) {
+        if (!o.impls.some((i) => i.id === id)) throw new Error(`${flag}: implementation ${JSON.stringify(id)} is not in --impls`);
+      }
+      c.impls = o.impls.filter((i) => ids.includes(i.id));
+    }
+    return c;
+  });
+}
+
+/** The configs of every workload: `--wN` when given, else the profile's default. */
+export function buildPlan(opt: (name: string) => string | undefined, profile: 'quick' | 'full', o: PlanOptions): Config[] {
+  return WORKLOADS.flatMap((w) => {
+    const flag = w.id.toLowerCase();
+    return parseConfigs(w, opt(flag) ?? DEFAULTS[profile][flag]!, o);
+  });
+}
+
+/** `W2 N=1000 M=200 c=10 q1000/2000 l50`: sizes, then QPS and latency where they differ from the defaults. */
+export function configKey(c: Config | RunSpec, defaults: { qps: number; burst: number; latencyMs: number }): string {
+  const w = WORKLOADS.find((x) => x.id === c.workload)!;
+  const parts = [c.workload, ...w.sizes.map((s) => `${s.letter}=${c[s.field]}`)];
+  if (c.qps !== defaults.qps || c.burst !== defaults.burst) parts.push(`q${c.qps}/${c.burst}`);
+  if (c.latencyMs !== defaults.latencyMs) parts.push(`l${c.latencyMs}`);
+  return parts.join(' ');
+}

@@ -1,0 +1,194 @@
+/**
+ * The Markdown report of a bench:compare run: per workload the figures of each implementation (median
+ * and IQR over the repetitions), API requests by verb/resource and cloud calls by method; the ratios
+ * ccm-kit / Go protobuf with the targets of issue 11 and PASS/FAIL; the parity of the final states.
+ */
+import { diffStates } from './parity.ts';
+import { type Config, configKey } from './plan.ts';
+import type { Impl, RunResult } from './run.ts';
+import { median, medianIqr } from './stats.ts';
+import { WORKLOADS } from './workloads/index.ts';
+
+export interface ReportInput {
+  title: string;
+  /** `- key: value` lines of the header. */
+  header: string[];
+  configs: Config[];
+  results: RunResult[];
+  defaults: { qps: number; burst: number; latencyMs: number };
+}
+
+const sameConfig = (c: Config, r: RunResult) =>
+  r.workload === c.workload &&
+  r.nodes === c.nodes &&
+  r.services === c.services &&
+  r.k === c.k &&
+  r.minutes === c.minutes &&
+  r.concurrency === c.concurrency &&
+  r.qps === c.qps &&
+  r.latencyMs === c.latencyMs;
+
+function fmt(x: number, digits = 1): string {
+  return Number.isNaN(x) ? '–' : Number.isInteger(x) ? String(x) : x.toFixed(digits);
+}
+const cloudTotal = (r: RunResult) => Object.values(r.calls).reduce((a, b) => a + b, 0);
+const load = (r: RunResult) => (r.loadStart + r.loadEnd) / 2;
+
+/** A target of issue 11 for one config, from the medians of ccm-kit and Go protobuf. */
+interface Target {
+  what: string;
+  holds: (ts: Medians, go: Medians) => boolean;
+}
+interface Medians {
+  wallS: number;
+  cpuS: number;
+  hwmMiB: number;
+  startupS: number;
+}
+
+/** The targets of issue 11 that apply to a config. */
+function targetsFor(c: Config): Target[] {
+  const out: Target[] = [];
+  const w12 = c.workload === 'W1' || c.workload === 'W2';
+  if (w12 && c.nodes >= 1000) {
+    out.push({ what: 'VmHWM ≤ 1.0×', holds: (t, g) => t.hwmMiB <= g.hwmMiB });
+    out.push({ what: 'CPU ≤ 1.5×', holds: (t, g) => t.cpuS <= 1.5 * g.cpuS });
+    if (c.qps >= 1000) out.push({ what: 'wall ≤ 1.0×', holds: (t, g) => t.wallS <= g.wallS });
+  }
+  if (c.workload === 'W8') out.push({ what: 'VmHWM ≤ 0.6×', holds: (t, g) => t.hwmMiB <= 0.6 * g.hwmMiB });
+  if (w12 && c.latencyMs === 0) out.push({ what: 'start-up ≤ Go + 0.3 s', holds: (t, g) => t.startupS <= g.startupS + 0.3 });
+  return out;
+}
+
+export function renderReport(input: ReportInput): string {
+  const { configs, results, defaults } = input;
+  const key = (c: Config) => configKey(c, defaults);
+  const runsOf = (c: Config, impl: Impl) => results.filter((r) => r.ok && r.impl === impl.id && sameConfig(c, r));
+  const failedOf = (c: Config, impl: Impl) => results.filter((r) => !r.ok && r.impl === impl.id && sameConfig(c, r)).length;
+  const col = (rs: RunResult[], f: (r: RunResult) => number, digits = 1) => medianIqr(rs.map(f), digits);
+  const lines: string[] = [];
+  const out = (s = '') => lines.push(s);
+
+  out(`# ${input.title}`);
+  out();
+  for (const h of input.header) out(`- ${h}`);
+  out();
+  out('Cells are median (IQR) over the repetitions.');
+
+  for (const w of WORKLOADS) {
+    const cs = configs.filter((c) => c.workload === w.id);
+    if (cs.length === 0) continue;
+    out();
+    out(`## ${w.title}`);
+    out();
+    const extraHead = w.columns.map((x) => ` ${x.label} |`).join('');
+    out(
+      `| config | implementation | wall s | p50 s | p90 s | start-up s | then at rest s | CPU s | VmHWM MiB | VmRSS at rest MiB | API requests | API writes | 409s | cloud calls | load 1m |${extraHead}`,
+    );
+    out(`|${'---|'.repeat(15 + w.columns.length)}`);
+    for (const c of cs) {
+      for (const impl of c.impls) {
+        const rs = runsOf(c, impl);
+        const failed = failedOf(c, impl);
+        const cpu = rs.some((r) => Number.isFinite(r.cpuWorkloadS))
+          ? `${col(rs, (r) => r.cpuS, 2)} (${fmt(median(rs.map((r) => r.cpuWorkloadS)), 2)})`
+          : col(rs, (r) => r.cpuS, 2);
+        const extra = w.columns.map((x) => ` ${col(rs, (r) => r.extra[x.key] ?? NaN, x.digits)} |`).join('');
+        out(
+          `| ${key(c).replace(`${w.id} `, '')} ×${c.reps}${failed ? ` (${failed} failed)` : ''} | ${impl.label} | ${col(rs, (r) => r.wallS, 2)} | ${col(rs, (r) => r.p50S, 2)} | ${col(rs, (r) => r.p90S, 2)} | ${col(rs, (r) => r.startupS, 2)} | ${col(rs, (r) => r.settleS, 1)} | ${cpu} | ${col(rs, (r) => r.hwmMiB, 0)} | ${col(rs, (r) => r.rssMiB, 0)} | ${col(rs, (r) => r.api.total, 0)} | ${col(rs, (r) => r.api.writes, 0)} | ${col(rs, (r) => r.api.conflicts, 0)} | ${col(rs, cloudTotal, 0)} | ${col(rs, load, 2)} |${extra}`,
+        );
+      }
+    }
+    out();
+    out(`### ${w.id}: API requests by verb and resource, and cloud calls by method (medians per run)`);
+    for (const c of cs) {
+      out();
+      out(`**${key(c)}** (${c.reps} repetition${c.reps === 1 ? '' : 's'})`);
+      out();
+      out(`| request / call | ${c.impls.map((i) => i.label).join(' | ')} |`);
+      out(`|---|${c.impls.map(() => '---').join('|')}|`);
+      const apiKeys = new Set<string>();
+      const callKeys = new Set<string>();
+      for (const impl of c.impls) {
+        for (const r of runsOf(c, impl)) {
+          for (const k of Object.keys(r.api.byVerbResource)) apiKeys.add(k);
+          for (const [k, v] of Object.entries(r.calls)) if (v > 0) callKeys.add(k);
+        }
+      }
+      const row = (label: string, f: (r: RunResult) => number) =>
+        out(`| ${label} | ${c.impls.map((i) => fmt(median(runsOf(c, i).map(f)))).join(' | ')} |`);
+      for (const k of [...apiKeys].sort()) row(`API ${k}`, (r) => r.api.byVerbResource[k] ?? 0);
+      row('API responses 409', (r) => r.api.byCode['409'] ?? 0);
+      row('API other errors (≥400)', (r) => r.api.otherErrors);
+      for (const k of [...callKeys].sort()) row(`cloud ${k}`, (r) => r.calls[k] ?? 0);
+    }
+  }
+
+  // ---- ratios and targets ----
+  const ts = configs[0]?.impls.find((i) => i.id === 'ts');
+  out();
+  out('## ccm-kit / Go protobuf, and the targets of issue 11');
+  out();
+  out(
+    'Ratios of the medians (ccm-kit ÷ Go protobuf); start-up as the difference ccm-kit − Go; load: the median 1-minute load average over both implementations\' runs. Targets: VmHWM ≤ 1.0× on W1/W2 at N ≥ 1000 and ≤ 0.6× on W8; CPU ≤ 1.5× on W1/W2 at N ≥ 1000; wall ≤ 1.0× on W1/W2 at N ≥ 1000 and QPS ≥ 1000; start-up ≤ Go + 0.3 s on W1/W2 without cloud latency.',
+  );
+  out();
+  out('| config | wall ×  | CPU × | VmHWM × | start-up Δ s | load 1m | targets |');
+  out('|---|---|---|---|---|---|---|');
+  for (const c of configs) {
+    const tsImpl = c.impls.find((i) => i.id === 'ts') ?? ts;
+    const goImpl = c.impls.find((i) => i.id === 'go');
+    if (!tsImpl || !goImpl) continue;
+    const a = runsOf(c, tsImpl);
+    const b = runsOf(c, goImpl);
+    if (a.length === 0 || b.length === 0) {
+      out(`| ${key(c)} | – | – | – | – | – | no successful run of both |`);
+      continue;
+    }
+    const m = (rs: RunResult[]): Medians => ({
+      wallS: median(rs.map((r) => r.wallS)),
+      cpuS: median(rs.map((r) => r.cpuS)),
+      hwmMiB: median(rs.map((r) => r.hwmMiB)),
+      startupS: median(rs.map((r) => r.startupS)),
+    });
+    const [t, g] = [m(a), m(b)];
+    const verdicts = targetsFor(c).map((x) => `${x.what}: **${x.holds(t, g) ? 'PASS' : 'FAIL'}**`);
+    out(
+      `| ${key(c)} | ${fmt(t.wallS / g.wallS, 2)} | ${fmt(t.cpuS / g.cpuS, 2)} | ${fmt(t.hwmMiB / g.hwmMiB, 2)} | ${(t.startupS - g.startupS >= 0 ? '+' : '') + fmt(t.startupS - g.startupS, 2)} | ${fmt(median([...a, ...b].map(load)), 2)} | ${verdicts.join('; ') || '–'} |`,
+    );
+  }
+
+  // ---- parity ----
+  out();
+  out(
+    '## Correctness parity (final Node and Service state and the fake cloud\'s balancers and routes, first successful run of each implementation; LB IPs normalized)',
+  );
+  out();
+  let issues = 0;
+  for (const c of configs) {
+    const firsts = c.impls.map((i) => ({ impl: i, run: runsOf(c, i)[0] }));
+    const base = firsts[0]!;
+    for (const other of firsts.slice(1)) {
+      if (!base.run?.state || !other.run?.state) {
+        issues++;
+        out(`- ${key(c)}: ${base.impl.id} vs ${other.impl.id}: no successful run to compare`);
+        continue;
+      }
+      const diffs = diffStates(base.run.state, other.run.state, base.impl.id, other.impl.id);
+      if (diffs.length === 0) out(`- ${key(c)}: ${base.impl.id} vs ${other.impl.id}: identical (${Object.keys(base.run.state).length} objects)`);
+      for (const d of diffs) {
+        issues++;
+        out(`- ${key(c)}: ${base.impl.id} vs ${other.impl.id}: **${d.field}** differs on ${d.objects} object(s), e.g. ${d.example}`);
+      }
+    }
+    for (const r of results.filter((x) => sameConfig(c, x))) {
+      for (const p of r.problems) {
+        if (!p.startsWith('CCM log kept')) issues++;
+        out(`- ${key(c)} ${r.impl}: ${p}`);
+      }
+      if (!r.ok) out(`- ${key(c)} ${r.impl}: FAILED: ${r.error}`);
+    }
+  }
+  if (issues === 0) out('- no differences and no invariant violations');
+  return lines.join('\n');
+}
