@@ -72,7 +72,10 @@ export interface CounterLine {
   loadBalancers: number;
   /** Sum of the host counts of all balancers. */
   lbHostsTotal: number;
-  /** Sum (mod 2^32) over the balancers of FNV-1a(`<lb name>=<host hash>`): equal iff the host sets are (w.h.p.). */
+  /**
+   * Sum (mod 2^32) over the balancers of FNV-1a(decimal host hash): equal when the balancers hold the
+   * same host sets (balancer names come from Service UIDs, which differ run to run, so they are left out).
+   */
   lbHostsHash: number;
   routes: number;
   /** Sum (mod 2^32) over the routes of FNV-1a(`<destination CIDR>><target node>`). */
@@ -221,7 +224,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
       calls: Object.fromEntries(this.#calls) as Record<MethodName, number>,
       loadBalancers: this.#balancers.size,
       lbHostsTotal: [...this.#balancers.values()].reduce((sum, b) => sum + b.hosts, 0),
-      lbHostsHash: [...this.#balancers].reduce((sum, [name, b]) => (sum + fnv32a(`${name}=${b.hostsHash}`)) >>> 0, 0),
+      lbHostsHash: [...this.#balancers.values()].reduce((sum, b) => (sum + fnv32a(String(b.hostsHash))) >>> 0, 0),
       routes: this.#routes.size,
       routesHash: [...this.#routes.values()].reduce(
         (sum, r) => (sum + fnv32a(`${r.destinationCIDR}>${r.targetNode}`)) >>> 0,

@@ -17,11 +17,11 @@ export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
   quick: {
     w1: '100:10',
     w2: '100:10:10',
-    w3: '50:10:3:10@ts+go',
-    w4: '100:20:10@ts+go',
-    w5: '50:3:10@ts+go',
+    w3: '20:5:2:10@ts+go',
+    w4: '20:5:10@ts+go',
+    w5: '20:2:10@ts+go',
     w6: '',
-    w7: '100:10:10@ts+go',
+    w7: '20:5:10@ts+go',
     w8: '',
   },
   full: {

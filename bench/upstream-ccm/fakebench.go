@@ -226,9 +226,10 @@ func (f *fakeBench) snapshot() counterLine {
 	f.mu.Lock()
 	lbs, routes, hosts := len(f.balancers), len(f.routes), 0
 	var hostsHash, routesHash uint32
-	for name, b := range f.balancers {
+	for _, b := range f.balancers {
 		hosts += b.Hosts
-		hostsHash += fnv32(fmt.Sprintf("%s=%d", name, b.HostsHash))
+		// Not the name: it comes from the Service UID, which differs run to run.
+		hostsHash += fnv32(strconv.FormatUint(uint64(b.HostsHash), 10))
 	}
 	for cidr, r := range f.routes {
 		routesHash += fnv32(cidr + ">" + string(r.TargetNode))

@@ -5,15 +5,12 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { makeNode, nodeConverged, nodeName } from '../objects.ts';
-import { qpsTimeout, range, type Workload } from './workload.ts';
+import { fromSpawn, qpsTimeout, range, SIZE, type Workload } from './workload.ts';
 
 export const w1: Workload = {
   id: 'W1',
   title: 'W1: Node initialisation burst (N tainted Nodes exist before the CCM starts; wall and latency from CCM spawn)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'c', field: 'concurrency' },
-  ],
+  sizes: [SIZE.N, SIZE.c],
   controllers: 'cloud-node-controller,service-lb-controller',
   columns: [],
   timeoutMs: (s) => qpsTimeout(s.nodes, s.qps),
@@ -23,12 +20,6 @@ export const w1: Workload = {
     const obs = await h.observe<V1Node>('/api/v1/nodes', nodeConverged, idx.map((i) => nodeName(i)));
     const ccm = h.spawnCcm();
     await h.waitAll(obs);
-    const at = idx.map((i) => obs.convergedAt.get(nodeName(i))!);
-    return {
-      startMs: ccm.startedAtMs,
-      endMs: Math.max(...at),
-      latenciesMs: at.map((t) => t - ccm.startedAtMs),
-      extra: {},
-    };
+    return fromSpawn(ccm.startedAtMs, obs.convergedAt, idx.map((i) => nodeName(i)));
   },
 };

@@ -5,17 +5,13 @@
  */
 import type { V1Service } from '@kubernetes/client-node';
 import { BENCH_NAMESPACE, makeNode, serviceConverged, serviceName } from '../objects.ts';
-import { qpsTimeout, range, type Workload } from './workload.ts';
+import { qpsTimeout, range, SIZE, type Workload } from './workload.ts';
 
 export const w2: Workload = {
   id: 'W2',
   title:
     'W2: LoadBalancer Services (M Services created after the CCM is up over N initialized Nodes; wall from first create, latency create → ingress; CPU in brackets: the share from readiness to rest)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'M', field: 'services' },
-    { letter: 'c', field: 'concurrency' },
-  ],
+  sizes: [SIZE.N, SIZE.M, SIZE.c],
   controllers: 'cloud-node-controller,service-lb-controller',
   columns: [],
   timeoutMs: (s) => qpsTimeout(s.nodes + s.services, s.qps),

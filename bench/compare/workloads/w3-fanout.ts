@@ -10,7 +10,7 @@
 import type { V1Service } from '@kubernetes/client-node';
 import { makeNode, nodeName, serviceConverged, serviceName, BENCH_NAMESPACE } from '../objects.ts';
 import { waitForQuiet } from '../audit.ts';
-import { qpsTimeout, range, type Workload } from './workload.ts';
+import { qpsTimeout, range, SIZE, type Workload } from './workload.ts';
 
 const calls = (c: { calls: Record<string, number> }, m: string) => c.calls[m] ?? 0;
 
@@ -18,12 +18,7 @@ export const w3: Workload = {
   id: 'W3',
   title:
     'W3: Nodes join under M LoadBalancer Services (K one at a time, then K in a burst; wall: the burst until every balancer holds every Node; p50/p90: one-at-a-time joins until fanned out)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'M', field: 'services' },
-    { letter: 'K', field: 'k' },
-    { letter: 'c', field: 'concurrency' },
-  ],
+  sizes: [SIZE.N, SIZE.M, SIZE.K, SIZE.c],
   controllers: 'cloud-node-controller,service-lb-controller',
   // The harness polls the counters to see each fan-out finish.
   env: () => ({ FAKEBENCH_COUNTERS_INTERVAL_MS: '25' }),

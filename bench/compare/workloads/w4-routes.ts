@@ -9,7 +9,7 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { fnv32a } from '../../fakebench.ts';
 import { makeNode, nodeName, nodeRouted } from '../objects.ts';
-import { qpsTimeout, range, ROUTE_FLAGS, type Workload } from './workload.ts';
+import { fromSpawn, qpsTimeout, range, ROUTE_FLAGS, SIZE, type Workload } from './workload.ts';
 
 /** The routesHash of fakebench's counters when the table holds one route per Node `0..n-1`. */
 function expectedRoutesHash(n: number): number {
@@ -22,11 +22,7 @@ export const w4: Workload = {
   id: 'W4',
   title:
     'W4: Routes (N Nodes with podCIDRs, S stale routes in the cloud; converged when every Node has NetworkUnavailable=False and the route table is one route per Node; from CCM spawn)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'S', field: 'k' },
-    { letter: 'c', field: 'concurrency' },
-  ],
+  sizes: [SIZE.N, SIZE.S, SIZE.c],
   controllers: 'node-route-controller',
   flags: () => ROUTE_FLAGS,
   env: (s) => ({ FAKEBENCH_STALE_ROUTES: String(s.k), FAKEBENCH_COUNTERS_INTERVAL_MS: '100' }),
@@ -39,13 +35,7 @@ export const w4: Workload = {
     const ccm = h.spawnCcm();
     await h.waitAll(obs);
     await h.waitCounters('one route per Node', (c) => c.routes === h.spec.nodes);
-    const at = idx.map((i) => obs.convergedAt.get(nodeName(i))!);
-    return {
-      startMs: ccm.startedAtMs,
-      endMs: Math.max(...at),
-      latenciesMs: at.map((t) => t - ccm.startedAtMs),
-      extra: {},
-    };
+    return fromSpawn(ccm.startedAtMs, obs.convergedAt, idx.map((i) => nodeName(i)));
   },
   verify: (spec, c) => {
     const problems: string[] = [];

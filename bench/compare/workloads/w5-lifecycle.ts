@@ -10,17 +10,13 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import { makeNode, nodeLifecycleDone, nodeName } from '../objects.ts';
-import { qpsTimeout, range, type Workload } from './workload.ts';
+import { fromSpawn, qpsTimeout, range, SIZE, type Workload } from './workload.ts';
 
 export const w5: Workload = {
   id: 'W5',
   title:
     'W5: Node lifecycle (N Ready Nodes, K gone and K shut-down instances with Ready=Unknown; converged when the gone Nodes are deleted and the shut-down ones tainted; from CCM spawn)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'K', field: 'k' },
-    { letter: 'c', field: 'concurrency' },
-  ],
+  sizes: [SIZE.N, SIZE.K, SIZE.c],
   controllers: 'cloud-node-lifecycle-controller',
   columns: [],
   timeoutMs: (s) => qpsTimeout(s.nodes + 2 * s.k, s.qps),
@@ -36,12 +32,6 @@ export const w5: Workload = {
     const obs = await h.observe<V1Node>('/api/v1/nodes', nodeLifecycleDone, [...gone, ...shutdown]);
     const ccm = h.spawnCcm();
     await h.waitAll(obs);
-    const at = [...gone, ...shutdown].map((name) => obs.convergedAt.get(name)!);
-    return {
-      startMs: ccm.startedAtMs,
-      endMs: Math.max(...at),
-      latenciesMs: at.map((t) => t - ccm.startedAtMs),
-      extra: {},
-    };
+    return fromSpawn(ccm.startedAtMs, obs.convergedAt, [...gone, ...shutdown]);
   },
 };

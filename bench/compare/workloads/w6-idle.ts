@@ -9,7 +9,7 @@
  * ten minutes each in turn would not fit the matrix).
  */
 import { readApiTraffic } from '../audit.ts';
-import { ALL_CONTROLLERS, ROUTE_FLAGS, type Workload } from './workload.ts';
+import { ALL_CONTROLLERS, ROUTE_FLAGS, SIZE, type Workload } from './workload.ts';
 import { createCluster, spawnAndConverge } from './converged.ts';
 
 const sum = (calls: Record<string, number>) => Object.values(calls).reduce((a, b) => a + b, 0);
@@ -18,11 +18,7 @@ export const w6: Workload = {
   id: 'W6',
   title:
     'W6: Idle cost (converged N Nodes, M Services, one route per Node, every controller; measured over the idle window, implementations side by side at the same time)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'M', field: 'services' },
-    { letter: 'min', field: 'minutes' },
-  ],
+  sizes: [SIZE.N, SIZE.M, SIZE.min],
   controllers: ALL_CONTROLLERS,
   flags: () => ROUTE_FLAGS,
   concurrent: true,

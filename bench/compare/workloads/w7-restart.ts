@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readApiTraffic } from '../audit.ts';
-import { ALL_CONTROLLERS, ROUTE_FLAGS, type Workload } from './workload.ts';
+import { ALL_CONTROLLERS, ROUTE_FLAGS, SIZE, type Workload } from './workload.ts';
 import { createCluster, spawnAndConverge } from './converged.ts';
 
 const WRITES = ['EnsureLoadBalancer', 'UpdateLoadBalancer', 'EnsureLoadBalancerDeleted', 'CreateRoute', 'DeleteRoute'];
@@ -22,11 +22,7 @@ export const w7: Workload = {
   id: 'W7',
   title:
     'W7: Restart against a converged cluster (second process only: wall = resync, spawn → last API request or cloud call once quiet; writes after the restart)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'M', field: 'services' },
-    { letter: 'c', field: 'concurrency' },
-  ],
+  sizes: [SIZE.N, SIZE.M, SIZE.c],
   controllers: ALL_CONTROLLERS,
   flags: () => ROUTE_FLAGS,
   env: () => ({ FAKEBENCH_COUNTERS_INTERVAL_MS: '100' }),

@@ -5,18 +5,14 @@
  * (API quiet for 2 s) VmHWM and VmRSS are read. Wall from the CCM's spawn to the last ingress. fakebench
  * keeps only a count and a hash of each balancer's hosts, so the cloud adds little to either process.
  */
-import { type Workload } from './workload.ts';
+import { SIZE, type Workload } from './workload.ts';
 import { createCluster, spawnAndConverge } from './converged.ts';
 
 export const w8: Workload = {
   id: 'W8',
   title:
     'W8: At rest at scale (N initialized Nodes and M Services exist before the CCM starts; wall from spawn to the last ingress; memory at rest)',
-  sizes: [
-    { letter: 'N', field: 'nodes' },
-    { letter: 'M', field: 'services' },
-    { letter: 'c', field: 'concurrency' },
-  ],
+  sizes: [SIZE.N, SIZE.M, SIZE.c],
   controllers: 'cloud-node-controller,service-lb-controller',
   columns: [],
   timeoutMs: (s) => 300_000 + ((4 * s.services + s.nodes / 100) / Math.max(s.qps, 1)) * 2000,

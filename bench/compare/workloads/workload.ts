@@ -55,6 +55,22 @@ export interface Workload {
   verify?: (spec: RunSpec, final: CounterLine) => string[];
 }
 
+/** The size fields by letter, for {@link Workload.sizes}. */
+export const SIZE = {
+  N: { letter: 'N', field: 'nodes' },
+  M: { letter: 'M', field: 'services' },
+  K: { letter: 'K', field: 'k' },
+  S: { letter: 'S', field: 'k' },
+  min: { letter: 'min', field: 'minutes' },
+  c: { letter: 'c', field: 'concurrency' },
+} as const satisfies Record<string, SizeField>;
+
+/** A driver's result when every named object's latency counts from the CCM's spawn (W1, W4, W5). */
+export function fromSpawn(spawnedAtMs: number, convergedAt: ReadonlyMap<string, number>, names: readonly string[]): Measured {
+  const at = names.map((n) => convergedAt.get(n)!);
+  return { startMs: spawnedAtMs, endMs: Math.max(...at), latenciesMs: at.map((t) => t - spawnedAtMs), extra: {} };
+}
+
 export const range = (n: number, from = 0): number[] => Array.from({ length: n }, (_, i) => from + i);
 
 /** Route-controller flags (W4, W6, W7): node CIDRs in the benchmark Nodes' 10.64.0.0/10. */
