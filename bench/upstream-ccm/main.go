@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,8 +44,9 @@ func main() {
 	cloudprovider.RegisterCloudProvider(providerName, func(io.Reader) (cloudprovider.Interface, error) {
 		return fake, nil
 	})
+	finish := func() {}
 	if path := os.Getenv("FAKEBENCH_COUNTERS_FILE"); path != "" {
-		startCounterWriter(fake, path)
+		finish = startCounterWriter(fake, path)
 	}
 
 	opts, err := options.NewCloudControllerManagerOptions()
@@ -53,11 +55,16 @@ func main() {
 	}
 	cmd := app.NewCloudControllerManagerCommand(opts, initializeCloud, app.DefaultInitFuncConstructors,
 		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
-	os.Exit(cli.Run(cmd))
+	code := cli.Run(cmd)
+	// The app stops on SIGTERM too and may return here before the signal goroutine below is done.
+	finish()
+	os.Exit(code)
 }
 
-// startCounterWriter writes the counters every second and once more on SIGTERM/SIGINT before exiting.
-func startCounterWriter(f *fakeBench, path string) {
+// startCounterWriter writes the counters every interval and once more on SIGTERM/SIGINT, saves the state
+// (FAKEBENCH_STATE_FILE), then exits. It returns that final step (run once) for main to call when the app
+// returns first.
+func startCounterWriter(f *fakeBench, path string) func() {
 	write := func() {
 		if err := f.writeCounters(path); err != nil {
 			klog.ErrorS(err, "fakebench: cannot write the counters", "path", path)
@@ -75,19 +82,26 @@ func startCounterWriter(f *fakeBench, path string) {
 			write()
 		}
 	}()
+	var once sync.Once
+	finish := func() {
+		once.Do(func() {
+			write()
+			if state := os.Getenv("FAKEBENCH_STATE_FILE"); state != "" {
+				if err := f.saveState(state); err != nil {
+					klog.ErrorS(err, "fakebench: cannot save the state", "path", state)
+				}
+			}
+			klog.Flush()
+		})
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
 		<-sigs
-		write()
-		if state := os.Getenv("FAKEBENCH_STATE_FILE"); state != "" {
-			if err := f.saveState(state); err != nil {
-				klog.ErrorS(err, "fakebench: cannot save the state", "path", state)
-			}
-		}
-		klog.Flush()
+		finish()
 		os.Exit(0)
 	}()
+	return finish
 }
 
 // initializeCloud resolves the provider named by --cloud-provider through the registry, as a vendor's
