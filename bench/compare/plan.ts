@@ -12,7 +12,11 @@ import { WORKLOADS, type Workload } from './workloads/index.ts';
 
 export type Config = Omit<RunSpec, 'impl' | 'timeoutMs' | 'keepLogsDir'> & { reps: number; impls: Impl[] };
 
-/** Per workload: the quick profile (about 3 minutes) and the full matrix (about 30 minutes on 2 cores). */
+/**
+ * Per workload: the quick profile (about 3 minutes on a quiet 2-core machine) and the full matrix (about 30
+ * minutes, a third of it W6's 10-minute idle window). The full matrix compares ccm-kit with Go protobuf
+ * (issue 11's targets) and adds Go JSON only where it costs little.
+ */
 export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
   quick: {
     w1: '100:10',
@@ -25,13 +29,13 @@ export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
     w8: '',
   },
   full: {
-    w1: '100:10,1000:10x1@ts+go,1000:10q1000/2000,100:10x1l50',
-    w2: '100:10:10,1000:100:10x1@ts+go,1000:200:10q1000/2000,100:10:10x1l50',
-    w3: '200:50:5:10x1',
-    w4: '200:50:10x1',
-    w5: '200:10:10x1',
+    w1: '100:10x1,1000:10x2q1000/2000@ts+go,100:10x1l50@ts+go',
+    w2: '100:10:10x1,1000:100:10x1@ts+go,1000:200:10x2q1000/2000@ts+go,100:10:10x1l50@ts+go',
+    w3: '200:50:5:10x1@ts+go',
+    w4: '200:50:10x1@ts+go',
+    w5: '200:10:10x1@ts+go',
     w6: '1000:100:10x1',
-    w7: '1000:100:10x1',
+    w7: '1000:100:10x1@ts+go',
     w8: '5000:1000:10x1q1000/2000@ts+go',
   },
 };

@@ -171,6 +171,8 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       'audit-policy-file': join(dir, 'audit-policy.yaml'),
       'audit-log-path': files.auditLog,
       'audit-log-format': 'json',
+      // Room for W8's 1,000 Services (the default /24 holds 254); outside the Nodes' 10.64.0.0/10 podCIDRs.
+      'service-cluster-ip-range': '10.0.0.0/16',
     },
   });
   const username = `ccm-${spec.impl.id}`;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the upstream Go cloud-controller-manager with the fakebench provider (main.go, fakebench.go)
-# from the Go module proxy into ~/.cache/ccm-kit/bench/<cloud-provider version>/upstream-ccm, outside
+# from the Go module proxy into ~/.cache/ccm-kit/bench/<cloud-provider version>/<source hash>/upstream-ccm, outside
 # the repository. Skips the build when that binary is present and was built from the same sources
 # (a stamp holds the sha256 of go.mod, go.sum and the .go files). Prints the binary path on its last
 # line; progress goes to stderr.
@@ -16,9 +16,11 @@ if ! command -v go >/dev/null 2>&1; then
   echo "bench/upstream-ccm: Go is not on PATH (Go >= 1.26 is needed to build the upstream CCM)." >&2; exit 1
 fi
 root="${CCM_KIT_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccm-kit/bench}"
-out="$root/$version"
-bin="$out/upstream-ccm"
 stamp="$(cd "$here" && cat go.mod go.sum ./*.go | sha256sum | cut -d' ' -f1) $(go env GOVERSION)"
+# One binary per source version: worktrees or checkouts with different fakebench sources must not replace
+# each other's binary while a benchmark runs.
+out="$root/$version/$(echo "$stamp" | sha256sum | cut -c1-12)"
+bin="$out/upstream-ccm"
 if [ -x "$bin" ] && [ -f "$bin.stamp" ] && [ "$(cat "$bin.stamp")" = "$stamp" ]; then
   echo "bench/upstream-ccm: $version already built" >&2
   echo "$bin"; exit 0
