@@ -18,6 +18,8 @@ export interface ManagerClients {
   readonly root: ClientFactory;
   /** What controllers (and `initialize()`) build their clients from. */
   readonly controllers: ControllerClientBuilder;
+  /** Every factory above (the root one, and the service accounts' with `--use-service-account-credentials`). */
+  readonly factories: readonly ClientFactory[];
   /** Closes every connection. */
   close(): Promise<void>;
 }
@@ -55,6 +57,7 @@ export function managerClients(
     kubeConfig,
     root,
     controllers: anonymous ? new ServiceAccountClientBuilder({ root, anonymous, logger }) : root,
+    factories: anonymous ? [root, anonymous] : [root],
     async close() {
       await root.close();
       await anonymous?.close();

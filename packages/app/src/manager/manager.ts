@@ -14,6 +14,7 @@ import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configure, type FlagDefaults } from '../options/configure.js';
 import type { WebhookConfig } from '../webhooks/admission.js';
 import { type ManagerClients, managerClients } from './clients.js';
+import { fenceLeaderWork } from './fenced-cloud.js';
 import { initializeCloud } from './cloud.js';
 import { allControllers } from './controller-registry.js';
 import { type ElectionOptions, type ElectionRun, leaderElectAndRun, runWithoutElection } from './election.js';
@@ -115,7 +116,10 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   }
 
   const fatal = new FatalErrors(logger);
-  const controllers = new LeaderElectedControllers({ cloud, clients, config, descriptors, health, logger });
+  // Lease fencing (docs/decisions/0050-lease-fencing.md): the leader's controllers get a provider and clients that
+  // refuse cloud calls and API writes while it cannot prove it holds the lease.
+  const leaderCloud = fenceLeaderWork(cloud, clients.factories, () => election?.elector);
+  const controllers = new LeaderElectedControllers({ cloud: leaderCloud, clients, config, descriptors, health, logger });
   const electionOptions: ElectionOptions = {
     ...{ leaderElection: config.leaderElection, clients, recorder: events.recorder, controllers, plan },
     ...{ health, logger, stop: latch.signal, fail: fatal.fail },

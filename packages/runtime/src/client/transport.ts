@@ -88,6 +88,7 @@ export class RestTransport {
   readonly limiter: ClientRateLimiter | undefined;
   readonly #opts: RestTransportOptions;
   readonly #dispatcher: Dispatcher | undefined;
+  #writeGuard: ((method: string, url: URL) => void) | undefined;
   #connectionsOpened = 0;
   #closed = false;
 
@@ -146,6 +147,14 @@ export class RestTransport {
     }
   }
 
+  /**
+   * Installs a check run just before each request is sent (after the limiter); it throws to refuse the
+   * request (the manager's lease fence, see `leaseWriteGuard`). Undefined removes it.
+   */
+  setWriteGuard(guard: ((method: string, url: URL) => void) | undefined): void {
+    this.#writeGuard = guard;
+  }
+
   /** Connections the shared agent has opened so far (each a TCP connect and, for https, a TLS handshake). */
   get connectionsOpened(): number {
     return this.#connectionsOpened;
@@ -154,7 +163,8 @@ export class RestTransport {
   /**
    * Sends a prepared request (authentication already applied) through the shared dispatcher,
    * after the limiter, with the user agent, timeout and metrics.
-   * @throws the abort reason when cancelled or timed out; {@link TransportError} when no response came.
+   * @throws the abort reason when cancelled or timed out; {@link TransportError} when no response came;
+   *   whatever the write guard throws when it refuses the request.
    */
   async send(ctx: RequestContext, userAgent: string, watch = false): Promise<Response> {
     if (this.#closed) throw new Error('RestTransport: closed');
@@ -178,6 +188,7 @@ export class RestTransport {
     if (!watch && this.#opts.timeoutMs > 0) signals.push(AbortSignal.timeout(this.#opts.timeoutMs));
     const signal =
       signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    this.#writeGuard?.(method, new URL(ctx.getUrl()));
     const dispatcher = this.#dispatcher ?? ctx.getDispatcher();
     const start = performance.now();
     try {

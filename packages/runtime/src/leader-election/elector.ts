@@ -24,6 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { timerDelayMs } from '../util/go-duration.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
+import type { LeaseFence } from './fence.js';
 import { type LeaseClient, LeaseLock } from './lease-lock.js';
 import { leaderElectionMasterStatus } from './metrics.js';
 import { type LeaderElectionRecord, recordFingerprint } from './record.js';
@@ -78,7 +79,7 @@ export const leaderElectionDefaults = {
   retryPeriodMs: 2_000,
 } as const;
 
-export class LeaderElector {
+export class LeaderElector implements LeaseFence {
   readonly identity: string;
   readonly lock: LeaseLock;
   readonly leaseDurationMs: number;
@@ -94,6 +95,8 @@ export class LeaderElector {
   #reportedLeader = '';
   #leading = false;
   #running = false;
+  /** Monotonic time at which the last successful acquire/renew attempt started (-Infinity: never). */
+  #renewedAt = Number.NEGATIVE_INFINITY;
 
   /** @throws RangeError naming the field when durations are inconsistent; Error for an empty identity. */
   constructor(opts: LeaderElectionOptions) {
@@ -134,6 +137,20 @@ export class LeaderElector {
   /** True while this candidate leads (between winning and stepping down). */
   isLeader(): boolean {
     return this.#leading;
+  }
+
+  /**
+   * Fencing (ccm-kit, not client-go; docs/decisions/0050-lease-fencing.md): true unless this candidate leads
+   * and its last successful acquire or renew started less than `renewDeadlineMs` ago on the monotonic clock.
+   * While fenced, the manager refuses cloud calls and API writes (see `checkFence`).
+   */
+  isFenced(): boolean {
+    return !this.#leading || this.#now() - this.#renewedAt >= this.renewDeadlineMs;
+  }
+
+  /** `namespace/name` of the Lease. */
+  describe(): string {
+    return this.lock.describe();
   }
 
   /** The holder last observed ('' when none). */
@@ -271,6 +288,15 @@ export class LeaderElector {
 
   /** client-go `tryAcquireOrRenew`: true when this candidate holds the lease afterwards. */
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const started = this.#now();
+    const ok = await this.#tryAcquireOrRenewOnce(signal);
+    // The renewal is known to hold from when its attempt started (the server wrote it later, and other
+    // candidates count the lease duration from when they observe that write).
+    if (ok) this.#renewedAt = started;
+    return ok;
+  }
+
+  async #tryAcquireOrRenewOnce(signal: AbortSignal): Promise<boolean> {
     const wall = new Date();
     const fresh: LeaderElectionRecord = {
       holderIdentity: this.identity,

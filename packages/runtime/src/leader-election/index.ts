@@ -3,3 +3,4 @@ export * from './healthz.js';
 export * from './lease-lock.js';
 export * from './metrics.js';
 export * from './record.js';
+export * from './fence.js';

@@ -1,0 +1,71 @@
+/**
+ * The provider as the leader-elected controllers see it: every call of a facet (LoadBalancer, Instances,
+ * InstancesV2, Zones, Clusters, Routes) first checks the lease fence and, while the replica cannot prove it
+ * still holds the lease, fails with `LeaseFencedError` instead of reaching the cloud
+ * (docs/decisions/0050-lease-fencing.md). The error is an ordinary failure for the controllers: the object is
+ * requeued, and no deletion follows from it (only a `false`/NotFound answer can lead to one).
+ */
+import type { CloudProvider } from '@ccm-kit/cloud-provider';
+import { checkFence, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
+
+/** Facet getters of `CloudProvider` whose objects call the cloud. */
+const facets = ['loadBalancer', 'instances', 'instancesV2', 'zones', 'clusters', 'routes'] as const;
+/** Facet methods that compute locally and never call the cloud. */
+const local = new Set(['getLoadBalancerName']);
+
+/**
+ * Wraps `cloud` so that facet calls are refused while `fence()` is fenced. Everything else (`initialize`,
+ * `setInformers`, `providerName`, ...) passes through to `cloud` unchanged.
+ * @param fence the current fence; undefined (no leader election) refuses nothing.
+ */
+export function fencedCloud(cloud: CloudProvider, fence: () => LeaseFence | undefined): CloudProvider {
+  // Per facet name: one provider object may serve several facets (FakeCloud returns itself for each).
+  const wrapped = new Map<string, WeakMap<object, object>>(facets.map((f) => [f, new WeakMap()]));
+  const wrapFacet = (facetName: string, facet: object): object => {
+    const cache = wrapped.get(facetName)!;
+    let w = cache.get(facet);
+    if (!w) {
+      w = new Proxy(facet, {
+        get(target, prop, receiver) {
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          if (typeof v !== 'function' || typeof prop !== 'string' || local.has(prop)) return v;
+          return (...args: unknown[]) => {
+            try {
+              checkFence(fence(), `cloud call ${facetName}.${prop}`);
+            } catch (err) {
+              return Promise.reject(err);
+            }
+            return (v as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+      cache.set(facet, w);
+    }
+    return w;
+  };
+  return new Proxy(cloud, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      if (!(facets as readonly (string | symbol)[]).includes(prop)) return (v as (...a: unknown[]) => unknown).bind(target);
+      return () => {
+        const facet = (v as () => object | undefined).call(target);
+        return facet ? wrapFacet(String(prop), facet) : facet;
+      };
+    },
+  });
+}
+
+/**
+ * Fences the leader's work in one place: installs the lease write guard on the given client factories'
+ * transports (API writes other than the Lease and Events are refused while fenced) and returns the fenced
+ * provider for the controllers.
+ */
+export function fenceLeaderWork(
+  cloud: CloudProvider,
+  factories: readonly { transport: RestTransport }[],
+  fence: () => LeaseFence | undefined,
+): CloudProvider {
+  for (const f of factories) f.transport.setWriteGuard(leaseWriteGuard(fence));
+  return fencedCloud(cloud, fence);
+}

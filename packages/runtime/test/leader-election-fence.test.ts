@@ -1,0 +1,158 @@
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  checkFence,
+  createClientFactory,
+  isLeaseFencedError,
+  LeaderElector,
+  type LeaseFence,
+  LeaseFencedError,
+  leaseWriteGuard,
+} from '../src/index.js';
+import { sendJson, startTestServer, type TestServer } from './client-test-server.js';
+import { FakeLeaseServer } from './leader-election-fake-lease.js';
+
+const aborts: AbortController[] = [];
+afterEach(() => {
+  for (const a of aborts.splice(0)) a.abort();
+});
+
+async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
+  const t0 = performance.now();
+  while (!cond()) {
+    if (performance.now() - t0 > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+function elector(srv: FakeLeaseServer, identity: string, now: () => number) {
+  const ac = new AbortController();
+  aborts.push(ac);
+  const client = srv.client(identity);
+  const el = new LeaderElector({
+    client,
+    identity,
+    name: `fence-${identity}`,
+    leaseDurationMs: 600,
+    renewDeadlineMs: 400,
+    retryPeriodMs: 50,
+    now,
+    callbacks: { onStartedLeading: () => {} },
+  });
+  void el.run(ac.signal);
+  return { el, client, ac };
+}
+
+describe('LeaderElector.isFenced', () => {
+  it('is fenced before leading, unfenced after acquiring, fenced once the last renewal is older than the renew deadline, unfenced after the next renewal', async () => {
+    let now = 1_000;
+    const srv = new FakeLeaseServer();
+    const { el, client } = elector(srv, 'a', () => now);
+    expect(el.isFenced()).toBe(true); // not leading yet
+    await until(() => el.isLeader());
+    expect(el.isFenced()).toBe(false);
+    client.down = true; // renewals fail from now on
+    now += 399;
+    expect(el.isFenced()).toBe(false);
+    now += 1; // 400 ms since the last successful renewal started: the renew deadline
+    expect(el.isFenced()).toBe(true);
+    expect(el.isLeader()).toBe(true); // still leading as far as client-go's rules go: only the fence stops it
+    client.down = false;
+    const writes = srv.writes.length;
+    await until(() => srv.writes.length > writes); // the next renewal
+    expect(el.isFenced()).toBe(false);
+  });
+
+  it('dates a renewal from when its attempt started, not from when the answer came', async () => {
+    let now = 0;
+    const srv = new FakeLeaseServer();
+    const { el, client } = elector(srv, 'a', () => now);
+    await until(() => el.isLeader());
+    // The renewal request takes 300 ms of (fake) time: the fence counts from its start.
+    const replace = client.replaceNamespacedLease.bind(client);
+    let slow = 0;
+    client.replaceNamespacedLease = (async (p: Parameters<typeof replace>[0]) => {
+      const started = now;
+      now += 300;
+      slow = started;
+      return replace(p);
+    }) as typeof client.replaceNamespacedLease;
+    await until(() => slow > 0);
+    await until(() => !el.isFenced());
+    now = slow + 399;
+    client.down = true;
+    expect(el.isFenced()).toBe(false);
+    now = slow + 400;
+    expect(el.isFenced()).toBe(true);
+  });
+
+  it('is fenced after leadership is lost', async () => {
+    const srv = new FakeLeaseServer();
+    const { el, client } = elector(srv, 'a', () => performance.now());
+    await until(() => el.isLeader());
+    client.down = true;
+    await until(() => !el.isLeader());
+    expect(el.isFenced()).toBe(true);
+  });
+});
+
+describe('checkFence / leaseWriteGuard', () => {
+  const fenced: LeaseFence = { isFenced: () => true, describe: () => 'kube-system/ccm' };
+  const open: LeaseFence = { isFenced: () => false, describe: () => 'kube-system/ccm' };
+
+  it('checkFence throws a LeaseFencedError naming the action and the lease only while fenced', () => {
+    expect(() => checkFence(open, 'x')).not.toThrow();
+    expect(() => checkFence(undefined, 'x')).not.toThrow();
+    let err: unknown;
+    try {
+      checkFence(fenced, 'cloud call LoadBalancer.ensureLoadBalancer');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(LeaseFencedError);
+    expect(isLeaseFencedError(err)).toBe(true);
+    expect((err as Error).message).toMatch(
+      /^cloud call LoadBalancer\.ensureLoadBalancer refused: .*lease kube-system\/ccm within the renew deadline/,
+    );
+  });
+
+  it('refuses writes but not reads, Lease requests or Events', () => {
+    const guard = leaseWriteGuard(() => fenced);
+    const u = (p: string) => new URL(`https://h${p}`);
+    expect(() => guard('GET', u('/api/v1/nodes'))).not.toThrow();
+    expect(() => guard('PUT', u('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ccm'))).not.toThrow();
+    expect(() => guard('POST', u('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases'))).not.toThrow();
+    expect(() => guard('POST', u('/api/v1/namespaces/default/events'))).not.toThrow();
+    expect(() => guard('PATCH', u('/api/v1/namespaces/default/events/e1'))).not.toThrow();
+    expect(() => guard('DELETE', u('/api/v1/nodes/n1'))).toThrow(LeaseFencedError);
+    expect(() => guard('PATCH', u('/api/v1/namespaces/default/services/s/status'))).toThrow(
+      /API write PATCH \/api\/v1\/namespaces\/default\/services\/s\/status refused/,
+    );
+    expect(() => leaseWriteGuard(() => undefined)('DELETE', u('/api/v1/nodes/n1'))).not.toThrow();
+  });
+});
+
+describe('RestTransport.setWriteGuard', () => {
+  let srv: TestServer | undefined;
+  afterEach(async () => {
+    await srv?.close();
+  });
+
+  it('a refused request never reaches the server; allowed ones do', async () => {
+    srv = await startTestServer((req, res) =>
+      sendJson(res, 200, { apiVersion: 'v1', kind: 'Node', metadata: { name: req.url.pathname.split('/').pop() } }),
+    );
+    const f = createClientFactory({ kubeConfig: srv.kubeConfig });
+    let isFenced = true;
+    f.transport.setWriteGuard(leaseWriteGuard(() => ({ isFenced: () => isFenced, describe: () => 'ns/l' })));
+    const core = f.client('t', CoreV1Api);
+    await expect(core.deleteNode({ name: 'n1' })).rejects.toThrow(LeaseFencedError);
+    expect(srv.requests).toHaveLength(0);
+    await core.readNode({ name: 'n1' });
+    expect(srv.requests.map((r) => r.method)).toEqual(['GET']);
+    isFenced = false;
+    await core.deleteNode({ name: 'n1' });
+    expect(srv.requests.map((r) => r.method)).toEqual(['GET', 'DELETE']);
+    await f.close();
+  });
+});
