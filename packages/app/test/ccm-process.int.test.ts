@@ -305,3 +305,37 @@ describe('bad input', () => {
     expect(unknown.output()).toContain('unknown cloud provider "nope"');
   });
 });
+
+describe('--use-service-account-credentials with the optional RBAC piece', () => {
+  it('rbac.yaml alone does not let the manager mint controller tokens; rbac-service-account-credentials.yaml does', async () => {
+    const saConfig = join(dir, 'cloud-sa.yaml');
+    await writeFile(
+      saConfig,
+      'machines:\n  - { name: app-node-sa, id: s3, zone: zone-1, region: region-1, type: small, address: 10.0.0.13 }\n',
+    );
+    await registerNode('app-node-sa');
+    const { proc } = await startCcm([
+      `--cloud-config=${saConfig}`,
+      '--leader-elect=false',
+      '--controllers=cloud-node-controller',
+      '--use-service-account-credentials',
+    ]);
+    await eventually(
+      'the service-account lookup to be forbidden',
+      async () => /serviceaccounts[^\n]*forbidden|forbidden[^\n]*serviceaccounts/i.test(proc.output()),
+      30_000,
+    );
+    const before = await core.readNode({ name: 'app-node-sa' });
+    expect(before.spec?.providerID).toBeUndefined();
+    await applyManifest(cp.kubeConfig, join(repoRoot, 'docs/deploy/rbac-service-account-credentials.yaml'));
+    await eventually(
+      'app-node-sa to be initialized as kube-system/node-controller',
+      async () => (await core.readNode({ name: 'app-node-sa' })).spec?.providerID === 'minimal://s3',
+      60_000,
+    );
+    const sa = await core.readNamespacedServiceAccount({ name: 'node-controller', namespace: 'kube-system' });
+    expect(sa.metadata?.name).toBe('node-controller');
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+  }, 150_000);
+});
