@@ -371,3 +371,29 @@ describe('mock API server: scripted state and request log', () => {
     }
   });
 });
+
+describe('mock API server: failure rate and caller identity', () => {
+  it('answers 503 to the share of requests its seeded random source picks, and logs the token name as caller', async () => {
+    const draws = [0.05, 0.5, 0.19, 0.2];
+    const seeded = await startApi({
+      tokens: [{ token: 'ccm-0-token', name: 'ccm-0' }, TOKEN],
+      failureRate: 0.2,
+      random: () => draws.shift() ?? 1,
+    });
+    try {
+      const status = async (token: string) =>
+        (await fetch(`${seeded.url}/servers`, { headers: { authorization: `Bearer ${token}` } })).status;
+      expect([await status('ccm-0-token'), await status('ccm-0-token'), await status(TOKEN), await status(TOKEN)]).toEqual([
+        503, 200, 503, 200,
+      ]);
+      expect(seeded.requests().map((r) => r.caller)).toEqual(['ccm-0', 'ccm-0', undefined, undefined]);
+      expect(JSON.stringify(seeded.requests())).not.toContain('ccm-0-token');
+      const put = await fetch(`${seeded.origin}/admin/settings`, { method: 'PUT', body: JSON.stringify({ failure_rate: 2 }) });
+      expect(put.status).toBe(400);
+      await fetch(`${seeded.origin}/admin/settings`, { method: 'PUT', body: JSON.stringify({ failure_rate: 0 }) });
+      expect(await status(TOKEN)).toBe(200);
+    } finally {
+      await seeded.close();
+    }
+  });
+});

@@ -10,7 +10,7 @@
  * | POST | `/admin/load_balancers/<id>/activate` | end provisioning now |
  * | POST | `/admin/load_balancers/<id>/hold` | keep it provisioning until activated |
  * | GET, POST, DELETE | `/admin/faults` | list / add a `FaultRule` / clear rules, latency and rate limit |
- * | PUT | `/admin/settings` | `{ latency_ms?, provisioning_delay_ms?, rate_limit?: { limit, window_ms } \| null }` |
+ * | PUT | `/admin/settings` | `{ latency_ms?, failure_rate?, provisioning_delay_ms?, rate_limit?: { limit, window_ms } \| null }` |
  * | GET, DELETE | `/admin/requests` | the request log / clear it |
  */
 import { labelMapProblems } from '../shared/labels.js';
@@ -30,6 +30,8 @@ export interface RequestLogEntry {
   /** The answer's status; 0 when the connection was reset. */
   status: number;
   userAgent: string | undefined;
+  /** The `name` of the token that authenticated the request, when it has one. */
+  caller?: string;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -111,6 +113,10 @@ export function adminRouter(
       if (body.latency_ms !== undefined && !nonNegativeInt(body.latency_ms)) {
         problems.push('latency_ms must be a non-negative integer');
       }
+      const rate = body.failure_rate;
+      if (rate !== undefined && (typeof rate !== 'number' || !(rate >= 0 && rate <= 1))) {
+        problems.push('failure_rate must be a number in 0-1');
+      }
       if (body.provisioning_delay_ms !== undefined && !nonNegativeInt(body.provisioning_delay_ms)) {
         problems.push('provisioning_delay_ms must be a non-negative integer');
       }
@@ -124,6 +130,7 @@ export function adminRouter(
       }
       if (problems.length > 0) throw invalidInput(problems);
       if (body.latency_ms !== undefined) faults.latencyMs = body.latency_ms as number;
+      if (rate !== undefined) faults.failureRate = rate as number;
       if (body.provisioning_delay_ms !== undefined)
         state.provisioningDelayMs = body.provisioning_delay_ms as number;
       if (rl === null) faults.setRateLimit(undefined);

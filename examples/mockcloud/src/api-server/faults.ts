@@ -1,6 +1,7 @@
 /**
  * Failure injection for the mock API: scripted faults (429 with `Retry-After`, 5xx, dropped
- * connections, slow answers) and an optional fixed-window rate limit. Admin requests are never affected.
+ * connections, slow answers), a random failure rate (503) and an optional fixed-window rate limit.
+ * Admin requests are never affected.
  */
 
 /** One scripted fault. Matching rules apply in the order added; the first with `count` left wins. */
@@ -67,21 +68,31 @@ export class FaultInjector {
   readonly #rules: { rule: FaultRule; left: number }[] = [];
   /** Delay added to every API request, in ms. */
   latencyMs = 0;
+  /** Share of API requests (0–1) answered 503 at random, after the rules; 0 disables. */
+  failureRate = 0;
   #rateLimit: RateLimit | undefined;
   #windowStart = 0;
   #windowCount = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * @param now clock in epoch ms (rate limit windows)
+   * @param random source of [0, 1) numbers for {@link failureRate} (seed it for reproducible runs)
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   /** Adds a rule (see {@link FaultRule}). */
   add(rule: FaultRule): void {
     this.#rules.push({ rule: { ...rule }, left: rule.count ?? Number.POSITIVE_INFINITY });
   }
 
-  /** Removes every rule and the rate limit, and sets the latency back to 0. */
+  /** Removes every rule and the rate limit, and sets the latency and the failure rate back to 0. */
   clear(): void {
     this.#rules.length = 0;
     this.latencyMs = 0;
+    this.failureRate = 0;
     this.#rateLimit = undefined;
   }
 
@@ -117,6 +128,10 @@ export class FaultInjector {
       if (rule.status !== undefined) out.status = rule.status;
       if (rule.retryAfterSeconds !== undefined) out.retryAfterSeconds = rule.retryAfterSeconds;
       if (out.status !== undefined || out.reset) return out;
+    }
+    if (this.failureRate > 0 && this.random() < this.failureRate) {
+      out.status = 503;
+      return out;
     }
     const rl = this.#rateLimit;
     if (rl) {

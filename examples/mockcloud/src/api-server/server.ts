@@ -23,6 +23,8 @@ const MAX_BODY_BYTES = 1 << 20;
 export interface ApiToken {
   token: string;
   readOnly?: boolean;
+  /** Who holds the token; logged as `caller` with each request it authenticates (never the token itself). */
+  name?: string;
 }
 
 /** Options of {@link MockCloudApiServer.start}. */
@@ -39,6 +41,10 @@ export interface MockCloudApiServerOptions {
   provisioningDelayMs?: number;
   /** Delay added to every API request, in ms; default 0. */
   latencyMs?: number;
+  /** Share of API requests (0–1) answered 503 at random; default 0. */
+  failureRate?: number;
+  /** Random source for `failureRate` (seed it for reproducible runs); default `Math.random`. */
+  random?: () => number;
   /** A fixed-window rate limit on API requests; default none. */
   rateLimit?: RateLimit;
   /** Servers to start with. */
@@ -106,8 +112,9 @@ export class MockCloudApiServer {
   private constructor(options: MockCloudApiServerOptions) {
     const now = options.now ?? Date.now;
     this.state = new CloudState({ provisioningDelayMs: options.provisioningDelayMs ?? 0, now });
-    this.faults = new FaultInjector(now);
+    this.faults = new FaultInjector(now, options.random);
     this.faults.latencyMs = options.latencyMs ?? 0;
+    this.faults.failureRate = options.failureRate ?? 0;
     if (options.rateLimit) this.faults.setRateLimit(options.rateLimit);
     for (const seed of options.servers ?? []) this.state.addServer(seed);
     const tokens = (options.tokens ?? ['mockcloud-token']).map((t) =>
@@ -227,6 +234,7 @@ export class MockCloudApiServer {
             'unauthorized',
             'unable to authenticate: missing or invalid bearer token',
           );
+        if (token.name !== undefined) entry.caller = token.name;
         const fault = this.faults.decide(method, url.pathname);
         if (fault.latencyMs > 0) await sleep(fault.latencyMs);
         if (fault.reset) {
