@@ -156,3 +156,25 @@ describe('RestTransport.setWriteGuard', () => {
     await f.close();
   });
 });
+
+describe('a deposed leader', () => {
+  it('does not take back a lease another candidate holds (regression: the fast renew path overwrote it after a re-read)', async () => {
+    const srv = new FakeLeaseServer();
+    const { el } = elector(srv, 'a', () => performance.now());
+    await until(() => el.isLeader());
+    // Another candidate takes the lease (as after this leader was paused longer than the lease).
+    const b = srv.client('b');
+    const cur = await b.readNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' });
+    const now = new Date();
+    await b.replaceNamespacedLease({
+      name: 'cloud-controller-manager',
+      namespace: 'kube-system',
+      body: { ...cur, spec: { ...cur.spec, holderIdentity: 'b', acquireTime: now as never, renewTime: now as never } },
+    });
+    const takenAt = srv.writes.length;
+    await until(() => !el.isLeader());
+    expect(srv.spec()?.holderIdentity).toBe('b');
+    expect(srv.writes.slice(takenAt).filter((w) => w.by === 'a')).toEqual([]);
+    expect(el.isFenced()).toBe(true);
+  });
+});

@@ -305,12 +305,20 @@ export class LeaderElector implements LeaseFence {
       renewTime: wall,
       leaderTransitions: 0,
     };
-    // Fast path: the leader renews without reading first while its lease is valid.
-    if (this.#leading && this.#observed && this.lock.hasLease() && this.#isLeaseValid(this.#now())) {
+    // Fast path: the leader renews without reading first while its lease is valid. As client-go's
+    // `IsLeader()`, this needs the observed record to name this candidate: a leader that was paused and has
+    // since read another holder's record must not overwrite it (it would steal a valid lease).
+    const mine = this.#observed;
+    if (
+      this.#leading &&
+      mine?.holderIdentity === this.identity &&
+      this.lock.hasLease() &&
+      this.#isLeaseValid(this.#now())
+    ) {
       const rec: LeaderElectionRecord = {
         ...fresh,
-        leaderTransitions: this.#observed.leaderTransitions,
-        ...(this.#observed.acquireTime ? { acquireTime: this.#observed.acquireTime } : {}),
+        leaderTransitions: mine.leaderTransitions,
+        ...(mine.acquireTime ? { acquireTime: mine.acquireTime } : {}),
       };
       try {
         await this.lock.update(rec, signal);
