@@ -29,7 +29,12 @@ export default defineConfig({
         ssr,
         test: {
           name: 'integration',
-          include: ['packages/*/test/**/*.int.test.ts', 'examples/*/test/**/*.int.test.ts'],
+          include: [
+            'packages/*/test/**/*.int.test.ts',
+            'examples/*/test/**/*.int.test.ts',
+            // The short chaos profile (chaos/README.md); the long one runs with `npm run chaos -- --profile long`.
+            'chaos/test/**/*.int.test.ts',
+          ],
           exclude: ['**/node_modules/**'],
           globalSetup: ['packages/testing/src/vitest-global-setup.ts'],
           // Each file starts its own control plane; 2 cores take two at a time.

@@ -1,0 +1,204 @@
+/**
+ * The invariants a run checks, and the figures it reports.
+ *
+ * Converged state (checked repeatedly while the run settles): every LoadBalancer Service of the default class
+ * has exactly one load balancer and an ingress; no load balancer exists for anything else (leaked); no Service
+ * keeps the cleanup finalizer without needing it; every Node is initialized; shutdown taints match the
+ * machines; every NotReady Node whose machine is gone is deleted.
+ *
+ * Safety (checked over the whole run): no Node deleted by a CCM while its machine existed (from the audit log);
+ * no cloud call and no API write (Leases and Events aside) from a process that did not hold the lease at that
+ * moment (from the cloud's request log, the audit log and the lease history).
+ */
+import { readFile } from 'node:fs/promises';
+import type { MockCloudApiServer } from '@ccm-kit/example-mockcloud/api-server';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Fleet } from './fleet.ts';
+import { LeaseHistory, type Term } from './lease-history.ts';
+import { NAMESPACE, type Workload } from './workload.ts';
+
+const LABEL_SERVICE_UID = 'mockcloud.ccm-kit.io/service-uid';
+const FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
+const SHUTDOWN = 'node.cloudprovider.kubernetes.io/shutdown';
+
+export interface Violation {
+  invariant: string;
+  /** The object concerned (Service or Node name), for the operations that led there. */
+  object: string;
+  detail: string;
+}
+
+export interface Converged {
+  ok: boolean;
+  violations: Violation[];
+  leakedLoadBalancers: number;
+  loadBalancerServices: number;
+  nodes: number;
+}
+
+export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, workload: Workload): Promise<Converged> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const violations: Violation[] = [];
+  const services = (await core.listNamespacedService({ namespace: NAMESPACE })).items;
+  const lbs = cloud.state.listLoadBalancers();
+  const byUid = new Map<string, number>();
+  for (const lb of lbs) {
+    const uid = lb.labels[LABEL_SERVICE_UID] ?? '';
+    byUid.set(uid, (byUid.get(uid) ?? 0) + 1);
+  }
+  const wanted = new Set<string>();
+  for (const s of services) {
+    const name = s.metadata?.name ?? '';
+    const uid = s.metadata?.uid ?? '';
+    const deleting = s.metadata?.deletionTimestamp !== undefined;
+    const needsLb = !deleting && s.spec?.type === 'LoadBalancer' && !s.spec.loadBalancerClass;
+    const count = byUid.get(uid) ?? 0;
+    if (needsLb) {
+      wanted.add(uid);
+      if (count !== 1) violations.push({ invariant: 'one load balancer per LoadBalancer Service', object: name, detail: `${count} load balancers` });
+      if (!s.status?.loadBalancer?.ingress?.length)
+        violations.push({ invariant: 'ingress in status', object: name, detail: 'no ingress' });
+    } else if (s.metadata?.finalizers?.includes(FINALIZER)) {
+      violations.push({ invariant: 'no stale cleanup finalizer', object: name, detail: `type ${s.spec?.type}, class ${s.spec?.loadBalancerClass ?? '-'}` });
+    }
+  }
+  let leaked = 0;
+  for (const lb of lbs) {
+    const uid = lb.labels[LABEL_SERVICE_UID] ?? '';
+    if (wanted.has(uid)) continue;
+    leaked++;
+    const svc = lb.labels['mockcloud.ccm-kit.io/service-name'] ?? lb.name;
+    violations.push({ invariant: 'no leaked load balancer', object: svc, detail: `${lb.id} (${lb.name})` });
+  }
+  const nodes = (await core.listNode()).items;
+  const nodeNames = new Set(nodes.map((n) => n.metadata?.name ?? ''));
+  for (const n of nodes) {
+    const name = n.metadata?.name ?? '';
+    const m = workload.machines.get(name);
+    const taints = n.spec?.taints ?? [];
+    if (!n.spec?.providerID || taints.some((t) => t.key === UNINITIALIZED)) {
+      if (m?.state !== 'deleted') violations.push({ invariant: 'every Node initialized', object: name, detail: `providerID ${n.spec?.providerID ?? '-'}` });
+    }
+    const shutdown = taints.some((t) => t.key === SHUTDOWN);
+    if (m?.state === 'off' && !shutdown) violations.push({ invariant: 'shutdown taint on stopped machines', object: name, detail: 'missing' });
+    if (m?.state === 'running' && shutdown) violations.push({ invariant: 'no shutdown taint on running machines', object: name, detail: 'present' });
+  }
+  for (const m of workload.machines.values()) {
+    if (m.state === 'deleted' && !m.nodeDeleted && nodeNames.has(m.name))
+      violations.push({ invariant: 'Node of a deleted machine is deleted', object: m.name, detail: 'Node still exists' });
+  }
+  return {
+    ok: violations.length === 0,
+    violations,
+    leakedLoadBalancers: leaked,
+    loadBalancerServices: wanted.size,
+    nodes: nodes.length,
+  };
+}
+
+interface AuditEvent {
+  stage?: string;
+  verb?: string;
+  user?: { username?: string };
+  objectRef?: { resource?: string; subresource?: string; name?: string; namespace?: string };
+  requestReceivedTimestamp?: string;
+  responseStatus?: { code?: number };
+}
+
+export interface Safety {
+  violations: Violation[];
+  wronglyDeletedNodes: number;
+  nodesDeletedByCcm: number;
+  nonHolderCloudCalls: number;
+  nonHolderApiWrites: number;
+  cloudCalls: number;
+  cloudCallsFailed: number;
+  startupCloudCalls: number;
+  apiWritesByCcms: number;
+}
+
+export async function checkSafety(opts: {
+  auditLogPath: string;
+  cloud: MockCloudApiServer;
+  fleet: Fleet;
+  terms: Term[];
+  workload: Workload;
+  slotOf: (name: string) => number | undefined;
+}): Promise<Safety> {
+  const violations: Violation[] = [];
+  const { fleet, terms, slotOf } = opts;
+  const actor = (slot: number, t: number) => {
+    const p = fleet.processAt(slot, t);
+    return { p, holder: p?.identity !== undefined && LeaseHistory.held(terms, p.identity, t) };
+  };
+  // Cloud calls.
+  let nonHolderCloud = 0;
+  let startup = 0;
+  let failed = 0;
+  const calls = opts.cloud.requests();
+  for (const c of calls) {
+    if (c.status === 0 || c.status >= 400) failed++;
+    const slot = c.caller === undefined ? undefined : slotOf(c.caller);
+    if (slot === undefined) continue;
+    const { p, holder } = actor(slot, c.time);
+    if (p && (p.campaigningAt === undefined || c.time < p.campaigningAt)) {
+      startup++; // the provider's start-up check, on every replica before it campaigns
+      continue;
+    }
+    if (!holder) {
+      nonHolderCloud++;
+      violations.push({
+        invariant: 'no cloud call from a non-holder',
+        object: c.path,
+        detail: `${c.method} ${c.path} by ${c.caller} (${p?.identity ?? 'unknown process'}) at ${new Date(c.time).toISOString()}`,
+      });
+    }
+  }
+  // API writes and Node deletions.
+  let nonHolderWrites = 0;
+  let writes = 0;
+  let wronglyDeleted = 0;
+  let nodeDeletes = 0;
+  const text = await readFile(opts.auditLogPath, 'utf8').catch(() => '');
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as AuditEvent;
+    if (e.stage !== 'ResponseComplete') continue;
+    const slot = slotOf(e.user?.username ?? '');
+    if (slot === undefined) continue;
+    const resource = e.objectRef?.resource ?? '';
+    if (resource === 'leases' || resource === 'events') continue;
+    writes++;
+    const t = new Date(e.requestReceivedTimestamp ?? 0).getTime();
+    const { p, holder } = actor(slot, t);
+    const what = `${e.verb} ${resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.objectRef?.name ?? ''}`;
+    if (!holder) {
+      nonHolderWrites++;
+      violations.push({
+        invariant: 'no API write from a non-holder',
+        object: e.objectRef?.name ?? '',
+        detail: `${what} by ${e.user?.username} (${p?.identity ?? 'unknown process'}) at ${e.requestReceivedTimestamp}`,
+      });
+    }
+    if (resource === 'nodes' && e.verb === 'delete' && !e.objectRef?.subresource && (e.responseStatus?.code ?? 0) < 300) {
+      nodeDeletes++;
+      const m = opts.workload.machines.get(e.objectRef?.name ?? '');
+      if (!m || m.deletedAt === undefined || m.deletedAt > t) {
+        wronglyDeleted++;
+        violations.push({ invariant: 'no Node deleted while its machine exists', object: e.objectRef?.name ?? '', detail: `${what} at ${e.requestReceivedTimestamp}` });
+      }
+    }
+  }
+  return {
+    violations,
+    wronglyDeletedNodes: wronglyDeleted,
+    nodesDeletedByCcm: nodeDeletes,
+    nonHolderCloudCalls: nonHolderCloud,
+    nonHolderApiWrites: nonHolderWrites,
+    cloudCalls: calls.length,
+    cloudCallsFailed: failed,
+    startupCloudCalls: startup,
+    apiWritesByCcms: writes,
+  };
+}

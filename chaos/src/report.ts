@@ -1,0 +1,63 @@
+/** The human-readable report of a run: one table of invariants and figures, then violations if any. */
+import type { ChaosResult } from './chaos.ts';
+
+const s = (ms: number | undefined) => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+const list = (xs: (number | undefined)[]) => (xs.length ? xs.map(s).join(', ') : '—');
+
+export function formatReport(r: ChaosResult): string {
+  const count = (k: string) => r.faults.filter((f) => f.kind === k && !f.detail?.startsWith('skipped')).length;
+  const okOps = r.ops.filter((o) => o.ok).length;
+  const rows: [string, string, string][] = [
+    ['seed', String(r.seed), ''],
+    ['profile', r.profile, ''],
+    ['fault phase', s(r.faultPhaseMs), ''],
+    ['operations', `${r.ops.length} (${okOps} ok, ${r.ops.length - okOps} failed during outages)`, ''],
+    ['Services created / Nodes registered', `${r.servicesCreated} / ${r.nodesRegistered}`, ''],
+    [
+      'faults',
+      `kube-apiserver restarts ${count('apiserver-restart')}, etcd restarts ${count('etcd-restart')}, leader SIGKILL ${count('leader-sigkill')}, SIGTERM ${count('leader-sigterm')}, SIGSTOP/SIGCONT ${count('leader-sigstop')}, watch cuts ${count('watch-cut')}, 429 bursts ${count('cloud-429-burst')}`,
+      '',
+    ],
+    ['cloud calls (failed or throttled)', `${r.safety.cloudCalls} (${r.safety.cloudCallsFailed})`, ''],
+    ['CCM processes started', String(r.ccmProcesses), ''],
+    ['leaked load balancers', String(r.converged.leakedLoadBalancers), r.converged.leakedLoadBalancers === 0 ? 'PASS' : 'FAIL'],
+    ['LoadBalancer Services with one LB and ingress', pass(r, ['one load balancer per LoadBalancer Service', 'ingress in status']), ''],
+    ['stale cleanup finalizers', String(byInv(r, 'no stale cleanup finalizer')), byInv(r, 'no stale cleanup finalizer') ? 'FAIL' : 'PASS'],
+    ['Nodes wrongly deleted (machine existed)', `${r.safety.wronglyDeletedNodes} of ${r.safety.nodesDeletedByCcm} deleted by CCMs`, r.safety.wronglyDeletedNodes ? 'FAIL' : 'PASS'],
+    ['Nodes of deleted machines left', String(byInv(r, 'Node of a deleted machine is deleted')), byInv(r, 'Node of a deleted machine is deleted') ? 'FAIL' : 'PASS'],
+    ['Nodes not initialized', String(byInv(r, 'every Node initialized')), byInv(r, 'every Node initialized') ? 'FAIL' : 'PASS'],
+    ['shutdown taints wrong', String(byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines')), byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines') ? 'FAIL' : 'PASS'],
+    ['cloud calls from non-holders', `${r.safety.nonHolderCloudCalls} (start-up checks before campaigning: ${r.safety.startupCloudCalls})`, r.safety.nonHolderCloudCalls ? 'FAIL' : 'PASS'],
+    ['API writes from non-holders', `${r.safety.nonHolderApiWrites} of ${r.safety.apiWritesByCcms}`, r.safety.nonHolderApiWrites ? 'FAIL' : 'PASS'],
+    ['API server back → new Node initialized', list(r.recoveryMs.map((x) => x.ms)), ''],
+    ['leader fault → next leader holds the lease', list(r.failover.map((x) => x.leaseMs)), ''],
+    ['leader fault → next leader\'s first cloud call', list(r.failover.map((x) => x.firstActionMs)), ''],
+    ['time to settle after faults stop', s(r.settleMs), r.settleMs === undefined ? 'FAIL' : 'PASS'],
+  ];
+  const w0 = Math.max(...rows.map((x) => x[0].length));
+  const w1 = Math.max(...rows.map((x) => x[1].length));
+  const lines = rows.map(([a, b, c]) => `${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`.trimEnd());
+  lines.push('', r.ok ? 'RESULT: PASS' : `RESULT: FAIL (seed ${r.seed}; rerun: npm run chaos -- --profile ${r.profile} --seed ${r.seed})`);
+  if (!r.ok) {
+    lines.push('', 'Violations:');
+    for (const v of r.violations.slice(0, 40)) lines.push(`  - ${v.invariant}: ${v.object}: ${v.detail}`);
+    const objects = new Set(r.violations.map((v) => v.object));
+    lines.push('', 'Operations on those objects, and the faults:');
+    const events = [
+      ...r.ops.filter((o) => [...objects].some((x) => x && o.target.split(':')[0] === x)).map((o) => ({ t: o.t, text: `op #${o.seq} ${o.op} ${o.target}${o.ok ? '' : ` (failed: ${o.error})`}` })),
+      ...r.faults.map((f) => ({ t: f.t, text: `fault ${f.kind}${f.identity ? ` on ${f.identity}` : ''}${f.detail ? ` (${f.detail})` : ''}` })),
+    ].sort((a, b) => a.t - b.t);
+    for (const e of events.slice(-80)) lines.push(`  ${new Date(e.t).toISOString()}  ${e.text}`);
+    lines.push('', `CCM logs and the audit log: ${r.dir}`);
+  }
+  return lines.join('\n');
+}
+
+function byInv(r: ChaosResult, invariant: string): number {
+  return r.violations.filter((v) => v.invariant === invariant).length;
+}
+
+function pass(r: ChaosResult, invariants: string[]): string {
+  const bad = invariants.reduce((n, i) => n + byInv(r, i), 0);
+  return bad ? `FAIL (${bad})` : `PASS (${r.converged.loadBalancerServices} Services)`;
+}

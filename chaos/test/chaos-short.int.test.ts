@@ -1,0 +1,21 @@
+/**
+ * The short chaos profile as one integration test: real kube-apiserver and etcd (restarted), two mockcloud
+ * CCM processes with leader election (killed, stopped, paused), a cloud that fails 10 % of calls, and random
+ * Service/Node/machine operations; every invariant must hold (see chaos/README.md). Uses the built dist/ of
+ * examples/mockcloud (`npm test` runs `tsc -b` first).
+ */
+import { expect, it } from 'vitest';
+import { runChaos } from '../src/chaos.ts';
+import { profiles } from '../src/profiles.ts';
+import { formatReport } from '../src/report.ts';
+
+it('short chaos profile: no leaked load balancer, no wrongly deleted Node, no action from a non-holder, settles', async () => {
+  const seed = Number(process.env.CHAOS_SEED ?? 20261124);
+  const result = await runChaos(profiles.short, seed);
+  const report = formatReport(result);
+  // The report names the seed and the operations behind any violation.
+  expect(result.violations, report).toEqual([]);
+  expect(result.ok).toBe(true);
+  expect(result.settleMs, report).toBeDefined();
+  expect(result.faults.filter((f) => !f.detail?.startsWith('skipped')).length, report).toBeGreaterThanOrEqual(6);
+}, 170_000);
