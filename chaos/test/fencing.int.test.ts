@@ -1,0 +1,75 @@
+/**
+ * Fencing (docs/decisions/0050-lease-fencing.md) against real processes: the leader of two mockcloud CCMs is
+ * paused with SIGSTOP for longer than the lease while Services keep changing, then resumed with SIGCONT. The
+ * resumed process must refuse its pending work (its log shows the refusals) and make no cloud call and no API
+ * write while another process holds the lease: both counted from the cloud's request log and the audit log.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { startCluster } from '../src/cluster.ts';
+import { Fleet } from '../src/fleet.ts';
+import { checkSafety } from '../src/invariants.ts';
+import { LeaseHistory } from '../src/lease-history.ts';
+import { leaseDurationMs } from '../src/profiles.ts';
+import { Rng } from '../src/rng.ts';
+import { Workload } from '../src/workload.ts';
+
+it('a leader paused past its lease and resumed makes no cloud call and no API write until it holds the lease again', async () => {
+  const rng = new Rng(7);
+  const dir = await mkdtemp(join(tmpdir(), 'ccm-fencing-'));
+  const cluster = await startCluster({ dir, slots: 2, random: () => 1 });
+  const fleet = new Fleet({
+    slots: 2,
+    dir,
+    kubeconfigPaths: cluster.kubeconfigPaths,
+    cloudUrl: cluster.cloud.url,
+    token: (i) => `${cluster.slotName(i)}-token`,
+  });
+  const lease = new LeaseHistory(cluster.cp.kubeConfig);
+  const workload = new Workload(cluster.cp.kubeConfig, cluster.cloud);
+  try {
+    await workload.setup();
+    lease.start();
+    fleet.startAll();
+    for (let i = 0; i < 4; i++) await workload.registerNode();
+    for (let i = 0; i < 6; i++) await workload.createService(rng);
+    const t0 = Date.now();
+    while (!lease.currentHolder() && Date.now() - t0 < 60_000) await sleep(200);
+    const leader = fleet.byIdentity(lease.currentHolder());
+    expect(leader).toBeDefined();
+    // Slow cloud calls, so that some are in flight when the leader is paused.
+    cluster.cloud.faults.latencyMs = 300;
+    await sleep(1_000);
+    leader!.child.kill('SIGSTOP');
+    // Work the paused leader will see queued when it resumes.
+    for (let i = 0; i < 8; i++) await workload.createService(rng);
+    await workload.registerNode();
+    await sleep(leaseDurationMs + 3_000);
+    const resumedAt = Date.now();
+    leader!.child.kill('SIGCONT');
+    await sleep(8_000);
+    lease.stop();
+    const safety = await checkSafety({
+      auditLogPath: cluster.auditLogPath,
+      cloud: cluster.cloud,
+      fleet,
+      terms: lease.terms(),
+      workload,
+      slotOf: (name) => (name === cluster.slotName(0) ? 0 : name === cluster.slotName(1) ? 1 : undefined),
+    });
+    expect(safety.violations).toEqual([]);
+    expect(safety.nonHolderCloudCalls).toBe(0);
+    expect(safety.nonHolderApiWrites).toBe(0);
+    // Another process took over meanwhile, and the resumed one did try to act (and was refused).
+    expect(lease.terms().some((t) => t.holder !== leader!.record.identity && t.start < resumedAt)).toBe(true);
+    const log = await readFile(join(dir, `ccm-${leader!.record.slot}-${leader!.record.slot}.log`), 'utf8');
+    expect(log).toMatch(/refused: this replica has not renewed lease kube-system\/cloud-controller-manager/);
+  } finally {
+    lease.stop();
+    await fleet.stop();
+    await cluster.stop();
+  }
+}, 150_000);
