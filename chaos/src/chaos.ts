@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startCluster } from './cluster.ts';
 import { FaultRunner, faultSchedule, type FaultRecord } from './faults.ts';
-import { Fleet } from './fleet.ts';
+import { fleetFor } from './fleet.ts';
 import { checkConverged, checkSafety, type Converged, type Safety, type Violation } from './invariants.ts';
 import { LeaseHistory, type Term } from './lease-history.ts';
 import type { Profile } from './profiles.ts';
@@ -46,17 +46,7 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
   const cloudRng = rng.fork();
   const dir = await mkdtemp(join(tmpdir(), `ccm-chaos-${seed}-`));
   const cluster = await startCluster({ dir, slots: profile.ccms, random: () => cloudRng.next() });
-  const slotOf = (name: string) => {
-    const m = /^chaos-ccm-(\d+)$/.exec(name);
-    return m ? Number(m[1]) : undefined;
-  };
-  const fleet = new Fleet({
-    slots: profile.ccms,
-    dir,
-    kubeconfigPaths: cluster.kubeconfigPaths,
-    cloudUrl: cluster.cloud.url,
-    token: (i) => `${cluster.slotName(i)}-token`,
-  });
+  const fleet = fleetFor(cluster, profile.ccms, dir);
   const lease = new LeaseHistory(cluster.cp.kubeConfig);
   const workload = new Workload(cluster.cp.kubeConfig, cluster.cloud);
   const faults = new FaultRunner(cluster, fleet, lease);
@@ -117,7 +107,7 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
     await sleep(1_000); // let the last polls and audit lines land
     lease.stop();
     const terms = lease.terms();
-    const safety = await checkSafety({ auditLogPath: cluster.auditLogPath, cloud: cluster.cloud, fleet, terms, workload, slotOf });
+    const safety = await checkSafety({ auditLogPath: cluster.auditLogPath, cloud: cluster.cloud, fleet, terms, workload, slotOf: cluster.slotOf });
     const failover = faults.records
       .filter((r) => r.identity !== undefined)
       .map((r) => {

@@ -32,6 +32,8 @@ export interface Cluster {
   kubeconfigPaths: string[];
   /** Audit user name and cloud caller name of slot `i`. */
   slotName(i: number): string;
+  /** The slot of an audit user name or cloud caller name (undefined: not a CCM). */
+  slotOf(name: string): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,10 @@ export async function startCluster(opts: {
     auditLogPath,
     kubeconfigPaths,
     slotName,
+    slotOf(name) {
+      const m = /^chaos-ccm-(\d+)$/.exec(name);
+      return m ? Number(m[1]) : undefined;
+    },
     async stop() {
       await proxy.close();
       await cloud.close();

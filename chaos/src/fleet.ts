@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Cluster } from './cluster.ts';
 import { leaseFlags } from './profiles.ts';
 
 const MAIN = new URL('../../examples/mockcloud/dist/main.js', import.meta.url).pathname;
@@ -137,4 +138,15 @@ export class Fleet {
       ),
     );
   }
+}
+
+/** The fleet of `slots` CCMs for `cluster`, logging to `dir`. */
+export function fleetFor(cluster: Cluster, slots: number, dir: string): Fleet {
+  return new Fleet({
+    slots,
+    dir,
+    kubeconfigPaths: cluster.kubeconfigPaths,
+    cloudUrl: cluster.cloud.url,
+    token: (i) => `${cluster.slotName(i)}-token`,
+  });
 }

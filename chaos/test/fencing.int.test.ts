@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { startCluster } from '../src/cluster.ts';
-import { Fleet } from '../src/fleet.ts';
+import { fleetFor } from '../src/fleet.ts';
 import { checkSafety } from '../src/invariants.ts';
 import { LeaseHistory } from '../src/lease-history.ts';
 import { leaseDurationMs } from '../src/profiles.ts';
@@ -21,13 +21,7 @@ it('a leader paused past its lease and resumed makes no cloud call and no API wr
   const rng = new Rng(7);
   const dir = await mkdtemp(join(tmpdir(), 'ccm-fencing-'));
   const cluster = await startCluster({ dir, slots: 2, random: () => 1 });
-  const fleet = new Fleet({
-    slots: 2,
-    dir,
-    kubeconfigPaths: cluster.kubeconfigPaths,
-    cloudUrl: cluster.cloud.url,
-    token: (i) => `${cluster.slotName(i)}-token`,
-  });
+  const fleet = fleetFor(cluster, 2, dir);
   const lease = new LeaseHistory(cluster.cp.kubeConfig);
   const workload = new Workload(cluster.cp.kubeConfig, cluster.cloud);
   try {
@@ -58,7 +52,7 @@ it('a leader paused past its lease and resumed makes no cloud call and no API wr
       fleet,
       terms: lease.terms(),
       workload,
-      slotOf: (name) => (name === cluster.slotName(0) ? 0 : name === cluster.slotName(1) ? 1 : undefined),
+      slotOf: cluster.slotOf,
     });
     expect(safety.violations).toEqual([]);
     expect(safety.nonHolderCloudCalls).toBe(0);
