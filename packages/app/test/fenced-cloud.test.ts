@@ -11,7 +11,11 @@ import { fencedCloud } from '../src/manager/fenced-cloud.js';
 
 function switchableFence() {
   const state = { fenced: true };
-  const fence: LeaseFence = { isFenced: () => state.fenced, describe: () => 'kube-system/cloud-controller-manager' };
+  const fence: LeaseFence = {
+    isFenced: () => state.fenced,
+    validForMs: () => (state.fenced ? 0 : 60_000),
+    describe: () => 'kube-system/cloud-controller-manager',
+  };
   return { state, fence };
 }
 

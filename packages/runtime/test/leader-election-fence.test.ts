@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   checkFence,
   createClientFactory,
+  fenceSignal,
   isLeaseFencedError,
   LeaderElector,
   type LeaseFence,
@@ -97,8 +98,8 @@ describe('LeaderElector.isFenced', () => {
 });
 
 describe('checkFence / leaseWriteGuard', () => {
-  const fenced: LeaseFence = { isFenced: () => true, describe: () => 'kube-system/ccm' };
-  const open: LeaseFence = { isFenced: () => false, describe: () => 'kube-system/ccm' };
+  const fenced: LeaseFence = { isFenced: () => true, validForMs: () => 0, describe: () => 'kube-system/ccm' };
+  const open: LeaseFence = { isFenced: () => false, validForMs: () => 10_000, describe: () => 'kube-system/ccm' };
 
   it('checkFence throws a LeaseFencedError naming the action and the lease only while fenced', () => {
     expect(() => checkFence(open, 'x')).not.toThrow();
@@ -144,7 +145,9 @@ describe('RestTransport.setWriteGuard', () => {
     );
     const f = createClientFactory({ kubeConfig: srv.kubeConfig });
     let isFenced = true;
-    f.transport.setWriteGuard(leaseWriteGuard(() => ({ isFenced: () => isFenced, describe: () => 'ns/l' })));
+    f.transport.setWriteGuard(
+      leaseWriteGuard(() => ({ isFenced: () => isFenced, validForMs: () => (isFenced ? 0 : 60_000), describe: () => 'ns/l' })),
+    );
     const core = f.client('t', CoreV1Api);
     await expect(core.deleteNode({ name: 'n1' })).rejects.toThrow(LeaseFencedError);
     expect(srv.requests).toHaveLength(0);
@@ -176,5 +179,20 @@ describe('a deposed leader', () => {
     expect(srv.spec()?.holderIdentity).toBe('b');
     expect(srv.writes.slice(takenAt).filter((w) => w.by === 'a')).toEqual([]);
     expect(el.isFenced()).toBe(true);
+  });
+});
+
+describe('fenceSignal', () => {
+  it('throws while fenced, aborts with a LeaseFencedError when the fence closes, and is undefined without a fence', async () => {
+    let left = 0;
+    const fence: LeaseFence = { isFenced: () => left <= 0, validForMs: () => left, describe: () => 'ns/l' };
+    expect(() => fenceSignal(fence, 'x')).toThrow(LeaseFencedError);
+    expect(fenceSignal(undefined, 'x')).toBeUndefined();
+    left = 30;
+    const signal = fenceSignal(fence, 'cloud request GET /v1/servers')!;
+    expect(signal.aborted).toBe(false);
+    await until(() => signal.aborted);
+    expect(isLeaseFencedError(signal.reason)).toBe(true);
+    expect((signal.reason as Error).message).toMatch(/^cloud request GET \/v1\/servers refused/);
   });
 });

@@ -11,7 +11,7 @@
  *
  * Lookups return `undefined` (or `false` for deletes) on 404 only; every other failure throws.
  */
-import { sleep } from '@ccm-kit/runtime';
+import { leaseFenceSignal, sleep } from '@ccm-kit/runtime';
 import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
 import { VERSION } from '../version.js';
@@ -352,7 +352,11 @@ export class MockCloudClient {
     const url = new URL(this.#base + path);
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+    // Lease fencing (ccm-kit decision 0050): no request while this replica cannot prove it leads, and none
+    // sent late; checked per request because one facet call may make several (lookups, retries, Retry-After).
+    const fence = leaseFenceSignal(`cloud request ${method} ${path}`);
+    const signals = [timeout, ...(init.signal ? [init.signal] : []), ...(fence ? [fence] : [])];
+    const signal = signals.length === 1 ? timeout : AbortSignal.any(signals);
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       'user-agent': this.#userAgent,
@@ -400,6 +404,7 @@ export class MockCloudClient {
     } catch (err) {
       if (err instanceof MockCloudApiError) throw err;
       if (init.signal?.aborted) throw init.signal.reason;
+      if (fence?.aborted) throw fence.reason;
       if (timeout.aborted) {
         code = 'timeout';
         throw new MockCloudTimeoutError(operation, this.#timeoutMs);

@@ -6,7 +6,13 @@
  * requeued, and no deletion follows from it (only a `false`/NotFound answer can lead to one).
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
-import { checkFence, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
+import {
+  checkFence,
+  type LeaseFence,
+  leaseWriteGuard,
+  type RestTransport,
+  setProcessLeaseFence,
+} from '@ccm-kit/runtime';
 
 /** Facet getters of `CloudProvider` whose objects call the cloud. */
 const facets = ['loadBalancer', 'instances', 'instancesV2', 'zones', 'clusters', 'routes'] as const;
@@ -58,8 +64,9 @@ export function fencedCloud(cloud: CloudProvider, fence: () => LeaseFence | unde
 
 /**
  * Fences the leader's work in one place: installs the lease write guard on the given client factories'
- * transports (API writes other than the Lease and Events are refused while fenced) and returns the fenced
- * provider for the controllers.
+ * transports (API writes other than the Lease and Events are refused while fenced), installs the process'
+ * lease fence for the provider's own HTTP client (`leaseFenceSignal`), and returns the fenced provider for the
+ * controllers.
  */
 export function fenceLeaderWork(
   cloud: CloudProvider,
@@ -67,5 +74,10 @@ export function fenceLeaderWork(
   fence: () => LeaseFence | undefined,
 ): CloudProvider {
   for (const f of factories) f.transport.setWriteGuard(leaseWriteGuard(fence));
+  setProcessLeaseFence({
+    isFenced: () => fence()?.isFenced() ?? false,
+    validForMs: () => fence()?.validForMs() ?? Number.POSITIVE_INFINITY,
+    describe: () => fence()?.describe() ?? '',
+  });
   return fencedCloud(cloud, fence);
 }

@@ -88,7 +88,7 @@ export class RestTransport {
   readonly limiter: ClientRateLimiter | undefined;
   readonly #opts: RestTransportOptions;
   readonly #dispatcher: Dispatcher | undefined;
-  #writeGuard: ((method: string, url: URL) => void) | undefined;
+  #writeGuard: ((method: string, url: URL) => AbortSignal | undefined) | undefined;
   #connectionsOpened = 0;
   #closed = false;
 
@@ -149,9 +149,10 @@ export class RestTransport {
 
   /**
    * Installs a check run just before each request is sent (after the limiter); it throws to refuse the
-   * request (the manager's lease fence, see `leaseWriteGuard`). Undefined removes it.
+   * request, or returns a signal that cancels it (the manager's lease fence, see `leaseWriteGuard`).
+   * Undefined removes it.
    */
-  setWriteGuard(guard: ((method: string, url: URL) => void) | undefined): void {
+  setWriteGuard(guard: ((method: string, url: URL) => AbortSignal | undefined) | undefined): void {
     this.#writeGuard = guard;
   }
 
@@ -184,11 +185,12 @@ export class RestTransport {
       );
     }
     const signals: AbortSignal[] = [];
+    const guardSignal = this.#writeGuard?.(method, new URL(ctx.getUrl()));
+    if (guardSignal) signals.push(guardSignal);
     if (callerSignal) signals.push(callerSignal);
     if (!watch && this.#opts.timeoutMs > 0) signals.push(AbortSignal.timeout(this.#opts.timeoutMs));
     const signal =
       signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-    this.#writeGuard?.(method, new URL(ctx.getUrl()));
     const dispatcher = this.#dispatcher ?? ctx.getDispatcher();
     const start = performance.now();
     try {

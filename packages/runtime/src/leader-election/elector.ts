@@ -145,7 +145,12 @@ export class LeaderElector implements LeaseFence {
    * While fenced, the manager refuses cloud calls and API writes (see `checkFence`).
    */
   isFenced(): boolean {
-    return !this.#leading || this.#now() - this.#renewedAt >= this.renewDeadlineMs;
+    return this.validForMs() <= 0;
+  }
+
+  /** Milliseconds until this leader is fenced unless it renews first (≤ 0 when fenced or not leading). */
+  validForMs(): number {
+    return this.#leading ? this.#renewedAt + this.renewDeadlineMs - this.#now() : 0;
   }
 
   /** `namespace/name` of the Lease. */

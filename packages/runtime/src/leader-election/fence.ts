@@ -14,6 +14,8 @@
 export interface LeaseFence {
   /** True when this process must not call the cloud or write to the API. */
   isFenced(): boolean;
+  /** Milliseconds until the fence closes if no renewal comes first (≤ 0: fenced now). */
+  validForMs(): number;
   /** A short description of the lease for error messages, e.g. `kube-system/cloud-controller-manager`. */
   describe(): string;
 }
@@ -47,17 +49,52 @@ export function checkFence(fence: LeaseFence | undefined, action: string): void 
   if (fence?.isFenced()) throw new LeaseFencedError(action, fence.describe());
 }
 
+/**
+ * For one request about to be sent: throws {@link LeaseFencedError} when `fence` is fenced, otherwise returns a
+ * signal that aborts with a LeaseFencedError when the fence closes (so a request still waiting for a
+ * connection is not sent late), or undefined without a fence.
+ */
+export function fenceSignal(fence: LeaseFence | undefined, action: string): AbortSignal | undefined {
+  if (!fence) return undefined;
+  const left = fence.validForMs();
+  if (left <= 0) throw new LeaseFencedError(action, fence.describe());
+  if (!Number.isFinite(left)) return undefined;
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(new LeaseFencedError(action, fence.describe())), left).unref();
+  return ac.signal;
+}
+
+let processFence: LeaseFence | undefined;
+
+/** Installs the lease fence of this process (the manager does, with leader election on); undefined removes it. */
+export function setProcessLeaseFence(fence: LeaseFence | undefined): void {
+  processFence = fence;
+}
+
+/**
+ * For a provider's HTTP client, before each cloud request: {@link fenceSignal} with the process' lease fence
+ * (installed by the manager with leader election on). A provider whose facet calls make several requests
+ * (lookups, retries, waits for Retry-After) should call this per request: the manager's check before each facet
+ * call cannot stop the later requests of a call that was under way when the process was paused.
+ * @throws LeaseFencedError while fenced.
+ */
+export function leaseFenceSignal(action: string): AbortSignal | undefined {
+  return fenceSignal(processFence, action);
+}
+
 /** Lease requests (the renewal itself) and Events (a record of what happened, not state) pass the fence. */
 const exemptWrite = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(\/|$)|^\/api\/v1\/namespaces\/[^/]+\/events(\/|$)|^\/apis\/events\.k8s\.io\//;
 
 /**
  * A write guard for {@link RestTransport.setWriteGuard}: refuses every non-GET request while `fence()` is
- * fenced, except Lease requests and Events.
+ * fenced, except Lease requests and Events, and aborts a write still unsent when the fence closes.
  * @param fence returns the current fence (undefined while there is none yet: nothing is refused).
  */
-export function leaseWriteGuard(fence: () => LeaseFence | undefined): (method: string, url: URL) => void {
+export function leaseWriteGuard(
+  fence: () => LeaseFence | undefined,
+): (method: string, url: URL) => AbortSignal | undefined {
   return (method, url) => {
-    if (method === 'GET' || method === 'HEAD' || exemptWrite.test(url.pathname)) return;
-    checkFence(fence(), `API write ${method} ${url.pathname}`);
+    if (method === 'GET' || method === 'HEAD' || exemptWrite.test(url.pathname)) return undefined;
+    return fenceSignal(fence(), `API write ${method} ${url.pathname}`);
   };
 }
