@@ -119,6 +119,9 @@ export class FaultRunner {
           target.child.kill('SIGCONT');
         }
         rec.endedAt = Date.now();
+        // One leader fault at a time: the next one should hit the next leader.
+        const until = Date.now() + 30_000;
+        while (this.lease.currentHolder() === holder && Date.now() < until) await sleep(200);
       }
     }
   }
