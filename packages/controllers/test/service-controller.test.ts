@@ -1230,3 +1230,41 @@ describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () 
     serviceQueue.shutDown();
   });
 });
+
+describe('a Service that got another class while the controller was away (decision 0051, found by chaos/)', () => {
+  const classChanged = () =>
+    withFinalizer(
+      newService('moved', 'LoadBalancer', {
+        spec: { type: 'LoadBalancer', loadBalancerClass: 'example.com/other', ports: [{ port: 80, protocol: 'TCP' }] },
+        status: { loadBalancer: { ingress: [{ ip: '8.8.8.8' }] } },
+      }),
+    );
+
+  it('is enqueued when seen (add, resync) and its load balancer is deleted, then the finalizer removed', async () => {
+    const svc = classChanged();
+    const h = newController({ services: [svc] });
+    expect(h.controller.needsCleanup(svc)).toBe(true);
+    h.controller.resyncServices();
+    expect(h.serviceQueue.added).toContain(key(svc));
+    h.cloud.exists = true;
+    expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('delete');
+    expect(h.cloud.calls).toEqual(['delete']);
+    expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
+  });
+
+  it('without a load balancer of ours, leaves the finalizer and the status alone (they may be another implementation\'s)', async () => {
+    const svc = classChanged();
+    const h = newController({ services: [svc] });
+    h.cloud.exists = false;
+    expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('delete');
+    expect(h.cloud.calls).toEqual([]);
+    expect(h.client.actions).toEqual([]);
+    expect(h.recorder.events).toEqual([]);
+  });
+
+  it('with the loadBalancerClass option, keeps decision 0203: another class is never cleaned up', () => {
+    const svc = classChanged();
+    const h = newController({ services: [svc], loadBalancerClass: 'example.com/mine' });
+    expect(h.controller.needsCleanup(svc)).toBe(false);
+  });
+});

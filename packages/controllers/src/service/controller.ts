@@ -56,7 +56,7 @@ import {
 } from './node-sync-rules.js';
 import { filterWithPredicates, type NodeConditionPredicate, stableNodeSetPredicates } from './predicates.js';
 import { ServiceCache } from './service-cache.js';
-import { isForeignLoadBalancer, needsCleanup, wantsLoadBalancer } from './service-predicates.js';
+import { isForeignLoadBalancer, leftByClassChange, needsCleanup, wantsLoadBalancer } from './service-predicates.js';
 import type { KeyQueue, ServiceEventRecorder } from './types.js';
 
 /** Upstream `minRetryDelay`: first per-key backoff of the `service` and `node` queues, in ms. */
@@ -493,6 +493,14 @@ export class ServiceController {
       } catch (err) {
         // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
         throw new Error(`failed to check if load balancer exists before cleanup: ${errorText(err)}`);
+      }
+      if (!exists && leftByClassChange(svc, this.#lbClass)) {
+        // Beyond upstream (decision 0051): nothing of ours to delete, so the finalizer and the status may be
+        // another implementation's (the same finalizer string); leave them.
+        this.#log.v(4).info('No load balancer of ours for a Service of another class; leaving its finalizer', {
+          service: key,
+        });
+        return op;
       }
       if (exists) {
         this.#log.v(2).info('Deleting existing load balancer for service', { service: key });

@@ -3,6 +3,7 @@
  * `needsCleanup`), through `@ccm-kit/cloud-provider`'s helpers, plus the beyond-upstream `loadBalancerClass` option.
  */
 import {
+  hasLBFinalizer,
   needsCleanup as upstreamNeedsCleanup,
   wantsLoadBalancer as upstreamWantsLoadBalancer,
 } from '@ccm-kit/cloud-provider';
@@ -31,12 +32,36 @@ export function isForeignLoadBalancer(service: Pick<V1Service, 'spec'>, loadBala
 }
 
 /**
+ * Beyond upstream, without the `loadBalancerClass` option: a `LoadBalancer` Service with a class that still
+ * carries the cleanup finalizer (and is not being deleted). A class can be set only together with a switch to
+ * `LoadBalancer`, so a Service this controller served went through another type first; when the controller
+ * missed that (it restarted in between), upstream never looks at the Service again and its load balancer leaks.
+ * Such a Service is cleaned up if this controller's cloud has a load balancer for it
+ * (docs/decisions/0051-service-class-change-cleanup.md).
+ */
+export function leftByClassChange(service: Pick<V1Service, 'metadata' | 'spec'>, loadBalancerClass?: string): boolean {
+  if (loadBalancerClass !== undefined) return false;
+  const cls = service.spec?.loadBalancerClass;
+  return (
+    service.spec?.type === 'LoadBalancer' &&
+    cls !== undefined &&
+    cls !== null &&
+    hasLBFinalizer(service) &&
+    !service.metadata?.deletionTimestamp
+  );
+}
+
+/**
  * Upstream `needsCleanup` (the cleanup finalizer, and being deleted or no longer of type `LoadBalancer`), except
- * that with the `loadBalancerClass` option a Service of another class never needs cleanup by this controller.
+ * that with the `loadBalancerClass` option a Service of another class never needs cleanup by this controller,
+ * and without it a Service {@link leftByClassChange} does.
  */
 export function needsCleanup(
   service: Pick<V1Service, 'metadata' | 'spec'>,
   loadBalancerClass?: string,
 ): boolean {
-  return upstreamNeedsCleanup(service) && !isForeignLoadBalancer(service, loadBalancerClass);
+  return (
+    (upstreamNeedsCleanup(service) && !isForeignLoadBalancer(service, loadBalancerClass)) ||
+    leftByClassChange(service, loadBalancerClass)
+  );
 }
