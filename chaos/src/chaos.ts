@@ -3,7 +3,7 @@
  * (random operations from several workers while the scheduled faults happen), then faults stop, the run
  * settles, and the invariants and figures are computed.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -11,8 +11,8 @@ import { startCluster } from './cluster.ts';
 import { FaultRunner, faultSchedule, type FaultRecord } from './faults.ts';
 import { fleetFor } from './fleet.ts';
 import { checkConverged, checkSafety, type Converged, type Safety, type Violation } from './invariants.ts';
-import { LeaseHistory, type Term } from './lease-history.ts';
-import type { Profile } from './profiles.ts';
+import { LeaseHistory, type Term, termsFromAudit } from './lease-history.ts';
+import { leaseDurationMs, type Profile } from './profiles.ts';
 import { Rng } from './rng.ts';
 import { type OpRecord, Workload } from './workload.ts';
 
@@ -106,7 +106,7 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
     const settleMs = converged.ok ? Date.now() - settleStart : undefined;
     await sleep(1_000); // let the last polls and audit lines land
     lease.stop();
-    const terms = lease.terms();
+    const terms = termsFromAudit(await readFile(cluster.auditLogPath, 'utf8'), leaseDurationMs);
     const safety = await checkSafety({ auditLogPath: cluster.auditLogPath, cloud: cluster.cloud, fleet, terms, workload, slotOf: cluster.slotOf });
     const failover = faults.records
       .filter((r) => r.identity !== undefined)

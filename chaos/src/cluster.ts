@@ -13,11 +13,15 @@ import { type CuttableProxy, startCuttableProxy } from './tcp-proxy.ts';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
-/** Only writes are audited: they are what the single-writer invariant is about. */
+/** Only writes are audited: they are what the single-writer invariant is about (and the lease history). */
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
+  # Lease writes with their body: the holder each write names gives the lease history.
+  - level: Request
+    resources: [{ group: "coordination.k8s.io", resources: ["leases"] }]
+    verbs: ["create", "update", "patch"]
   - level: Metadata
     verbs: ["create", "update", "patch", "delete", "deletecollection"]
   - level: None

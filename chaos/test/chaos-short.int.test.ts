@@ -18,4 +18,4 @@ it('short chaos profile: no leaked load balancer, no wrongly deleted Node, no ac
   expect(result.ok).toBe(true);
   expect(result.settleMs, report).toBeDefined();
   expect(result.faults.filter((f) => !f.detail?.startsWith('skipped')).length, report).toBeGreaterThanOrEqual(6);
-}, 170_000);
+}, 300_000);
