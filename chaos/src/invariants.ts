@@ -35,6 +35,8 @@ export interface Converged {
   leakedLoadBalancers: number;
   loadBalancerServices: number;
   nodes: number;
+  /** Services of another class that keep the cleanup finalizer without a load balancer of ours (decision 0051). */
+  finalizersOfOtherClass: string[];
 }
 
 export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, workload: Workload): Promise<Converged> {
@@ -48,6 +50,7 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     byUid.set(uid, (byUid.get(uid) ?? 0) + 1);
   }
   const wanted = new Set<string>();
+  const finalizersOfOtherClass: string[] = [];
   for (const s of services) {
     const name = s.metadata?.name ?? '';
     const uid = s.metadata?.uid ?? '';
@@ -60,7 +63,12 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
       if (!s.status?.loadBalancer?.ingress?.length)
         violations.push({ invariant: 'ingress in status', object: name, detail: 'no ingress' });
     } else if (s.metadata?.finalizers?.includes(FINALIZER)) {
-      violations.push({ invariant: 'no stale cleanup finalizer', object: name, detail: `type ${s.spec?.type}, class ${s.spec?.loadBalancerClass ?? '-'}` });
+      const detail = `type ${s.spec?.type}, class ${s.spec?.loadBalancerClass ?? '-'}`;
+      // docs/decisions/0051: a LoadBalancer Service of another class with no load balancer of ours keeps the
+      // finalizer on purpose (it may be that class's controller's); reported apart, not a violation.
+      if (!deleting && s.spec?.type === 'LoadBalancer' && s.spec.loadBalancerClass && count === 0)
+        finalizersOfOtherClass.push(name);
+      else violations.push({ invariant: 'no stale cleanup finalizer', object: name, detail });
     }
   }
   let leaked = 0;
@@ -94,6 +102,7 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     leakedLoadBalancers: leaked,
     loadBalancerServices: wanted.size,
     nodes: nodes.length,
+    finalizersOfOtherClass,
   };
 }
 

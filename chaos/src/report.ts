@@ -23,6 +23,11 @@ export function formatReport(r: ChaosResult): string {
     ['leaked load balancers', String(r.converged.leakedLoadBalancers), r.converged.leakedLoadBalancers === 0 ? 'PASS' : 'FAIL'],
     ['LoadBalancer Services with one LB and ingress', pass(r, ['one load balancer per LoadBalancer Service', 'ingress in status']), ''],
     ['stale cleanup finalizers', String(byInv(r, 'no stale cleanup finalizer')), byInv(r, 'no stale cleanup finalizer') ? 'FAIL' : 'PASS'],
+    [
+      'finalizers kept on Services of another class (decision 0051)',
+      r.converged.finalizersOfOtherClass.length ? r.converged.finalizersOfOtherClass.join(', ') : '0',
+      r.converged.finalizersOfOtherClass.length ? 'KNOWN' : '',
+    ],
     ['Nodes wrongly deleted (machine existed)', `${r.safety.wronglyDeletedNodes} of ${r.safety.nodesDeletedByCcm} deleted by CCMs`, r.safety.wronglyDeletedNodes ? 'FAIL' : 'PASS'],
     ['Nodes of deleted machines left', String(byInv(r, 'Node of a deleted machine is deleted')), byInv(r, 'Node of a deleted machine is deleted') ? 'FAIL' : 'PASS'],
     ['Nodes not initialized', String(byInv(r, 'every Node initialized')), byInv(r, 'every Node initialized') ? 'FAIL' : 'PASS'],
