@@ -51,6 +51,8 @@ export async function startCluster(opts: {
   const auditLogPath = join(opts.dir, 'audit.log');
   await writeFile(policy, auditPolicy);
   const cp = await startControlPlane({
+    // From a fresh clone the binaries are built once with tools/envtest (needs Go), as the test setup does.
+    build: true,
     apiServerFlags: { 'audit-policy-file': policy, 'audit-log-path': auditLogPath, 'audit-log-maxsize': '1000' },
   });
   const slotName = (i: number) => `chaos-ccm-${i}`;
