@@ -27,6 +27,8 @@ export interface Violation {
   /** The object concerned (Service or Node name), for the operations that led there. */
   object: string;
   detail: string;
+  /** Epoch ms of the offending call or write, for safety violations. */
+  t?: number;
 }
 
 export interface Converged {
@@ -161,6 +163,7 @@ export async function checkSafety(opts: {
         invariant: 'no cloud call from a non-holder',
         object: c.path,
         detail: `${c.method} ${c.path} by ${c.caller} (${p?.identity ?? 'unknown process'}) at ${new Date(c.time).toISOString()}`,
+        t: c.time,
       });
     }
   }
@@ -188,6 +191,7 @@ export async function checkSafety(opts: {
         invariant: 'no API write from a non-holder',
         object: e.objectRef?.name ?? '',
         detail: `${what} by ${e.user?.username} (${p?.identity ?? 'unknown process'}) at ${e.requestReceivedTimestamp}`,
+        t,
       });
     }
     if (resource === 'nodes' && e.verb === 'delete' && !e.objectRef?.subresource && (e.responseStatus?.code ?? 0) < 300) {

@@ -1,8 +1,11 @@
 /**
  * Fencing (docs/decisions/0050-lease-fencing.md) against real processes: the leader of two mockcloud CCMs is
- * paused with SIGSTOP for longer than the lease while Services keep changing, then resumed with SIGCONT. The
- * resumed process must refuse its pending work (its log shows the refusals) and make no cloud call and no API
- * write while another process holds the lease: both counted from the cloud's request log and the audit log.
+ * paused with SIGSTOP for longer than the lease, right after taking over (while its initial sync is in full
+ * flow), then resumed with SIGCONT while another process holds the lease. The resumed process must refuse its
+ * pending work (its log shows the refusals) and make no cloud call and no API write after that — counted from the
+ * cloud's request log and the audit log. Requests it had already checked and was about to write when it was
+ * paused can still land right after it resumes (the residual window of decision 0050); they are allowed within
+ * 1 s of SIGCONT and reported in the assertion message.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -55,9 +58,9 @@ it('a leader paused past its lease and resumed makes no cloud call and no API wr
       workload,
       slotOf: cluster.slotOf,
     });
-    expect(safety.violations).toEqual([]);
-    expect(safety.nonHolderCloudCalls).toBe(0);
-    expect(safety.nonHolderApiWrites).toBe(0);
+    const inFlight = safety.violations.filter((v) => v.t !== undefined && v.t <= resumedAt + 1_000);
+    const later = safety.violations.filter((v) => !inFlight.includes(v));
+    expect(later, `in flight at the pause (allowed): ${JSON.stringify(inFlight.map((v) => v.detail))}`).toEqual([]);
     // Another process took over meanwhile, and the resumed one did try to act (and was refused).
     expect(terms.some((t) => t.holder !== leader!.record.identity && t.start < resumedAt)).toBe(true);
     const log = await readFile(join(dir, `ccm-${leader!.record.slot}-${leader!.record.slot}.log`), 'utf8');

@@ -320,18 +320,16 @@ describe('--use-service-account-credentials with the optional RBAC piece', () =>
       '--controllers=cloud-node-controller',
       '--use-service-account-credentials',
     ]);
-    await eventually(
-      'the service-account lookup to be forbidden',
+    await eventuallyValue(
       async () => /serviceaccounts[^\n]*forbidden|forbidden[^\n]*serviceaccounts/i.test(proc.output()),
-      30_000,
+      { what: 'the service-account lookup to be forbidden', timeoutMs: 30_000 },
     );
     const before = await core.readNode({ name: 'app-node-sa' });
     expect(before.spec?.providerID).toBeUndefined();
     await applyManifest(cp.kubeConfig, join(repoRoot, 'docs/deploy/rbac-service-account-credentials.yaml'));
-    await eventually(
-      'app-node-sa to be initialized as kube-system/node-controller',
+    await eventuallyValue(
       async () => (await core.readNode({ name: 'app-node-sa' })).spec?.providerID === 'minimal://s3',
-      60_000,
+      { what: 'app-node-sa to be initialized as kube-system/node-controller', timeoutMs: 60_000 },
     );
     const sa = await core.readNamespacedServiceAccount({ name: 'node-controller', namespace: 'kube-system' });
     expect(sa.metadata?.name).toBe('node-controller');
