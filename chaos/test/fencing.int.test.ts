@@ -20,7 +20,7 @@ import { leaseDurationMs } from '../src/profiles.ts';
 import { Rng } from '../src/rng.ts';
 import { Workload } from '../src/workload.ts';
 
-it('a leader paused past its lease and resumed makes no cloud call and no API write until it holds the lease again', async () => {
+it('a leader paused past its lease and resumed refuses its work: no cloud call or API write after its in-flight requests', async () => {
   const rng = new Rng(7);
   const dir = await mkdtemp(join(tmpdir(), 'ccm-fencing-'));
   const cluster = await startCluster({ dir, slots: 2, random: () => 1 });
