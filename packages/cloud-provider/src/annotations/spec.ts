@@ -1,0 +1,116 @@
+/**
+ * The declaration of one typed Service annotation: its name, its type (with bounds), its default and its
+ * description. A vendor declares each annotation once; the same declaration drives parsing
+ * ({@link defineAnnotations}) and the Markdown reference table ({@link renderAnnotationTable}).
+ */
+
+interface Common {
+  /** The annotation key, for example `example.com/load-balancer-health-check-interval`. */
+  readonly name: string;
+  /** What it does, one or two sentences (Markdown allowed); shown in the reference table. */
+  readonly description: string;
+  /**
+   * How the default is described in the reference table when it is not a fixed value (for example
+   * "`healthCheckInterval` of the cloud config"); default: the formatted `default`, or "unset".
+   */
+  readonly defaultText?: string;
+}
+
+/** Free text; with `pattern`, it must match (for example an ID that goes into a URL). */
+export interface StringAnnotation extends Common {
+  readonly type: 'string';
+  readonly pattern?: RegExp;
+  /** The expected form in words, shown in errors and docs (default: the pattern). */
+  readonly patternText?: string;
+  readonly default?: string;
+}
+
+/** `true` or `false` (also Go's `strconv.ParseBool` forms: `1`, `t`, `T`, `TRUE`, `True`, `0`, `f`, …). */
+export interface BooleanAnnotation extends Common {
+  readonly type: 'boolean';
+  readonly default?: boolean;
+}
+
+/** A decimal integer, optionally within `[min, max]`. */
+export interface IntegerAnnotation extends Common {
+  readonly type: 'integer';
+  readonly min?: number;
+  readonly max?: number;
+  readonly default?: number;
+}
+
+/** A Go duration (`500ms`, `2s`, `1m30s`); parsed into **milliseconds**, optionally within `[minMs, maxMs]`. */
+export interface DurationAnnotation extends Common {
+  readonly type: 'duration';
+  readonly minMs?: number;
+  readonly maxMs?: number;
+  /** In milliseconds. */
+  readonly default?: number;
+}
+
+/** One of a fixed set of strings (case-sensitive). */
+export interface EnumAnnotation extends Common {
+  readonly type: 'enum';
+  readonly values: readonly string[];
+  readonly default?: string;
+}
+
+/** Comma-separated CIDRs (`10.0.0.0/8, 2001:db8::/32`); parsed into canonical network form. */
+export interface CIDRListAnnotation extends Common {
+  readonly type: 'cidr-list';
+  readonly default?: readonly string[];
+}
+
+/** One IP address, optionally of one family; parsed into canonical form. */
+export interface IPAnnotation extends Common {
+  readonly type: 'ip';
+  readonly family?: 'IPv4' | 'IPv6';
+  readonly default?: string;
+}
+
+/** Comma-separated IP addresses, at most one per family when `onePerFamily`; canonical form. */
+export interface IPListAnnotation extends Common {
+  readonly type: 'ip-list';
+  readonly onePerFamily?: boolean;
+  readonly default?: readonly string[];
+}
+
+/** Comma-separated `key=value` pairs (`team=web,env=prod`); keys unique and non-empty, values may be empty. */
+export interface MapAnnotation extends Common {
+  readonly type: 'map';
+  readonly default?: Readonly<Record<string, string>>;
+}
+
+/** Any annotation declaration. */
+export type AnnotationSpec =
+  | StringAnnotation
+  | BooleanAnnotation
+  | IntegerAnnotation
+  | DurationAnnotation
+  | EnumAnnotation
+  | CIDRListAnnotation
+  | IPAnnotation
+  | IPListAnnotation
+  | MapAnnotation;
+
+/** The parsed value type of one declaration. */
+export type AnnotationValue<S extends AnnotationSpec> = S extends { type: 'string' }
+  ? string
+  : S extends { type: 'boolean' }
+    ? boolean
+    : S extends { type: 'integer' | 'duration' }
+      ? number
+      : S extends { type: 'enum'; values: readonly (infer V)[] }
+        ? V
+        : S extends { type: 'cidr-list' | 'ip-list' }
+          ? string[]
+          : S extends { type: 'ip' }
+            ? string
+            : Record<string, string>;
+
+/** The parsed object of a declaration set: declared with a `default`, a key is always present. */
+export type AnnotationValues<D extends Readonly<Record<string, AnnotationSpec>>> = {
+  [K in keyof D]: D[K] extends { default: unknown }
+    ? AnnotationValue<D[K]>
+    : AnnotationValue<D[K]> | undefined;
+};
