@@ -1,19 +1,17 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { metricsRegistry } from '@ccm-kit/runtime';
+import { fileCredential, metricsRegistry } from '@ccm-kit/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import {
-  fileToken,
   isAuthError,
   isNotFound,
   MockCloudApiError,
   MockCloudClient,
   MockCloudNetworkError,
+  MalformedIDError,
   MockCloudTimeoutError,
-  parseRetryAfter,
-  staticToken,
 } from '../src/client/index.js';
 import { fastClient, startApi, TOKEN } from './helpers.js';
 
@@ -125,15 +123,11 @@ describe('client: errors and retries', () => {
 
   it('retries 5xx and then succeeds', async () => {
     api.injectFault({ status: 503, count: 2 });
-    const before = await metricValue('mockcloud_api_retries_total', {
-      operation: 'list_servers',
-      reason: '503',
-    });
+    const failed = { request: 'list_servers', result: 'server' };
+    const before = await metricValue('cloudprovider_mockcloud_api_request_attempts_total', failed);
     expect(await fastClient(api).listServers()).toEqual([]);
     expect(api.requests().map((r) => r.status)).toEqual([503, 503, 200]);
-    expect(
-      await metricValue('mockcloud_api_retries_total', { operation: 'list_servers', reason: '503' }),
-    ).toBe(before + 2);
+    expect(await metricValue('cloudprovider_mockcloud_api_request_attempts_total', failed)).toBe(before + 2);
   });
 
   it('gives up after the retry budget with the last error', async () => {
@@ -154,15 +148,11 @@ describe('client: errors and retries', () => {
 
   it('times out slow attempts, retries them, and reports timeouts in metrics', async () => {
     api.injectFault({ latencyMs: 400, count: 1 });
-    const before = await metricValue('mockcloud_api_requests_total', {
-      operation: 'list_servers',
-      code: 'timeout',
-    });
+    const timedOut = { request: 'list_servers', result: 'timeout' };
+    const before = await metricValue('cloudprovider_mockcloud_api_request_attempts_total', timedOut);
     expect(await fastClient(api, { requestTimeoutMs: 100 }).listServers()).toEqual([]);
     expect(api.requests()).toHaveLength(2);
-    expect(
-      await metricValue('mockcloud_api_requests_total', { operation: 'list_servers', code: 'timeout' }),
-    ).toBe(before + 1);
+    expect(await metricValue('cloudprovider_mockcloud_api_request_attempts_total', timedOut)).toBe(before + 1);
   });
 
   it('throws MockCloudTimeoutError when every attempt times out', async () => {
@@ -237,17 +227,6 @@ describe('client: Retry-After', () => {
     expect(next.retryAfterMs).toBeGreaterThan(60_000);
     expect(api.requests()).toHaveLength(1);
   });
-
-  it('parses delay-seconds and HTTP-dates', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter(' 0 ')).toBe(0);
-    expect(
-      parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')),
-    ).toBe(10_000);
-    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('2016-01-01'))).toBe(0);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(null)).toBeUndefined();
-  });
 });
 
 describe('client: concurrency and metrics', () => {
@@ -259,21 +238,55 @@ describe('client: concurrency and metrics', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
   });
 
-  it('counts attempts by operation and code, and observes their duration', async () => {
+  it('counts attempts by operation and result, errors by class, and observes call duration', async () => {
     const s = api.state.addServer({ name: 'a' });
-    const ok = { operation: 'get_server', code: '200' };
-    const missing = { operation: 'get_server', code: '404' };
+    const attempts = 'cloudprovider_mockcloud_api_request_attempts_total';
+    const ok = { request: 'get_server', result: 'ok' };
+    const missing = { request: 'get_server', result: 'not_found' };
+    const errors = { request: 'get_server', class: 'not_found' };
     const before = [
-      await metricValue('mockcloud_api_requests_total', ok),
-      await metricValue('mockcloud_api_requests_total', missing),
+      await metricValue(attempts, ok),
+      await metricValue(attempts, missing),
+      await metricValue('cloudprovider_mockcloud_api_request_errors', errors),
     ];
     const client = fastClient(api);
     await client.getServer(s.id);
     await client.getServer('nope');
-    expect(await metricValue('mockcloud_api_requests_total', ok)).toBe(before[0]! + 1);
-    expect(await metricValue('mockcloud_api_requests_total', missing)).toBe(before[1]! + 1);
-    const text = await metricsRegistry.getSingleMetricAsString('mockcloud_api_request_duration_seconds');
-    expect(text).toMatch(/mockcloud_api_request_duration_seconds_count\{operation="get_server"\} \d+/);
+    expect(await metricValue(attempts, ok)).toBe(before[0]! + 1);
+    expect(await metricValue(attempts, missing)).toBe(before[1]! + 1);
+    expect(await metricValue('cloudprovider_mockcloud_api_request_errors', errors)).toBe(before[2]! + 1);
+    const text = await metricsRegistry.getSingleMetricAsString(
+      'cloudprovider_mockcloud_api_request_duration_seconds',
+    );
+    expect(text).toMatch(/cloudprovider_mockcloud_api_request_duration_seconds_count\{request="get_server"\} \d+/);
+  });
+});
+
+describe('client: IDs and answers', () => {
+  it.each(['.', '..', '', 'a/b', '../servers', 'lb-1?x=1', '%2e'])(
+    'rejects the malformed ID %j before sending anything',
+    async (id) => {
+      const client = fastClient(api);
+      await expect(client.getLoadBalancer(id)).rejects.toBeInstanceOf(MalformedIDError);
+      await expect(client.deleteLoadBalancer(id)).rejects.toBeInstanceOf(MalformedIDError);
+      await expect(client.getServer(id)).rejects.toBeInstanceOf(MalformedIDError);
+      expect(api.requests()).toHaveLength(0);
+    },
+  );
+
+  it('reports an answer without the expected object as an error, not undefined.id', async () => {
+    const client = fastClient(api, {
+      fetch: async () => new Response(JSON.stringify({ load_balancers: [] }), { status: 200 }),
+    });
+    await expect(client.getLoadBalancer('lb-000001')).rejects.toThrow(
+      'mockcloud get_load_balancer: HTTP 200 invalid_response: the answer has no "load_balancer" object',
+    );
+  });
+
+  it('never echoes credentials of apiURL in its errors', () => {
+    expect(() => new MockCloudClient({ apiURL: 'ftp://user:hunter2@x/', token: 't' })).toThrow(
+      'mockcloud: apiURL "ftp://***@x/" must be http or https',
+    );
   });
 });
 
@@ -289,34 +302,12 @@ describe('client: tokens', () => {
   it('re-reads a rotated token file after a 401 and retries once', async () => {
     const file = join(dir, 'token');
     await writeFile(file, `${TOKEN}\n`);
-    const client = fastClient(api, { token: fileToken(file) });
+    const client = fastClient(api, { token: fileCredential(file) });
     await client.listServers();
     await writeFile(file, 'rotated');
     api.addToken('rotated');
     api.revokeToken(TOKEN);
     await client.listServers();
     expect(api.requests().map((r) => r.status)).toEqual([200, 401, 200]);
-  });
-
-  it('re-reads the file after the TTL', async () => {
-    let now = 0;
-    const file = join(dir, 'token');
-    await writeFile(file, 'one');
-    const source = fileToken(file, { ttlMs: 1000, now: () => now });
-    expect(await source.token()).toBe('one');
-    await writeFile(file, 'two');
-    now = 999;
-    expect(await source.token()).toBe('one');
-    now = 1000;
-    expect(await source.token()).toBe('two');
-  });
-
-  it('names the file when it is missing or empty', async () => {
-    await expect(fileToken(join(dir, 'absent')).token()).rejects.toThrow(
-      /cannot read the token file .*absent/,
-    );
-    await writeFile(join(dir, 'empty'), '  \n');
-    await expect(fileToken(join(dir, 'empty')).token()).rejects.toThrow(/token file .*empty is empty/);
-    expect(() => staticToken('')).toThrow(/empty/);
   });
 });

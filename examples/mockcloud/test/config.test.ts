@@ -140,6 +140,20 @@ describe('config', () => {
     expect(formatConfig(c)).not.toContain('s3cret');
     expect(formatConfig(c)).toContain('"token":"***"');
   });
+
+  it('masks credentials in apiURL when printed and in configuration errors (regression)', () => {
+    const c = parseConfig('apiURL: https://admin:hunter2@api.example/v1\ntoken: s3cret\nclusterID: c1\n', {});
+    expect(maskConfig(c).apiURL).toBe('https://***@api.example/v1');
+    expect(formatConfig(c)).not.toContain('hunter2');
+    const problems = problemsOf(() =>
+      parseConfig('clusterID: c1\ntoken: t\n', { MOCKCLOUD_API_URL: 'ftp://admin:hunter2@x/' }),
+    );
+    expect(problems).toEqual(['apiURL "ftp://***@x/" must be http or https']);
+    const unparsable = problemsOf(() =>
+      parseConfig('clusterID: c1\ntoken: t\n', { MOCKCLOUD_API_URL: 'http://admin:hunter2@[::1' }),
+    );
+    expect(unparsable.join('\n')).not.toContain('hunter2');
+  });
 });
 
 describe('createMockCloudProvider', () => {

@@ -3,14 +3,16 @@
  * running the mockcloud provider with the tagger enabled (`--controllers=*,mockcloud-tagger-controller`).
  */
 import { startCloudControllerManager } from '@ccm-kit/app';
+import { patchOptions } from '@ccm-kit/runtime';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER } from '@ccm-kit/cloud-provider';
 import { type ControlPlane, isGone } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import {
   ANNOTATION_LOAD_BALANCER_ID,
+  ANNOTATION_PROXY_PROTOCOL,
   LABEL_NODE_NAME,
   MockCloudProvider,
   parseConfig,
@@ -134,6 +136,123 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
       'the Service to be gone',
     );
     expect(api.state.listLoadBalancers()).toEqual([]);
+  } finally {
+    await ccm.stop();
+  }
+  await ccm.done;
+}, 120_000);
+
+it('absorbs a 429 storm without a failed reconcile, and turns bad annotations into Warning Events without touching the cloud', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const config = parseConfig(
+    [
+      `apiURL: ${api.url}`,
+      `token: ${TOKEN}`,
+      'clusterID: e2e-annotations',
+      'retry: { retries: 8, minDelayMs: 10, maxDelayMs: 50 }',
+      'loadBalancer: { provisioningRetryMs: 300 }',
+    ].join('\n'),
+    {},
+  );
+  const ccm = await startCloudControllerManager({
+    argv: [
+      '--cloud-provider=mockcloud',
+      '--leader-elect=false',
+      '--configure-cloud-routes=false',
+      '--secure-port=0',
+      '--controllers=service-lb-controller',
+      '--concurrent-service-syncs=4',
+    ],
+    cloud: new MockCloudProvider(config, { logger: recordingLogger() }),
+    kubeConfig: cp.kubeConfig,
+  });
+  const events = async (name: string): Promise<CoreV1Event[]> =>
+    (await core.listNamespacedEvent({ namespace: 'default' })).items.filter(
+      (e) => e.involvedObject.name === name,
+    );
+  const ip = (name: string) =>
+    eventually(`${name} to get its IP`, async () => {
+      const s = await core.readNamespacedService({ name, namespace: 'default' });
+      return s.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
+    });
+  const lbService = (name: string, annotations: Record<string, string> = {}) =>
+    core.createNamespacedService({
+      namespace: 'default',
+      body: {
+        metadata: { name, annotations },
+        spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 80, protocol: 'TCP' }] },
+      },
+    });
+  try {
+    // A storm: 3 requests per second for the whole account, answered 429 with Retry-After beyond that.
+    api.faults.setRateLimit({ limit: 3, windowMs: 1_000 });
+    const storm = ['storm-a', 'storm-b', 'storm-c', 'storm-d'];
+    const startedAt = Date.now();
+    for (const name of storm) await lbService(name);
+    for (const name of storm) await ip(name);
+    api.faults.setRateLimit(undefined);
+    expect(api.requests().filter((r) => r.time >= startedAt && r.status === 429).length).toBeGreaterThan(0);
+    for (const name of storm) {
+      // Upstream records a RetryError ("still provisioning") as SyncLoadBalancerFailed too; any other failure
+      // (a 429 that reached the controller) would be a failed reconcile.
+      const failures = (await events(name)).filter(
+        (e) => e.reason === 'SyncLoadBalancerFailed' && !e.message?.endsWith('is still provisioning'),
+      );
+      expect(failures).toEqual([]);
+    }
+
+    // An invalid annotation on a provisioned Service: a Warning Event naming it; the load balancer keeps
+    // its last good configuration.
+    const good = await ip('storm-a');
+    const lbID = good.metadata!.annotations![ANNOTATION_LOAD_BALANCER_ID]!;
+    const before = structuredClone(api.state.getLoadBalancer(lbID));
+    await core.patchNamespacedService(
+      {
+        name: 'storm-a',
+        namespace: 'default',
+        body: { metadata: { annotations: { [ANNOTATION_PROXY_PROTOCOL]: 'maybe' } } },
+      },
+      patchOptions('merge'),
+    );
+    const warning = await eventually('the Warning Event for the bad annotation', async () =>
+      (await events('storm-a')).find(
+        (e) =>
+          e.type === 'Warning' &&
+          e.reason === 'SyncLoadBalancerFailed' &&
+          e.message?.includes(ANNOTATION_PROXY_PROTOCOL),
+      ),
+    );
+    expect(warning.message).toContain(
+      `Error syncing load balancer: failed to ensure load balancer: mockcloud: service default/storm-a: annotation ${ANNOTATION_PROXY_PROTOCOL}: "maybe" is not "true" or "false"`,
+    );
+    expect(api.state.getLoadBalancer(lbID)).toEqual(before);
+
+    // A typo'd load-balancer ID: a Warning Event, and no new (billable) load balancer.
+    const count = api.state.listLoadBalancers().length;
+    await lbService('typo', { [ANNOTATION_LOAD_BALANCER_ID]: 'lb-99999' });
+    const typo = await eventually('the Warning Event for the unknown ID', async () =>
+      (await events('typo')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'),
+    );
+    expect(typo.message).toContain('load balancer "lb-99999" does not exist');
+    // The "." ID: a Warning Event, and the Service can still be deleted (it used to be pinned forever).
+    await lbService('dot', { [ANNOTATION_LOAD_BALANCER_ID]: '.' });
+    const dot = await eventually('the Warning Event for the malformed ID', async () =>
+      (await events('dot')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'),
+    );
+    expect(dot.message).toContain(`annotation ${ANNOTATION_LOAD_BALANCER_ID}: "." is not a mockcloud ID`);
+    expect(api.state.listLoadBalancers()).toHaveLength(count);
+    for (const name of ['dot', 'typo']) {
+      await core.deleteNamespacedService({ name, namespace: 'default' });
+      await eventually(`${name} to be gone`, async () => {
+        try {
+          await core.readNamespacedService({ name, namespace: 'default' });
+          return false;
+        } catch (err) {
+          return (err as { code?: number }).code === 404;
+        }
+      });
+    }
+    expect(api.state.listLoadBalancers()).toHaveLength(count);
   } finally {
     await ccm.stop();
   }

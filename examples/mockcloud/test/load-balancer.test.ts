@@ -1,4 +1,4 @@
-import { RetryError } from '@ccm-kit/cloud-provider';
+import { findError, InvalidAnnotationError, RetryError } from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
@@ -225,12 +225,14 @@ describe('LoadBalancer: bad input', () => {
       .ensureLoadBalancer('kubernetes', svc, [])
       .catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/^mockcloud: service default\/web: /);
-    expect(err.message).toContain(
-      `annotation ${ANNOTATION_PROXY_PROTOCOL} must be "true" or "false", got "yes"`,
-    );
+    expect(err.message).toContain(`annotation ${ANNOTATION_PROXY_PROTOCOL}: "yes" is not "true" or "false"`);
     expect(err.message).toContain(`annotation ${ANNOTATION_NODE_SELECTOR}: invalid label selector`);
     expect(err.message).toContain('port "sctp" uses protocol SCTP');
     expect(err.message).toContain('port "nonode" has no nodePort');
+    expect(findError(err, InvalidAnnotationError)?.problems.map((p) => p.annotation)).toEqual([
+      ANNOTATION_PROXY_PROTOCOL,
+      ANNOTATION_NODE_SELECTOR,
+    ]);
     expect(api.requests()).toHaveLength(0);
   });
 
@@ -243,6 +245,73 @@ describe('LoadBalancer: bad input', () => {
     });
     await lbs.ensureLoadBalancerDeleted('kubernetes', broken);
     expect(api.state.listLoadBalancers()).toEqual([]);
+  });
+});
+
+describe('LoadBalancer: malformed and mistyped annotations (regressions)', () => {
+  it('rejects the ID "." before any cloud call (it used to turn into the list endpoint)', async () => {
+    const svc = service({ annotations: { [ANNOTATION_LOAD_BALANCER_ID]: '.' } });
+    const err = await lbFacet()
+      .ensureLoadBalancer('kubernetes', svc, [])
+      .catch((e: unknown) => e);
+    expect(findError(err, InvalidAnnotationError)?.problems[0]).toMatchObject({
+      annotation: ANNOTATION_LOAD_BALANCER_ID,
+      value: '.',
+    });
+    expect((err as Error).message).toContain(`annotation ${ANNOTATION_LOAD_BALANCER_ID}: "." is not a mockcloud ID`);
+    expect(api.requests()).toHaveLength(0);
+  });
+
+  it.each(['.', '..', 'lb-1/../..', ''])(
+    'deletes a Service whose ID annotation is %j: a malformed ID counts as absent',
+    async (bad) => {
+      api.state.provisioningDelayMs = 0;
+      const lbs = lbFacet();
+      await lbs.ensureLoadBalancer('kubernetes', service(), []);
+      await lbs.ensureLoadBalancerDeleted(
+        'kubernetes',
+        service({ annotations: { [ANNOTATION_LOAD_BALANCER_ID]: bad } }),
+      );
+      expect(api.state.listLoadBalancers()).toEqual([]);
+      expect(api.requests().some((r) => r.path.startsWith('/v1/load_balancers/.'))).toBe(false);
+    },
+  );
+
+  it('reports a typo in an annotation name instead of ignoring it, naming the likely one', async () => {
+    const svc = service({ annotations: { 'mockcloud.ccm-kit.io/load-balancer-idd': 'lb-000001' } });
+    const err = await lbFacet()
+      .ensureLoadBalancer('kubernetes', svc, [])
+      .catch((e: unknown) => e);
+    expect((err as Error).message).toContain(
+      `annotation mockcloud.ccm-kit.io/load-balancer-idd is unknown (did you mean ${ANNOTATION_LOAD_BALANCER_ID}?)`,
+    );
+    expect(api.state.listLoadBalancers()).toEqual([]);
+    expect(api.requests()).toHaveLength(0);
+  });
+
+  it('keeps the last good configuration when an annotation becomes invalid', async () => {
+    api.state.provisioningDelayMs = 0;
+    const lbs = lbFacet();
+    const good = service({ annotations: { [ANNOTATION_PROXY_PROTOCOL]: 'true' } });
+    await lbs.ensureLoadBalancer('kubernetes', good, []);
+    const before = structuredClone(api.state.listLoadBalancers());
+    const bad = service({ annotations: { [ANNOTATION_PROXY_PROTOCOL]: 'maybe' } });
+    await expect(lbs.ensureLoadBalancer('kubernetes', bad, [])).rejects.toThrow(/proxy-protocol/);
+    await expect(lbs.updateLoadBalancer('kubernetes', bad, [])).rejects.toThrow(/proxy-protocol/);
+    expect(api.state.listLoadBalancers()).toEqual(before);
+  });
+
+  it('takes the health-check interval from its annotation, else from the config', async () => {
+    api.state.provisioningDelayMs = 0;
+    const lbs = lbFacet();
+    await lbs.ensureLoadBalancer(
+      'kubernetes',
+      service({ annotations: { 'mockcloud.ccm-kit.io/health-check-interval': '1500ms' } }),
+      [],
+    );
+    expect(api.state.listLoadBalancers()[0]!.health_check?.interval_seconds).toBe(2);
+    await lbs.ensureLoadBalancer('kubernetes', service(), []);
+    expect(api.state.listLoadBalancers()[0]!.health_check?.interval_seconds).toBe(5);
   });
 });
 
@@ -345,9 +414,19 @@ describe('LoadBalancer: adoption and duplicates', () => {
     expect(api.state.listLoadBalancers()).toHaveLength(2);
   });
 
-  it('creates a new load balancer when the annotated one was deleted out of band, and records the new ID', async () => {
+  it('does not create a load balancer for an annotated ID that does not exist (a typo, or deleted out of band); without the annotation it creates one and records its ID', async () => {
     const svc = service({ annotations: { [ANNOTATION_LOAD_BALANCER_ID]: 'lb-424242' } });
-    await expectRetry(lbFacet().ensureLoadBalancer('kubernetes', svc, []), 5_000);
+    const err = await lbFacet()
+      .ensureLoadBalancer('kubernetes', svc, [])
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidAnnotationError);
+    expect((err as Error).message).toBe(
+      `invalid annotations on service default/web: annotation ${ANNOTATION_LOAD_BALANCER_ID}: load balancer "lb-424242" does not exist; correct the ID, or remove the annotation to let the provider create a load balancer`,
+    );
+    expect(api.state.listLoadBalancers()).toEqual([]);
+    expect(api.requests().filter((r) => r.method !== 'GET')).toEqual([]);
+    // The person removes the annotation: now the provider creates one and records its ID.
+    await expectRetry(lbFacet().ensureLoadBalancer('kubernetes', service(), []), 5_000);
     expect(api.state.listLoadBalancers().map((l) => l.id)).toEqual(['lb-000001']);
     expect(patches.patches[0]!.patch).toEqual({
       metadata: { annotations: { [ANNOTATION_LOAD_BALANCER_ID]: 'lb-000001' } },

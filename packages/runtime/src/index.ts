@@ -1,6 +1,7 @@
 export * from './client/index.js';
 export * from './controller/index.js';
 export * from './events/index.js';
+export * from './guard/index.js';
 export * from './health/index.js';
 export * from './informers/index.js';
 export * from './leader-election/index.js';

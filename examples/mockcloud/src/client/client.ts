@@ -1,31 +1,28 @@
 /**
- * A typed client for the mockcloud API, with the protections every serious CCM puts in front of its
- * cloud:
- * - retries with exponential backoff and jitter (p-retry) on 429, 5xx, network errors and timeouts;
- * - `Retry-After` honoured for the whole client: after a 429/503 carrying it, no request is sent until
- *   the delay has passed (Hetzner Robot's pattern), and a delay longer than `maxRetryAfterMs` fails at
- *   once instead of blocking a worker;
- * - a concurrency limit (p-limit), a per-request timeout, a versioned User-Agent;
- * - per-operation Prometheus metrics (`metrics.ts`);
- * - a token re-read and one immediate retry after a 401, so a rotated token file takes effect.
+ * A typed client for the mockcloud API. Every call goes through `@ccm-kit/runtime`'s `CloudCallGuard`, which
+ * gives it what every serious CCM puts in front of its cloud: a concurrency limit, retries with backoff and
+ * jitter on 429, 5xx, network errors and timeouts (never on other 4xx), `Retry-After` honoured for the whole
+ * client, a per-request timeout combined with the caller's signal, per-operation metrics
+ * (`cloudprovider_mockcloud_api_request_*`), and a token re-read once after a 401 so a rotated token file takes
+ * effect without a restart. This file adds what is specific to mockcloud: URLs, IDs checked before they go into
+ * a URL, pagination, the JSON error body and a versioned User-Agent.
  *
  * Lookups return `undefined` (or `false` for deletes) on 404 only; every other failure throws.
  */
-import { leaseFenceSignal, sleep } from '@ccm-kit/runtime';
-import pLimit, { type LimitFunction } from 'p-limit';
-import pRetry from 'p-retry';
+import {
+  CloudCallGuard,
+  type CloudCallOptions,
+  CloudCallThrottledError,
+  CloudCallTimeoutError,
+  classifyCloudError,
+  type CredentialProvider,
+  parseRetryAfter,
+  staticCredential,
+} from '@ccm-kit/runtime';
 import { VERSION } from '../version.js';
 import type { WireLoadBalancer, WireServer, WireServerList } from '../wire.js';
-import {
-  isNotFound,
-  isRetryable,
-  MockCloudApiError,
-  MockCloudNetworkError,
-  MockCloudTimeoutError,
-} from './errors.js';
-import { clientMetrics } from './metrics.js';
-import { parseRetryAfter } from './retry-after.js';
-import { staticToken, type TokenSource } from './token.js';
+import { isNotFound, MockCloudApiError, MockCloudNetworkError, MockCloudTimeoutError } from './errors.js';
+import { idSegment } from './ids.js';
 import {
   type CloudLoadBalancer,
   fromWireLoadBalancer,
@@ -54,8 +51,8 @@ export interface RetryOptions {
 export interface MockCloudClientOptions {
   /** Base URL of the API, for example `https://api.mockcloud.example/v1`. */
   apiURL: string;
-  /** The bearer token, or where to read it. */
-  token: string | TokenSource;
+  /** The bearer token, or where to read it (`fileCredential` from `@ccm-kit/runtime` for a rotated file). */
+  token: string | CredentialProvider;
   retry?: RetryOptions;
   /** Timeout of each attempt, in ms; default 15000 (Hetzner's value). */
   requestTimeoutMs?: number;
@@ -65,6 +62,8 @@ export interface MockCloudClientOptions {
   userAgent?: string;
   /** The fetch implementation; default the global `fetch`. */
   fetch?: typeof fetch;
+  /** The clock of the guard (Retry-After deadlines), in epoch ms; default `Date.now`. */
+  now?: () => number;
 }
 
 /** Filters of list calls. */
@@ -82,57 +81,58 @@ interface RequestInit {
   signal?: AbortSignal;
 }
 
+/**
+ * The object under `key` of an answer, checked: an answer without it (for example a list where one object was
+ * expected) is an error, never `undefined.id` further on.
+ */
+function field<T>(operation: string, body: unknown, key: string): T {
+  const value = (body as Record<string, unknown> | undefined)?.[key];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MockCloudApiError(operation, 200, 'invalid_response', `the answer has no "${key}" object`);
+  }
+  return value as T;
+}
+
 /** Largest number of pages a list call follows (a guard against a broken `next_page`). */
 const MAX_PAGES = 10_000;
 const PER_PAGE = 50;
 
-function reasonOf(err: unknown): string {
-  if (err instanceof MockCloudApiError) return String(err.status);
-  if (err instanceof MockCloudTimeoutError) return 'timeout';
-  if (err instanceof MockCloudNetworkError) return 'network';
-  return 'other';
-}
-
 /** The mockcloud API client. One per provider; safe to share between controllers. */
 export class MockCloudClient {
   readonly #base: string;
-  readonly #token: TokenSource;
-  readonly #retries: number;
-  readonly #minDelayMs: number;
-  readonly #maxDelayMs: number;
-  readonly #maxRetryAfterMs: number;
-  readonly #timeoutMs: number;
-  readonly #limit: LimitFunction;
+  readonly #guard: CloudCallGuard;
   readonly #userAgent: string;
   readonly #fetch: typeof fetch;
-  /** Epoch ms before which no request is sent (set by `Retry-After`). */
-  #blockedUntil = 0;
 
-  /** @throws Error when `apiURL` is not an http(s) URL or a number option is out of range. */
+  /** @throws Error when `apiURL` is not an http(s) URL (credentials in it are not echoed) or a number option is out of range. */
   constructor(options: MockCloudClientOptions) {
     let url: URL;
     try {
       url = new URL(options.apiURL);
     } catch {
-      throw new Error(`mockcloud: apiURL "${options.apiURL}" is not a URL`);
+      throw new Error(`mockcloud: apiURL "${redactURL(options.apiURL)}" is not a URL`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new Error(`mockcloud: apiURL "${options.apiURL}" must be http or https`);
+      throw new Error(`mockcloud: apiURL "${redactURL(options.apiURL)}" must be http or https`);
     }
     this.#base = url.href.replace(/\/+$/, '');
-    this.#token = typeof options.token === 'string' ? staticToken(options.token) : options.token;
-    this.#retries = options.retry?.retries ?? 5;
-    this.#minDelayMs = options.retry?.minDelayMs ?? 250;
-    this.#maxDelayMs = options.retry?.maxDelayMs ?? 10_000;
-    this.#maxRetryAfterMs = options.retry?.maxRetryAfterMs ?? 60_000;
-    this.#timeoutMs = options.requestTimeoutMs ?? 15_000;
-    const concurrency = options.concurrency ?? 8;
-    if (!Number.isInteger(this.#retries) || this.#retries < 0)
-      throw new Error('mockcloud: retry.retries must be an integer >= 0');
-    if (!(this.#timeoutMs > 0)) throw new Error('mockcloud: requestTimeoutMs must be > 0');
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-      throw new Error('mockcloud: concurrency must be an integer >= 1');
-    this.#limit = pLimit(concurrency);
+    try {
+      this.#guard = new CloudCallGuard({
+        provider: 'mockcloud',
+        credentials:
+          typeof options.token === 'string' ? staticCredential(options.token, 'mockcloud API token') : options.token,
+        retries: options.retry?.retries ?? 5,
+        minDelayMs: options.retry?.minDelayMs ?? 250,
+        maxDelayMs: options.retry?.maxDelayMs ?? 10_000,
+        maxRetryAfterMs: options.retry?.maxRetryAfterMs ?? 60_000,
+        timeoutMs: options.requestTimeoutMs ?? 15_000,
+        concurrency: options.concurrency ?? 8,
+        classify: (err) => (err instanceof MockCloudNetworkError ? 'network' : classifyCloudError(err)),
+        ...(options.now ? { now: options.now } : {}),
+      });
+    } catch (err) {
+      throw new Error(`mockcloud: ${(err as Error).message}`, { cause: err });
+    }
     this.#userAgent = options.userAgent ?? `mockcloud-cloud-controller-manager/${VERSION} (ccm-kit)`;
     this.#fetch = options.fetch ?? fetch;
   }
@@ -151,12 +151,12 @@ export class MockCloudClient {
       const body = await this.#request<{ server: WireServer }>(
         'get_server',
         'GET',
-        `/servers/${encodeURIComponent(id)}`,
+        `/servers/${idSegment('server', id)}`,
         {
           signal,
         },
       );
-      return fromWireServer(body.server);
+      return fromWireServer(field<WireServer>('get_server', body, 'server'));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -168,13 +168,13 @@ export class MockCloudClient {
     const body = await this.#request<{ server: WireServer }>(
       'update_server',
       'PATCH',
-      `/servers/${encodeURIComponent(id)}`,
+      `/servers/${idSegment('server', id)}`,
       {
         body: { labels },
         signal,
       },
     );
-    return fromWireServer(body.server);
+    return fromWireServer(field<WireServer>('update_server', body, 'server'));
   }
 
   // ---- load balancers --------------------------------------------------------------------------
@@ -196,10 +196,10 @@ export class MockCloudClient {
       const body = await this.#request<{ load_balancer: WireLoadBalancer }>(
         'get_load_balancer',
         'GET',
-        `/load_balancers/${encodeURIComponent(id)}`,
+        `/load_balancers/${idSegment('load balancer', id)}`,
         { signal },
       );
-      return fromWireLoadBalancer(body.load_balancer);
+      return fromWireLoadBalancer(field<WireLoadBalancer>('get_load_balancer', body, 'load_balancer'));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -224,7 +224,7 @@ export class MockCloudClient {
         signal,
       },
     );
-    return fromWireLoadBalancer(body.load_balancer);
+    return fromWireLoadBalancer(field<WireLoadBalancer>('create_load_balancer', body, 'load_balancer'));
   }
 
   /** Changes the fields present in `spec`. @throws MockCloudApiError 404 when it does not exist. */
@@ -236,16 +236,16 @@ export class MockCloudClient {
     const body = await this.#request<{ load_balancer: WireLoadBalancer }>(
       'update_load_balancer',
       'PATCH',
-      `/load_balancers/${encodeURIComponent(id)}`,
+      `/load_balancers/${idSegment('load balancer', id)}`,
       { body: toWireLoadBalancer(spec), signal },
     );
-    return fromWireLoadBalancer(body.load_balancer);
+    return fromWireLoadBalancer(field<WireLoadBalancer>('update_load_balancer', body, 'load_balancer'));
   }
 
   /** Deletes a load balancer; `false` when it was already gone (404). */
   async deleteLoadBalancer(id: string, signal?: AbortSignal): Promise<boolean> {
     try {
-      await this.#request('delete_load_balancer', 'DELETE', `/load_balancers/${encodeURIComponent(id)}`, {
+      await this.#request('delete_load_balancer', 'DELETE', `/load_balancers/${idSegment('load balancer', id)}`, {
         signal,
       });
       return true;
@@ -283,62 +283,32 @@ export class MockCloudClient {
     return out;
   }
 
-  /** One API call with retries; resolves with the parsed JSON body (`undefined` for 204). */
+  /**
+   * One API call under the guard; resolves with the parsed JSON body (`undefined` for 204). Guard errors become
+   * this client's: a timeout is a {@link MockCloudTimeoutError}, a call held back by a long `Retry-After` a 429
+   * {@link MockCloudApiError}.
+   */
   async #request<T>(operation: string, method: string, path: string, init: RequestInit): Promise<T> {
-    const metrics = clientMetrics();
-    return pRetry(() => this.#attempt<T>(operation, method, path, init), {
-      retries: this.#retries,
-      minTimeout: this.#minDelayMs,
-      maxTimeout: this.#maxDelayMs,
-      factor: 2,
-      randomize: true,
-      signal: init.signal,
-      shouldRetry: ({ error }) => {
-        if (!isRetryable(error)) return false;
-        const after = (error as MockCloudApiError).retryAfterMs;
-        return after === undefined || after <= this.#maxRetryAfterMs;
-      },
-      onFailedAttempt: ({ error, retriesLeft }) => {
-        if (retriesLeft > 0 && isRetryable(error))
-          metrics.retries.inc({ operation, reason: reasonOf(error) });
-      },
-    });
-  }
-
-  async #waitForRetryAfter(operation: string, signal: AbortSignal | undefined): Promise<void> {
-    for (;;) {
-      const wait = this.#blockedUntil - Date.now();
-      if (wait <= 0) return;
-      if (wait > this.#maxRetryAfterMs) {
+    const options: CloudCallOptions = init.signal ? { signal: init.signal } : {};
+    try {
+      return await this.#guard.call(
+        operation,
+        ({ signal, credential }) => this.#send<T>(operation, method, path, init, signal, credential ?? ''),
+        options,
+      );
+    } catch (err) {
+      if (err instanceof CloudCallTimeoutError) throw new MockCloudTimeoutError(operation, err.timeoutMs);
+      if (err instanceof CloudCallThrottledError) {
         throw new MockCloudApiError(
           operation,
           429,
           'rate_limit_exceeded',
-          `not sent: the API asked to wait another ${wait} ms`,
-          wait,
+          `not sent: the API asked to wait another ${err.retryAfterMs} ms`,
+          err.retryAfterMs,
         );
       }
-      if (!(await sleep(wait, signal))) signal?.throwIfAborted();
+      throw err;
     }
-  }
-
-  async #attempt<T>(operation: string, method: string, path: string, init: RequestInit): Promise<T> {
-    return this.#limit(async () => {
-      // Checked inside the slot, right before sending, so requests queued behind the limit also wait.
-      await this.#waitForRetryAfter(operation, init.signal);
-      let token = await this.#token.token();
-      try {
-        return await this.#send<T>(operation, method, path, init, token);
-      } catch (err) {
-        // A rotated token: read it again and retry once at once, outside the backoff.
-        if (!(err instanceof MockCloudApiError) || err.status !== 401) throw err;
-        this.#token.invalidate();
-        const fresh = await this.#token.token();
-        if (fresh === token) throw err;
-        token = fresh;
-        return await this.#send<T>(operation, method, path, init, token);
-      }
-    });
   }
 
   async #send<T>(
@@ -346,73 +316,55 @@ export class MockCloudClient {
     method: string,
     path: string,
     init: RequestInit,
+    signal: AbortSignal,
     token: string,
   ): Promise<T> {
-    const metrics = clientMetrics();
     const url = new URL(this.#base + path);
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    // Lease fencing (ccm-kit decision 0050): no request while this replica cannot prove it leads, and none
-    // sent late; checked per request because one facet call may make several (lookups, retries, Retry-After).
-    const fence = leaseFenceSignal(`cloud request ${method} ${path}`);
-    const signals = [timeout, ...(init.signal ? [init.signal] : []), ...(fence ? [fence] : [])];
-    const signal = signals.length === 1 ? timeout : AbortSignal.any(signals);
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       'user-agent': this.#userAgent,
       accept: 'application/json',
     };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const end = metrics.duration.startTimer({ operation });
-    let code = 'network';
+    let res: Response;
+    let text: string;
     try {
-      const res = await this.#fetch(url, {
+      res = await this.#fetch(url, {
         method,
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
         signal,
       });
-      code = String(res.status);
-      const text = await res.text();
-      const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
-      if (retryAfterMs !== undefined && (res.status === 429 || res.status === 503)) {
-        this.#blockedUntil = Math.max(this.#blockedUntil, Date.now() + retryAfterMs);
-      }
-      if (!res.ok) {
-        let errCode = 'unknown';
-        let message = text.slice(0, 500);
-        try {
-          const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
-          errCode = parsed.error?.code ?? errCode;
-          message = parsed.error?.message ?? message;
-        } catch {
-          // not JSON: keep the raw text
-        }
-        throw new MockCloudApiError(operation, res.status, errCode, message, retryAfterMs);
-      }
-      if (text === '') return undefined as T;
-      try {
-        return JSON.parse(text) as T;
-      } catch {
-        throw new MockCloudApiError(
-          operation,
-          res.status,
-          'invalid_response',
-          'the answer is not valid JSON',
-        );
-      }
+      text = await res.text();
     } catch (err) {
-      if (err instanceof MockCloudApiError) throw err;
-      if (init.signal?.aborted) throw init.signal.reason;
-      if (fence?.aborted) throw fence.reason;
-      if (timeout.aborted) {
-        code = 'timeout';
-        throw new MockCloudTimeoutError(operation, this.#timeoutMs);
-      }
+      if (signal.aborted) throw signal.reason;
       throw new MockCloudNetworkError(operation, err);
-    } finally {
-      end();
-      metrics.requests.inc({ operation, code });
+    }
+    if (!res.ok) {
+      let errCode = 'unknown';
+      let message = text.slice(0, 500);
+      try {
+        const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
+        errCode = parsed.error?.code ?? errCode;
+        message = parsed.error?.message ?? message;
+      } catch {
+        // not JSON: keep the raw text
+      }
+      const retryAfterMs =
+        res.status === 429 || res.status === 503 ? parseRetryAfter(res.headers.get('retry-after')) : undefined;
+      throw new MockCloudApiError(operation, res.status, errCode, message, retryAfterMs);
+    }
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new MockCloudApiError(operation, res.status, 'invalid_response', 'the answer is not valid JSON');
     }
   }
+}
+
+/** `url` with any `user:password@` replaced by `***@`, for messages and logs. */
+export function redactURL(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1***@');
 }

@@ -1,8 +1,11 @@
 /**
  * Errors of the mockcloud client. The provider relies on the split between them: only
  * {@link isNotFound} means "does not exist"; auth errors, 5xx, timeouts and network errors are
- * errors and must never be read as "the instance is gone".
+ * errors and must never be read as "the instance is gone". Which of them are retried is decided by the
+ * guard's classification (`classifyCloudError` from `@ccm-kit/runtime`): 429, 5xx but 501, network errors and
+ * timeouts.
  */
+import { CloudCallTimeoutError } from '@ccm-kit/runtime';
 
 /** The API answered with an error status. */
 export class MockCloudApiError extends Error {
@@ -35,14 +38,11 @@ export class MockCloudNetworkError extends Error {
   }
 }
 
-/** The request took longer than the client's request timeout. */
-export class MockCloudTimeoutError extends Error {
-  constructor(
-    readonly operation: string,
-    /** The timeout, in ms. */
-    readonly timeoutMs: number,
-  ) {
-    super(`mockcloud ${operation}: no answer within ${timeoutMs} ms`);
+/** The request took longer than the client's request timeout (a guard timeout, retried as such). */
+export class MockCloudTimeoutError extends CloudCallTimeoutError {
+  constructor(operation: string, timeoutMs: number) {
+    super(operation, timeoutMs);
+    this.message = `mockcloud ${operation}: no answer within ${timeoutMs} ms`;
     this.name = 'MockCloudTimeoutError';
   }
 }
@@ -55,11 +55,4 @@ export function isNotFound(err: unknown): boolean {
 /** True for 401 and 403 answers. */
 export function isAuthError(err: unknown): boolean {
   return err instanceof MockCloudApiError && (err.status === 401 || err.status === 403);
-}
-
-/** True for errors worth retrying: 429, 5xx (but 501), network errors and timeouts. */
-export function isRetryable(err: unknown): boolean {
-  if (err instanceof MockCloudNetworkError || err instanceof MockCloudTimeoutError) return true;
-  if (!(err instanceof MockCloudApiError)) return false;
-  return err.status === 429 || (err.status >= 500 && err.status !== 501);
 }

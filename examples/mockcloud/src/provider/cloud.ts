@@ -14,9 +14,9 @@ import {
   type ServiceStatusClient,
   serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
-import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { createLogger, fileCredential, type Logger } from '@ccm-kit/runtime';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { fileToken, isAuthError, MockCloudClient } from '../client/index.js';
+import { isAuthError, MockCloudClient, redactURL } from '../client/index.js';
 import { formatConfig, type MockCloudConfig, parseConfig } from './config.js';
 import { MockCloudInstances } from './instances.js';
 import { MockCloudLoadBalancers } from './load-balancer.js';
@@ -38,7 +38,7 @@ export interface MockCloudProviderOptions {
 export function clientFromConfig(config: MockCloudConfig): MockCloudClient {
   return new MockCloudClient({
     apiURL: config.apiURL,
-    token: config.tokenFile !== undefined ? fileToken(config.tokenFile) : (config.token ?? ''),
+    token: config.tokenFile !== undefined ? fileCredential(config.tokenFile) : (config.token ?? ''),
     retry: config.retry,
     requestTimeoutMs: config.requestTimeoutMs,
     concurrency: config.concurrency,
@@ -93,7 +93,7 @@ export class MockCloudProvider implements CloudProvider {
     } catch (err) {
       if (isAuthError(err)) {
         throw new Error(
-          `mockcloud: the API at ${this.config.apiURL} rejected the token: ${(err as Error).message}`,
+          `mockcloud: the API at ${redactURL(this.config.apiURL)} rejected the token: ${(err as Error).message}`,
           {
             cause: err,
           },

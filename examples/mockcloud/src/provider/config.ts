@@ -1,7 +1,8 @@
 /**
  * The mockcloud provider's configuration: an optional `--cloud-config` YAML file, overridden by
  * environment variables (so a Secret can supply the token). Every problem is reported at once
- * (Hetzner's practice) and the token never appears in printed output (Equinix's practice).
+ * (Hetzner's practice) and neither the token nor credentials in `apiURL` appear in printed output or errors
+ * (Equinix's practice).
  *
  * cloud-config (all keys optional except where noted; durations in ms):
  * ```yaml
@@ -21,6 +22,7 @@
  * `MOCKCLOUD_INSTANCES_CACHE_MAX_AGE_MS`. A token from the environment replaces both token keys of the file.
  */
 import { parse } from 'yaml';
+import { redactURL } from '../client/client.js';
 import { labelValueProblem } from '../shared/labels.js';
 
 /** Retry settings of the API client. Durations in ms. */
@@ -183,10 +185,10 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
     try {
       url = new URL(apiURL);
     } catch {
-      problems.push(`apiURL "${apiURL}" is not a URL`);
+      problems.push(`apiURL "${redactURL(apiURL)}" is not a URL`);
     }
     if (url && url.protocol !== 'http:' && url.protocol !== 'https:')
-      problems.push(`apiURL "${apiURL}" must be http or https`);
+      problems.push(`apiURL "${redactURL(apiURL)}" must be http or https`);
   }
 
   const envToken = str(problems, 'MOCKCLOUD_TOKEN', env.MOCKCLOUD_TOKEN);
@@ -305,14 +307,18 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
   return config;
 }
 
-/** A copy of the configuration that is safe to print: the token is replaced with `***`. */
+/**
+ * A copy of the configuration that is safe to print: the token is replaced with `***`, and so are credentials
+ * in `apiURL` (`https://user:secret@host/` → `https://***@host/`).
+ */
 export function maskConfig(config: MockCloudConfig): MockCloudConfig {
   const copy = structuredClone(config);
   if (copy.token !== undefined) copy.token = '***';
+  copy.apiURL = redactURL(copy.apiURL);
   return copy;
 }
 
-/** The configuration as one line of JSON, token masked. */
+/** The configuration as one line of JSON, token and URL credentials masked. */
 export function formatConfig(config: MockCloudConfig): string {
   return JSON.stringify(maskConfig(config));
 }

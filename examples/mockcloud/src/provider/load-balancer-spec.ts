@@ -2,11 +2,16 @@
  * What a Service asks of its mockcloud load balancer: listeners, health check, PROXY protocol and which
  * Nodes become targets. Pure functions; every error names the Service and the field or annotation to fix.
  */
-import { getServiceHealthCheckPathPort } from '@ccm-kit/cloud-provider';
+import {
+  type AnnotationProblem,
+  getServiceHealthCheckPathPort,
+  InvalidAnnotationError,
+} from '@ccm-kit/cloud-provider';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import type { CloudLoadBalancer, HealthCheck, Listener } from '../client/index.js';
 import { type LabelSelector, LabelSyntaxError, parseLabelSelector } from '../shared/labels.js';
-import { ANNOTATION_NODE_SELECTOR, ANNOTATION_PROXY_PROTOCOL } from './names.js';
+import { SERVICE_ANNOTATIONS } from './annotations.js';
+import { ANNOTATION_NODE_SELECTOR } from './names.js';
 import { serverIDFromProviderID } from './provider-id.js';
 
 /** kube-proxy's health endpoint, checked on every node for `externalTrafficPolicy: Cluster`. */
@@ -26,34 +31,40 @@ function serviceKey(svc: V1Service): string {
 }
 
 /**
- * Reads the Service's ports and mockcloud annotations.
- * @param healthCheckIntervalSeconds - interval of the health check, in seconds.
- * @throws Error naming the Service and the bad port or annotation (SCTP ports, missing nodePorts,
- *   a proxy-protocol value other than true/false, a malformed node selector).
+ * Reads the Service's ports and mockcloud annotations ({@link SERVICE_ANNOTATIONS}).
+ * @param healthCheckIntervalSeconds - the configured health-check interval, in seconds (the annotation's default).
+ * @throws Error `mockcloud: service <ns>/<name>: <problem>; <problem>` naming every bad port and annotation
+ *   (SCTP ports, missing nodePorts, annotation values of the wrong form, a malformed node selector, unknown
+ *   annotations under the prefix); when annotations are among them, its `cause` is an `InvalidAnnotationError`.
  */
 export function desiredLoadBalancer(svc: V1Service, healthCheckIntervalSeconds: number): DesiredLoadBalancer {
   const key = serviceKey(svc);
-  const annotations = svc.metadata?.annotations ?? {};
+  const annotationProblems: AnnotationProblem[] = [];
   const problems: string[] = [];
 
-  let proxyProtocol = false;
-  const pp = annotations[ANNOTATION_PROXY_PROTOCOL];
-  if (pp !== undefined) {
-    if (pp === 'true') proxyProtocol = true;
-    else if (pp !== 'false')
-      problems.push(`annotation ${ANNOTATION_PROXY_PROTOCOL} must be "true" or "false", got "${pp}"`);
-  }
+  const parsed = SERVICE_ANNOTATIONS.parse(svc, { healthCheckInterval: healthCheckIntervalSeconds * 1000 });
+  if (!parsed.ok) annotationProblems.push(...parsed.problems);
+  const values = parsed.ok ? parsed.values : undefined;
+  const proxyProtocol = values?.proxyProtocol ?? false;
+  const intervalSeconds = Math.ceil((values?.healthCheckInterval ?? healthCheckIntervalSeconds * 1000) / 1000);
 
   let nodeSelector: LabelSelector | undefined;
-  const ns = annotations[ANNOTATION_NODE_SELECTOR];
+  // A free-form string to the annotation parser: read it directly, so it is checked even when others are bad.
+  const ns = svc.metadata?.annotations?.[ANNOTATION_NODE_SELECTOR];
   if (ns !== undefined) {
     try {
       nodeSelector = parseLabelSelector(ns);
     } catch (err) {
       if (!(err instanceof LabelSyntaxError)) throw err;
-      problems.push(`annotation ${ANNOTATION_NODE_SELECTOR}: ${err.message}`);
+      annotationProblems.push({
+        annotation: ANNOTATION_NODE_SELECTOR,
+        value: ns,
+        expected: 'a label selector (e.g. pool=edge,!gpu)',
+        message: `annotation ${ANNOTATION_NODE_SELECTOR}: ${err.message}`,
+      });
     }
   }
+  problems.push(...annotationProblems.map((p) => p.message));
 
   const listeners: Listener[] = [];
   for (const [i, port] of (svc.spec?.ports ?? []).entries()) {
@@ -75,18 +86,22 @@ export function desiredLoadBalancer(svc: V1Service, healthCheckIntervalSeconds: 
     });
   }
   if (listeners.length === 0 && problems.length === 0) problems.push('the Service has no ports');
-  if (problems.length > 0) throw new Error(`mockcloud: service ${key}: ${problems.join('; ')}`);
+  if (problems.length > 0) {
+    throw new Error(`mockcloud: service ${key}: ${problems.join('; ')}`, {
+      cause: annotationProblems.length > 0 ? new InvalidAnnotationError(annotationProblems, key) : undefined,
+    });
+  }
 
   // externalTrafficPolicy Local: the Service's own health node port; Cluster: kube-proxy on every node.
   const hc = getServiceHealthCheckPathPort(svc);
   const healthCheck: HealthCheck =
     hc.port !== 0
-      ? { protocol: 'http', port: hc.port, path: hc.path, intervalSeconds: healthCheckIntervalSeconds }
+      ? { protocol: 'http', port: hc.port, path: hc.path, intervalSeconds }
       : {
           protocol: 'http',
           port: KUBE_PROXY_HEALTHZ_PORT,
           path: '/healthz',
-          intervalSeconds: healthCheckIntervalSeconds,
+          intervalSeconds,
         };
 
   const out: DesiredLoadBalancer = { listeners, healthCheck, proxyProtocol };

@@ -4,7 +4,9 @@
  * Ownership: a cloud load balancer belongs to a Service when it carries both
  * `mockcloud.ccm-kit.io/service-uid=<Service UID>` and `mockcloud.ccm-kit.io/cluster-id=<clusterID>`.
  * Lookup order: the ID annotation `mockcloud.ccm-kit.io/load-balancer-id` (written back after creation,
- * or set by a user to adopt an existing load balancer), then the ownership labels. Only owned load
+ * or set by a user to adopt an existing load balancer), then the ownership labels. An annotated ID that does
+ * not exist stops ensure with an `InvalidAnnotationError` (a Warning Event) instead of creating a new load
+ * balancer (docs/decisions/0061); a malformed one counts as absent on delete. Only owned load
  * balancers are ever changed or deleted; an annotated, unlabelled one is adopted (labelled) on ensure.
  *
  * - ensure: create or update, record the ID on the Service (patch helper), then `RetryError` while the
@@ -15,6 +17,7 @@
  */
 import {
   defaultLoadBalancerName,
+  InvalidAnnotationError,
   type LoadBalancer,
   patchService,
   RetryError,
@@ -28,6 +31,7 @@ import {
   MockCloudApiError,
   type MockCloudClient,
 } from '../client/index.js';
+import { isValidID } from '../client/ids.js';
 import { selectorFromLabels } from '../shared/labels.js';
 import {
   type DesiredLoadBalancer,
@@ -185,7 +189,8 @@ export class MockCloudLoadBalancers implements LoadBalancer {
   ): Promise<void> {
     const ids = new Set<string>();
     const annotated = service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID];
-    if (annotated) {
+    // A malformed ID names no load balancer: it counts as absent, so it can never pin the Service.
+    if (annotated && isValidID(annotated)) {
       const lb = await this.#d.client.getLoadBalancer(annotated, signal);
       if (lb && this.#ownership(lb, service).kind === 'ours') ids.add(lb.id);
     }
@@ -235,7 +240,10 @@ export class MockCloudLoadBalancers implements LoadBalancer {
 
   /**
    * The Service's load balancer: by ID annotation (owned, or unowned when `adopt`), else by ownership labels.
+   * With `adopt` (the ensure path), an annotated ID that does not exist is an error: it may be a typo, and
+   * creating a new, billable load balancer in its place would hide it.
    * @throws Error with `adopt` when the annotated load balancer belongs to someone else.
+   * @throws InvalidAnnotationError with `adopt` when the annotated load balancer does not exist.
    */
   async #find(
     service: V1Service,
@@ -243,7 +251,8 @@ export class MockCloudLoadBalancers implements LoadBalancer {
     signal?: AbortSignal,
   ): Promise<CloudLoadBalancer | undefined> {
     const annotated = service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID];
-    if (annotated) {
+    // Malformed IDs were rejected by the annotation parser on the ensure path; elsewhere they name nothing.
+    if (annotated && isValidID(annotated)) {
       const lb = await this.#d.client.getLoadBalancer(annotated, signal);
       if (lb) {
         const o = this.#ownership(lb, service);
@@ -253,10 +262,18 @@ export class MockCloudLoadBalancers implements LoadBalancer {
             `mockcloud: service ${key(service)}: annotation ${ANNOTATION_LOAD_BALANCER_ID} names load balancer ${lb.id}, but ${o.reason}`,
           );
         }
-      } else {
-        this.#log(service).info('The annotated load balancer does not exist; looking it up by labels', {
-          id: annotated,
-        });
+      } else if (adopt) {
+        throw new InvalidAnnotationError(
+          [
+            {
+              annotation: ANNOTATION_LOAD_BALANCER_ID,
+              value: annotated,
+              expected: 'the ID of an existing load balancer',
+              message: `annotation ${ANNOTATION_LOAD_BALANCER_ID}: load balancer "${annotated}" does not exist; correct the ID, or remove the annotation to let the provider create a load balancer`,
+            },
+          ],
+          key(service),
+        );
       }
     }
     const owned = await this.#d.client.listLoadBalancers({

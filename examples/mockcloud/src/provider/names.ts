@@ -9,6 +9,9 @@ export const PROVIDER_NAME = 'mockcloud';
 /** Prefix of every providerID this provider issues: `mockcloud://<server id>`. */
 export const PROVIDER_ID_PREFIX = `${PROVIDER_NAME}://`;
 
+/** The prefix of every Service annotation of the provider; an undeclared one under it is an error. */
+export const ANNOTATION_PREFIX = 'mockcloud.ccm-kit.io/';
+
 /**
  * Service annotation holding the cloud load balancer's ID. Written by the provider after it creates or
  * finds the load balancer; set it yourself to adopt an existing load balancer.
@@ -20,6 +23,9 @@ export const ANNOTATION_PROXY_PROTOCOL = 'mockcloud.ccm-kit.io/proxy-protocol';
 
 /** Service annotation: a label selector choosing which Nodes become targets (`pool=edge,!gpu`). */
 export const ANNOTATION_NODE_SELECTOR = 'mockcloud.ccm-kit.io/node-selector';
+
+/** Service annotation: the health-check period, a duration (`10s`). */
+export const ANNOTATION_HEALTH_CHECK_INTERVAL = 'mockcloud.ccm-kit.io/health-check-interval';
 
 /** Cloud label with the owning Service's UID. */
 export const LABEL_SERVICE_UID = 'mockcloud.ccm-kit.io/service-uid';

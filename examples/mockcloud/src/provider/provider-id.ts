@@ -1,6 +1,7 @@
 /**
  * `mockcloud://<server id>` providerIDs.
  */
+import { isValidID } from '../client/ids.js';
 import { PROVIDER_ID_PREFIX } from './names.js';
 
 /** The providerID of a server. */
@@ -15,7 +16,7 @@ export function providerIDFor(serverID: string): string {
 export function serverIDFromProviderID(providerID: string): string | undefined {
   if (!providerID.startsWith(PROVIDER_ID_PREFIX)) return undefined;
   const id = providerID.slice(PROVIDER_ID_PREFIX.length);
-  if (!/^[A-Za-z0-9][-A-Za-z0-9_.]*$/.test(id))
+  if (!isValidID(id))
     throw new Error(`malformed mockcloud providerID "${providerID}"`);
   return id;
 }
