@@ -5,7 +5,7 @@
  */
 import { setLogWriter } from '@ccm-kit/runtime';
 import { type ControlPlane, FakeCloud, startControlPlane } from '@ccm-kit/testing';
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloudControllerManager } from '../src/index.js';
 import { eventually } from './ccm-harness.js';
