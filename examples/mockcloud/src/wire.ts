@@ -110,6 +110,31 @@ export interface WireLoadBalancerList {
   meta: { pagination: WirePagination };
 }
 
+/** A route of the VPC route table: packets for `destination_cidr` go to the server `target_server_id`. */
+export interface WireRoute {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  destination_cidr: string;
+  /** The next hop; may name a server deleted since (the route is then a blackhole). */
+  target_server_id: string;
+  created: string;
+}
+
+/** `POST /v1/routes` body. */
+export interface WireRouteCreate {
+  name: string;
+  labels?: Record<string, string>;
+  destination_cidr: string;
+  target_server_id: string;
+}
+
+/** `GET /v1/routes`. */
+export interface WireRouteList {
+  routes: WireRoute[];
+  meta: { pagination: WirePagination };
+}
+
 /**
  * Every error answer. Codes: `unauthorized` (401), `forbidden` (403), `not_found` (404),
  * `invalid_input` (400), `uniqueness_error` (409), `rate_limit_exceeded` (429), `server_error` (5xx).

@@ -60,6 +60,6 @@ for (const outage of Object.keys(OUTAGES) as (keyof typeof OUTAGES)[]) {
           .filter((s) => s.status === 'running')
           .map((s) => node(s.name, `mockcloud://${s.id}`)),
     },
-    facets: ['instancesV2', 'loadBalancer'],
+    facets: ['instancesV2', 'loadBalancer', 'routes'],
   });
 }

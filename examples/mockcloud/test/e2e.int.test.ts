@@ -258,3 +258,55 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
   }
   await ccm.done;
 }, 120_000);
+
+it('node-route-controller: routes each Node\'s Pod CIDR through the VPC route table, and removes the route with the Node', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const server = api.state.addServer({ name: 'mc-route-node' });
+  await core.createNode({ body: { metadata: { name: 'mc-route-node' }, spec: { podCIDR: '10.244.7.0/24' } } });
+  const config = parseConfig(
+    [`apiURL: ${api.url}`, `token: ${TOKEN}`, 'clusterID: e2e-routes', 'instancesCacheMaxAgeMs: 0'].join('\n'),
+    {},
+  );
+  const ccm = await startCloudControllerManager({
+    argv: [
+      '--cloud-provider=mockcloud',
+      '--leader-elect=false',
+      '--secure-port=0',
+      '--controllers=node-route-controller',
+      '--configure-cloud-routes=true',
+      '--allocate-node-cidrs=true',
+      '--cluster-cidr=10.244.0.0/16',
+      '--route-reconciliation-period=1s',
+    ],
+    cloud: new MockCloudProvider(config, { logger: recordingLogger() }),
+    kubeConfig: cp.kubeConfig,
+  });
+  try {
+    await eventually('the route to be created', async () =>
+      api.state
+        .listRoutes()
+        .some((r) => r.destination_cidr === '10.244.7.0/24' && r.target_server_id === server.id),
+    );
+    const condition = await eventually('NetworkUnavailable=False', async () =>
+      (await core.readNode({ name: 'mc-route-node' })).status?.conditions?.find(
+        (c) => c.type === 'NetworkUnavailable' && c.status === 'False',
+      ),
+    );
+    expect(condition.reason).toBe('RouteCreated');
+    // A route of another cluster in the same VPC is never touched.
+    api.state.createRoute({
+      name: 'foreign',
+      labels: { 'mockcloud.ccm-kit.io/cluster-id': 'someone-else' },
+      destination_cidr: '10.244.99.0/24',
+      target_server_id: server.id,
+    });
+    await core.deleteNode({ name: 'mc-route-node' });
+    await eventually('the route to be deleted', async () =>
+      api.state.listRoutes().every((r) => r.destination_cidr !== '10.244.7.0/24'),
+    );
+    expect(api.state.listRoutes().map((r) => r.name)).toEqual(['foreign']);
+  } finally {
+    await ccm.stop();
+  }
+  await ccm.done;
+}, 120_000);

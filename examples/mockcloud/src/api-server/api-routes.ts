@@ -9,6 +9,10 @@
  * | POST | `/v1/load_balancers` | 201 `{ load_balancer }` (`provisioning`) |
  * | GET, PATCH | `/v1/load_balancers/<id>` | `{ load_balancer }` |
  * | DELETE | `/v1/load_balancers/<id>` | 204 |
+ * | GET | `/v1/routes?name=&label_selector=&page=&per_page=` | `WireRouteList` |
+ * | POST | `/v1/routes` | 201 `{ route }` |
+ * | GET | `/v1/routes/<id>` | `{ route }` |
+ * | DELETE | `/v1/routes/<id>` | 204 |
  */
 import { LabelSyntaxError, parseLabelSelector } from '../shared/labels.js';
 import type { WireLoadBalancerCreate } from '../wire.js';
@@ -16,7 +20,7 @@ import { paginate } from './pagination.js';
 import { invalidInput, notFound } from './problem.js';
 import { type RouteResponse, Router } from './routes.js';
 import type { CloudState } from './state.js';
-import { validateLoadBalancerBody, validateServerUpdate } from './validate.js';
+import { validateLoadBalancerBody, validateRouteBody, validateServerUpdate } from './validate.js';
 
 function filter<T extends { name: string; labels: Record<string, string> }>(items: T[], url: URL): T[] {
   const name = url.searchParams.get('name');
@@ -75,6 +79,23 @@ export function apiRouter(state: CloudState): Router {
     })
     .on('DELETE', '/v1/load_balancers/:id', ({ params }) => {
       if (!state.deleteLoadBalancer(params.id!)) throw notFound('load balancer', params.id!);
+      return { status: 204 };
+    })
+    .on('GET', '/v1/routes', ({ url }) => {
+      const page = paginate(filter(state.listRoutes(), url), url);
+      return list('routes', page.items, page.pagination, page.link);
+    })
+    .on('POST', '/v1/routes', ({ body }) => ({
+      status: 201,
+      body: { route: state.createRoute(validateRouteBody(body, exists)) },
+    }))
+    .on('GET', '/v1/routes/:id', ({ params }) => {
+      const route = state.getRoute(params.id!);
+      if (!route) throw notFound('route', params.id!);
+      return { status: 200, body: { route } };
+    })
+    .on('DELETE', '/v1/routes/:id', ({ params }) => {
+      if (!state.deleteRoute(params.id!)) throw notFound('route', params.id!);
       return { status: 204 };
     });
 }

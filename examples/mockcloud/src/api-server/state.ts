@@ -1,5 +1,5 @@
 /**
- * The mock cloud's in-memory state: servers and load balancers, with ID and address allocation and
+ * The mock cloud's in-memory state: servers, load balancers and a VPC route table, with ID and address allocation and
  * asynchronous provisioning. Pure data: no HTTP here, so tests can script it directly through
  * `MockCloudApiServer.state`.
  *
@@ -11,6 +11,8 @@ import type {
   WireLoadBalancer,
   WireLoadBalancerCreate,
   WireLoadBalancerUpdate,
+  WireRoute,
+  WireRouteCreate,
   WireServer,
 } from '../wire.js';
 import { ApiProblem, notFound } from './problem.js';
@@ -29,6 +31,7 @@ interface LoadBalancerRecord {
 export interface CloudStateSnapshot {
   servers: WireServer[];
   load_balancers: WireLoadBalancer[];
+  routes: WireRoute[];
 }
 
 /** Options of {@link CloudState}. */
@@ -51,7 +54,9 @@ function byId<T extends { id: string }>(a: T, b: T): number {
 export class CloudState {
   readonly #servers = new Map<string, WireServer>();
   readonly #lbs = new Map<string, LoadBalancerRecord>();
+  readonly #routes = new Map<string, WireRoute>();
   #nextServer = 1;
+  #nextRoute = 1;
   #nextLb = 1;
   #nextIp = 1;
   /** Current provisioning delay in ms (applies to load balancers created afterwards). */
@@ -223,16 +228,67 @@ export class CloudState {
     rec.readyAt = Number.POSITIVE_INFINITY;
   }
 
+  // ---- routes (the VPC route table) -----------------------------------------------------------
+
+  /**
+   * Adds a route (body already validated). Deleting its target server later leaves it in place.
+   * @throws ApiProblem 409 `uniqueness_error` when the name is taken or the destination already has a route.
+   */
+  createRoute(body: WireRouteCreate): WireRoute {
+    for (const r of this.#routes.values()) {
+      if (r.name === body.name)
+        throw new ApiProblem(409, 'uniqueness_error', `route name ${body.name} is already used by ${r.id}`);
+      if (r.destination_cidr === body.destination_cidr) {
+        throw new ApiProblem(
+          409,
+          'uniqueness_error',
+          `destination ${body.destination_cidr} is already routed by ${r.id}`,
+        );
+      }
+    }
+    const route: WireRoute = {
+      id: `rt-${pad(this.#nextRoute++)}`,
+      name: body.name,
+      labels: { ...(body.labels ?? {}) },
+      destination_cidr: body.destination_cidr,
+      target_server_id: body.target_server_id,
+      created: new Date(this.now()).toISOString(),
+    };
+    this.#routes.set(route.id, route);
+    return structuredClone(route);
+  }
+
+  /** A copy of the route, or `undefined`. */
+  getRoute(id: string): WireRoute | undefined {
+    const r = this.#routes.get(id);
+    return r && structuredClone(r);
+  }
+
+  /** Copies of all routes, sorted by ID. */
+  listRoutes(): WireRoute[] {
+    return [...this.#routes.values()].sort(byId).map((r) => structuredClone(r));
+  }
+
+  /** Deletes a route; false when it did not exist. */
+  deleteRoute(id: string): boolean {
+    return this.#routes.delete(id);
+  }
+
   // ---- whole state -----------------------------------------------------------------------------
 
   /** A copy of everything. */
   snapshot(): CloudStateSnapshot {
-    return { servers: this.listServers(), load_balancers: this.listLoadBalancers() };
+    return {
+      servers: this.listServers(),
+      load_balancers: this.listLoadBalancers(),
+      routes: this.listRoutes(),
+    };
   }
 
-  /** Removes every server and load balancer (ID counters keep counting, so IDs are never reused). */
+  /** Removes every server, load balancer and route (ID counters keep counting, so IDs are never reused). */
   clear(): void {
     this.#servers.clear();
     this.#lbs.clear();
+    this.#routes.clear();
   }
 }

@@ -2,12 +2,14 @@
  * Request-body validation of the mock API. Every function collects all problems and throws one
  * `400 invalid_input` naming each bad field, as a real cloud API would.
  */
+import { formatCIDR, tryParseCIDR } from '@ccm-kit/cloud-provider';
 import { labelMapProblems } from '../shared/labels.js';
 import type {
   WireHealthCheck,
   WireListener,
   WireLoadBalancerCreate,
   WireLoadBalancerUpdate,
+  WireRouteCreate,
   WireServerUpdate,
   WireTarget,
 } from '../wire.js';
@@ -152,6 +154,31 @@ export function validateServerUpdate(body: unknown): WireServerUpdate {
   if (problems.length > 0) throw invalidInput(problems);
   const out: WireServerUpdate = {};
   if (typeof body.name === 'string') out.name = body.name;
+  if (body.labels !== undefined) out.labels = { ...(body.labels as Record<string, string>) };
+  return out;
+}
+
+/**
+ * Validates a `POST /v1/routes` body: a name (1-63 lowercase alphanumerics or "-"), optional labels, a
+ * `destination_cidr` and an existing `target_server_id`.
+ * @returns the body with the CIDR in canonical network form.
+ * @throws ApiProblem 400 `invalid_input` listing every problem.
+ */
+export function validateRouteBody(body: unknown, serverExists: (id: string) => boolean): WireRouteCreate {
+  if (!isObject(body)) throw invalidInput(['the body must be a JSON object']);
+  const problems = nameProblems(body.name);
+  if (body.labels !== undefined) problems.push(...labelMapProblems(body.labels, 'labels'));
+  const cidr = typeof body.destination_cidr === 'string' ? tryParseCIDR(body.destination_cidr) : undefined;
+  if (!cidr) problems.push('destination_cidr must be a CIDR (for example 10.244.1.0/24)');
+  if (typeof body.target_server_id !== 'string') problems.push('target_server_id must be a string');
+  else if (!serverExists(body.target_server_id))
+    problems.push(`target_server_id: server ${body.target_server_id} does not exist`);
+  if (problems.length > 0) throw invalidInput(problems);
+  const out: WireRouteCreate = {
+    name: body.name as string,
+    destination_cidr: formatCIDR(cidr!),
+    target_server_id: body.target_server_id as string,
+  };
   if (body.labels !== undefined) out.labels = { ...(body.labels as Record<string, string>) };
   return out;
 }

@@ -20,16 +20,20 @@ import {
   staticCredential,
 } from '@ccm-kit/runtime';
 import { VERSION } from '../version.js';
-import type { WireLoadBalancer, WireServer, WireServerList } from '../wire.js';
+import type { WireLoadBalancer, WireRoute, WireServer, WireServerList } from '../wire.js';
 import { isNotFound, MockCloudApiError, MockCloudNetworkError, MockCloudTimeoutError } from './errors.js';
 import { idSegment } from './ids.js';
 import {
   type CloudLoadBalancer,
+  type CloudRoute,
+  type CloudRouteSpec,
   fromWireLoadBalancer,
+  fromWireRoute,
   fromWireServer,
   type LoadBalancerSpec,
   type Server,
   toWireLoadBalancer,
+  toWireRoute,
 } from './types.js';
 
 /** Retry settings. Durations in ms. */
@@ -248,6 +252,39 @@ export class MockCloudClient {
       await this.#request('delete_load_balancer', 'DELETE', `/load_balancers/${idSegment('load balancer', id)}`, {
         signal,
       });
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  // ---- routes ----------------------------------------------------------------------------------
+
+  /** Every route of the VPC route table matching the filters (all pages). */
+  async listRoutes(options: ListOptions = {}): Promise<CloudRoute[]> {
+    const items = await this.#listAll<WireRoute>('list_routes', '/routes', 'routes', options);
+    return items.map(fromWireRoute);
+  }
+
+  /**
+   * Creates a route.
+   * @throws MockCloudApiError 409 `uniqueness_error` when the name is taken or the destination already has a
+   *   route (also what a retried create whose first attempt did reach the API sees), 400 for a bad CIDR or an
+   *   unknown target server.
+   */
+  async createRoute(spec: CloudRouteSpec, signal?: AbortSignal): Promise<CloudRoute> {
+    const body = await this.#request<{ route: WireRoute }>('create_route', 'POST', '/routes', {
+      body: toWireRoute(spec),
+      signal,
+    });
+    return fromWireRoute(field<WireRoute>('create_route', body, 'route'));
+  }
+
+  /** Deletes a route; `false` when it was already gone (404). */
+  async deleteRoute(id: string, signal?: AbortSignal): Promise<boolean> {
+    try {
+      await this.#request('delete_route', 'DELETE', `/routes/${idSegment('route', id)}`, { signal });
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;

@@ -13,4 +13,12 @@ export {
   MockCloudTimeoutError,
 } from './errors.js';
 export { idSegment, isValidID, MalformedIDError, MOCKCLOUD_ID_PATTERN } from './ids.js';
-export type { CloudLoadBalancer, HealthCheck, Listener, LoadBalancerSpec, Server } from './types.js';
+export type {
+  CloudLoadBalancer,
+  CloudRoute,
+  CloudRouteSpec,
+  HealthCheck,
+  Listener,
+  LoadBalancerSpec,
+  Server,
+} from './types.js';

@@ -1,7 +1,7 @@
 /**
  * The client's view of mockcloud resources (camelCase), and the mapping from the wire format.
  */
-import type { WireLoadBalancer, WireLoadBalancerUpdate, WireServer } from '../wire.js';
+import type { WireLoadBalancer, WireLoadBalancerUpdate, WireRoute, WireRouteCreate, WireServer } from '../wire.js';
 
 /** A cloud server. */
 export interface Server {
@@ -48,6 +48,20 @@ export interface CloudLoadBalancer {
   targetServerIDs: string[];
   healthCheck?: HealthCheck;
 }
+
+/** A route of the VPC route table. */
+export interface CloudRoute {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  /** Canonical network form, for example `10.244.1.0/24`. */
+  destinationCIDR: string;
+  /** The next hop; may name a server deleted since. */
+  targetServerID: string;
+}
+
+/** What to create: a route to `destinationCIDR` through the server `targetServerID`. */
+export type CloudRouteSpec = Omit<CloudRoute, 'id'>;
 
 /** What to create or change on a load balancer; absent fields are left alone on update. */
 export interface LoadBalancerSpec {
@@ -121,4 +135,25 @@ export function toWireLoadBalancer(spec: LoadBalancerSpec): WireLoadBalancerUpda
     if (hc.path !== undefined) out.health_check.path = hc.path;
   }
   return out;
+}
+
+/** Wire → {@link CloudRoute}. */
+export function fromWireRoute(r: WireRoute): CloudRoute {
+  return {
+    id: r.id,
+    name: r.name,
+    labels: { ...r.labels },
+    destinationCIDR: r.destination_cidr,
+    targetServerID: r.target_server_id,
+  };
+}
+
+/** {@link CloudRouteSpec} → wire body. */
+export function toWireRoute(spec: CloudRouteSpec): WireRouteCreate {
+  return {
+    name: spec.name,
+    labels: { ...spec.labels },
+    destination_cidr: spec.destinationCIDR,
+    target_server_id: spec.targetServerID,
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The mockcloud provider: InstancesV2 and LoadBalancer over the mockcloud REST API.
+ * The mockcloud provider: InstancesV2, LoadBalancer and Routes over the mockcloud REST API.
  *
  * Two-phase start, as upstream: the factory (every replica, before leader election) parses the config,
  * builds the API client and checks the token with one call; `initialize` (the leader only) takes a
@@ -11,6 +11,7 @@ import {
   type InstancesV2,
   type LoadBalancer,
   registerCloudProvider,
+  type Routes,
   type ServiceStatusClient,
   serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
@@ -21,6 +22,7 @@ import { formatConfig, type MockCloudConfig, parseConfig } from './config.js';
 import { MockCloudInstances } from './instances.js';
 import { MockCloudLoadBalancers } from './load-balancer.js';
 import { PROVIDER_CLIENT_NAME, PROVIDER_NAME } from './names.js';
+import { MockCloudRoutes } from './routes.js';
 import { ServerCache } from './server-cache.js';
 
 /** Options of {@link MockCloudProvider} beyond its config, mostly for tests. */
@@ -53,6 +55,7 @@ export class MockCloudProvider implements CloudProvider {
   readonly logger: Logger;
   readonly #instances: MockCloudInstances;
   readonly #loadBalancers: MockCloudLoadBalancers;
+  readonly #routes: MockCloudRoutes;
   #serviceClient: ServiceStatusClient | undefined;
 
   constructor(config: MockCloudConfig, options: MockCloudProviderOptions = {}) {
@@ -73,6 +76,12 @@ export class MockCloudProvider implements CloudProvider {
       healthCheckIntervalSeconds: config.loadBalancer.healthCheckIntervalSeconds,
       serviceClient: () => this.#serviceClient,
       logger: this.logger.with({}, 'load-balancer'),
+    });
+    this.#routes = new MockCloudRoutes({
+      client: this.client,
+      cache: this.servers,
+      clusterID: config.clusterID,
+      logger: this.logger.with({}, 'routes'),
     });
   }
 
@@ -118,6 +127,11 @@ export class MockCloudProvider implements CloudProvider {
 
   loadBalancer(): LoadBalancer {
     return this.#loadBalancers;
+  }
+
+  /** The VPC route table; the node-route controller uses it with `--configure-cloud-routes`. */
+  routes(): Routes {
+    return this.#routes;
   }
 }
 
