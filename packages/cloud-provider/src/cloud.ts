@@ -179,7 +179,15 @@ export interface InstancesV2 {
   instanceExists(node: V1Node, signal?: AbortSignal): Promise<boolean>;
   /** True when the instance is shut down (the Node gets the shutdown taint). */
   instanceShutdown(node: V1Node, signal?: AbortSignal): Promise<boolean>;
-  /** Metadata used to initialize the Node, or `undefined` when none is available (initialization retries). */
+  /**
+   * Metadata used to initialize the Node, or `undefined` when none is available yet. On `undefined` the
+   * cloud-node-controller writes nothing and does **not** requeue: the Node keeps the uninitialized taint until
+   * its next add or update event asks again (any change to the Node object, such as a kubelet status update or
+   * an informer resync; kubelet lease renewals are another object and do not count) — upstream
+   * `k8s.io/cloud-provider` controllers/node/node_controller.go `syncNode`. Throw instead when the answer should
+   * be retried with backoff. The status loop skips a Node whose metadata is
+   * `undefined` for that pass (docs/decisions/0100).
+   */
   instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata | undefined>;
 }
 

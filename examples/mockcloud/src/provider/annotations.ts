@@ -21,7 +21,7 @@ export const SERVICE_ANNOTATIONS = defineAnnotations(
       name: ANNOTATION_LOAD_BALANCER_ID,
       type: 'string',
       pattern: MOCKCLOUD_ID_PATTERN,
-      patternText: 'a mockcloud ID (letters, digits, "-" and "_", for example lb-000001)',
+      patternText: 'a mockcloud ID (a letter or digit, then letters, digits, "-", "_" or "."; for example lb-000001)',
       description:
         'Written by the provider after it creates or finds the load balancer; set it yourself to **adopt** an existing load balancer (it gets the ownership labels; one owned by another cluster or Service is refused). An ID that does not exist is reported as a Warning Event and nothing is created; remove the annotation to let the provider create one.',
     },
@@ -34,7 +34,8 @@ export const SERVICE_ANNOTATIONS = defineAnnotations(
     nodeSelector: {
       name: ANNOTATION_NODE_SELECTOR,
       type: 'string',
-      description: 'A label selector (`pool=edge,!gpu`) choosing the target Nodes.',
+      patternText: 'a label selector (e.g. pool=edge,!gpu)',
+      description: 'Chooses the target Nodes among those the service controller passes.',
     },
     healthCheckInterval: {
       name: ANNOTATION_HEALTH_CHECK_INTERVAL,

@@ -59,7 +59,7 @@ export function desiredLoadBalancer(svc: V1Service, healthCheckIntervalSeconds: 
       annotationProblems.push({
         annotation: ANNOTATION_NODE_SELECTOR,
         value: ns,
-        expected: 'a label selector (e.g. pool=edge,!gpu)',
+        expected: SERVICE_ANNOTATIONS.specs.nodeSelector.patternText,
         message: `annotation ${ANNOTATION_NODE_SELECTOR}: ${err.message}`,
       });
     }

@@ -20,7 +20,10 @@ interface Common {
 export interface StringAnnotation extends Common {
   readonly type: 'string';
   readonly pattern?: RegExp;
-  /** The expected form in words, shown in errors and docs (default: the pattern). */
+  /**
+   * The expected form in words, shown in errors and docs (default: the pattern, or "a string"); also useful
+   * without a pattern, for a value the provider checks itself (a label selector, JSON).
+   */
   readonly patternText?: string;
   readonly default?: string;
 }

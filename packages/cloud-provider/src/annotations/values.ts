@@ -30,7 +30,7 @@ function range(min: number | undefined, max: number | undefined, fmt: (n: number
 export function expectedForm(spec: AnnotationSpec): string {
   switch (spec.type) {
     case 'string':
-      return spec.pattern ? (spec.patternText ?? `a string matching ${String(spec.pattern)}`) : 'a string';
+      return spec.patternText ?? (spec.pattern ? `a string matching ${String(spec.pattern)}` : 'a string');
     case 'boolean':
       return '"true" or "false"';
     case 'integer':
