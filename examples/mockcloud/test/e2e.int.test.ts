@@ -243,14 +243,9 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
     expect(api.state.listLoadBalancers()).toHaveLength(count);
     for (const name of ['dot', 'typo']) {
       await core.deleteNamespacedService({ name, namespace: 'default' });
-      await eventually(`${name} to be gone`, async () => {
-        try {
-          await core.readNamespacedService({ name, namespace: 'default' });
-          return false;
-        } catch (err) {
-          return (err as { code?: number }).code === 404;
-        }
-      });
+      await eventually(`${name} to be gone`, () =>
+        isGone(() => core.readNamespacedService({ name, namespace: 'default' })),
+      );
     }
     expect(api.state.listLoadBalancers()).toHaveLength(count);
   } finally {

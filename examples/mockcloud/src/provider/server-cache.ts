@@ -6,6 +6,7 @@
  * The snapshot only answers "found". A miss is never taken as "does not exist": callers confirm it
  * with a direct call, because a stale cache is one of the ways real CCMs deleted live Nodes.
  */
+import { untilAborted } from '@ccm-kit/runtime';
 import type { MockCloudClient, Server } from '../client/index.js';
 
 /** One listing of all servers. */
@@ -52,20 +53,8 @@ export class ServerCache {
       this.#inflight = this.#refresh().finally(() => {
         this.#inflight = undefined;
       });
-      // Callers that gave up (aborted) no longer await the shared refresh: never leave its failure unhandled.
-      this.#inflight.catch(() => {});
     }
-    if (!signal) return this.#inflight;
-    let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([this.#inflight, aborted]);
-    } finally {
-      signal.removeEventListener('abort', onAbort!);
-    }
+    return untilAborted(this.#inflight, signal);
   }
 
   /** Drops the snapshot; the next {@link ServerCache.get} lists again. */

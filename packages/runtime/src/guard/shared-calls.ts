@@ -3,6 +3,7 @@
  * flight share it, and a successful answer is reused for `ttlMs`. Each caller still stops waiting when its own
  * signal aborts; the shared call itself runs to its end (bounded by the guard's timeout) for the others.
  */
+import { untilAborted } from '../util/until-aborted.js';
 
 interface Entry {
   value: unknown;
@@ -45,12 +46,11 @@ export class SharedCalls {
         if (ttlMs > 0) this.#cache.set(key, { value, expires: this.#now() + ttlMs });
         return value;
       });
-      const settled = shared.finally(() => this.#inflight.delete(key));
       // Callers that gave up no longer await the shared call: never leave its failure unhandled.
-      settled.catch(() => {});
+      shared.finally(() => this.#inflight.delete(key)).catch(() => {});
       this.#inflight.set(key, shared);
     }
-    return { joined, result: waitFor(shared, signal) };
+    return { joined, result: untilAborted(shared, signal) };
   }
 
   /** Drops the cached answer of `key`, or every cached answer. Calls in flight are not affected. */
@@ -58,24 +58,4 @@ export class SharedCalls {
     if (key === undefined) this.#cache.clear();
     else this.#cache.delete(key);
   }
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
-function waitFor<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e as Error);
-      },
-    );
-  });
 }

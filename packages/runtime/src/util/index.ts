@@ -7,3 +7,4 @@ export * from './retry.js';
 export * from './sleep.js';
 export * from './token-bucket.js';
 export * from './wait.js';
+export * from './until-aborted.js';

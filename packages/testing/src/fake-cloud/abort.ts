@@ -2,8 +2,10 @@
  * Abortable waiting helpers used by the fake cloud. Every rejection caused by an abort carries the
  * signal's `reason` unchanged (a `DOMException` named `AbortError` unless the caller gave one).
  */
+import { untilAborted } from '@ccm-kit/runtime';
 
 const noop = (): void => {};
+
 
 /**
  * Resolves after `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts
@@ -30,25 +32,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * promise keeps running; its eventual rejection is observed so it is never reported as unhandled.
  */
 export function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) {
-    promise.catch(noop);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
+  return untilAborted(promise, signal);
 }
 
 /**

@@ -1,0 +1,28 @@
+/**
+ * Stop waiting for a promise when a signal aborts.
+ */
+
+/**
+ * Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts (at once when it already
+ * has), even if the work behind `promise` ignores the signal. That work keeps running; its eventual rejection is
+ * observed, so it is never reported as unhandled. Without a signal, returns `promise` itself.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  promise.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
+  });
+}
