@@ -117,9 +117,11 @@ describe('provider families through the app and the four controllers', () => {
     const logged = () => lines.slice(from).join('\n');
     try {
       // cloud-node-controller: what the facet set can give.
+      // The addresses follow the taint removal in a separate status patch, as upstream: wait for both.
       const initialized = await eventually(`${node} to be initialized`, async () => {
         const n = await core.readNode({ name: node });
-        return n.spec?.taints?.some((t) => t.key === UNINITIALIZED) ? undefined : n;
+        const tainted = n.spec?.taints?.some((t) => t.key === UNINITIALIZED);
+        return tainted || !n.status?.addresses?.length ? undefined : n;
       });
       expect(initialized.spec?.providerID).toBe(`fake://${node}`);
       expect(initialized.metadata?.labels?.['node.kubernetes.io/instance-type']).toBe('standard-2');
