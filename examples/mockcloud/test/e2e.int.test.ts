@@ -71,8 +71,11 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
     // cloud-node-controller: providerID, topology labels and addresses from the server; taint removed.
     const initialized = await eventuallyValue(async () => {
       const n = await core.readNode({ name: 'mc-node-1' });
+      // The addresses follow in a separate status patch: wait for them too.
       const done =
-        !!n.spec?.providerID && !n.spec.taints?.some((t) => t.key === TAINT_EXTERNAL_CLOUD_PROVIDER);
+        !!n.spec?.providerID &&
+        !n.spec.taints?.some((t) => t.key === TAINT_EXTERNAL_CLOUD_PROVIDER) &&
+        !!n.status?.addresses?.length;
       return done ? n : undefined;
     }, 'the Node to be initialized');
     expect(initialized.spec?.providerID).toBe(`mockcloud://${server.id}`);
