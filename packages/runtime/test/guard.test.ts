@@ -225,6 +225,24 @@ describe('CloudCallGuard', () => {
     expect(await metric('cloudprovider_test_api_request_cache_hits_total', { request: 'list_things' })).toBe(3);
   });
 
+  it('lets one caller of a shared keyed call give up without failing the others', async () => {
+    script = [{ status: 200, delayMs: 300 }];
+    const g = guard();
+    const list = (signal?: AbortSignal) =>
+      g.call(
+        'list_things',
+        async ({ signal: s }) => ((await (await fetch(base, { signal: s })).json()) as { n: number }).n,
+        { key: 'all', signal },
+      );
+    const ac = new AbortController();
+    const quitter = list(ac.signal);
+    const stayer = list();
+    setTimeout(() => ac.abort(new Error('gave up')), 50);
+    await expect(quitter).rejects.toThrow('gave up');
+    await expect(stayer).resolves.toBe(1);
+    expect(arrivals).toHaveLength(1);
+  });
+
   it('picks up a rotated token file after a 401, without a restart, and never logs it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'guard-'));
     const lines: string[] = [];
