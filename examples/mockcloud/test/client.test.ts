@@ -215,6 +215,27 @@ describe('client: Retry-After', () => {
     expect(log.filter((r) => r.status === 429).length).toBeLessThanOrEqual(16);
   });
 
+  it('sends nothing, from the moment it has received a 429, until Retry-After has passed (client-side clock)', async () => {
+    // The same storm measured where the decision is made: server-side arrival times also include event-loop
+    // delays of requests sent before the first 429 came back.
+    api.faults.setRateLimit({ limit: 5, windowMs: 1_000 });
+    const s = api.state.addServer({ name: 'a' });
+    const events: { at: number; what: string }[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      events.push({ at: performance.now(), what: 'send' });
+      const res = await fetch(input, init);
+      events.push({ at: performance.now(), what: `answer ${res.status}` });
+      return res;
+    };
+    const client = fastClient(api, { concurrency: 8, retry: { retries: 6 }, fetch: recording });
+    await Promise.all(Array.from({ length: 12 }, () => client.getServer(s.id)));
+    const first429 = events.find((e) => e.what === 'answer 429')!;
+    expect(first429).toBeDefined();
+    const early = events.filter((e) => e.what === 'send' && e.at > first429.at && e.at < first429.at + 990);
+    expect(early).toEqual([]);
+    expect(events.filter((e) => e.what === 'answer 200')).toHaveLength(12);
+  });
+
   it('fails at once, and sends nothing more, when Retry-After exceeds maxRetryAfterMs', async () => {
     api.injectFault({ status: 429, retryAfterSeconds: 120, count: 1 });
     const client = fastClient(api, { retry: { maxRetryAfterMs: 60_000 } });
@@ -286,6 +307,16 @@ describe('client: IDs and answers', () => {
   it('never echoes credentials of apiURL in its errors', () => {
     expect(() => new MockCloudClient({ apiURL: 'ftp://user:hunter2@x/', token: 't' })).toThrow(
       'mockcloud: apiURL "ftp://***@x/" must be http or https',
+    );
+    expect(() => new MockCloudClient({ apiURL: 'http://user:hunter2@x/', token: 't' })).toThrow(
+      'mockcloud: apiURL "http://***@x/" must not contain credentials; give the token instead',
+    );
+    const err = new MockCloudNetworkError(
+      'list_servers',
+      new TypeError('Request cannot be constructed from a URL that includes credentials: http://u:hunter2@h/v1'),
+    );
+    expect(err.message).toBe(
+      'mockcloud list_servers: network error: Request cannot be constructed from a URL that includes credentials: http://***@h/v1',
     );
   });
 });

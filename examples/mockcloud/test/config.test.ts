@@ -142,13 +142,20 @@ describe('config', () => {
   });
 
   it('masks credentials in apiURL when printed and in configuration errors (regression)', () => {
-    const c = parseConfig('apiURL: https://admin:hunter2@api.example/v1\ntoken: s3cret\nclusterID: c1\n', {});
+    const c = { ...parseConfig(BASE, {}), apiURL: 'https://admin:hunter2@api.example/v1' };
     expect(maskConfig(c).apiURL).toBe('https://***@api.example/v1');
     expect(formatConfig(c)).not.toContain('hunter2');
+    // fetch cannot send them anyway: a URL with credentials is refused, without echoing them.
+    expect(
+      problemsOf(() => parseConfig('apiURL: https://admin:hunter2@api.example/v1\ntoken: s3cret\nclusterID: c1\n', {})),
+    ).toEqual(['apiURL "https://***@api.example/v1" must not contain credentials; give the token instead']);
     const problems = problemsOf(() =>
       parseConfig('clusterID: c1\ntoken: t\n', { MOCKCLOUD_API_URL: 'ftp://admin:hunter2@x/' }),
     );
-    expect(problems).toEqual(['apiURL "ftp://***@x/" must be http or https']);
+    expect(problems).toEqual([
+      'apiURL "ftp://***@x/" must be http or https',
+      'apiURL "ftp://***@x/" must not contain credentials; give the token instead',
+    ]);
     const unparsable = problemsOf(() =>
       parseConfig('clusterID: c1\ntoken: t\n', { MOCKCLOUD_API_URL: 'http://admin:hunter2@[::1' }),
     );

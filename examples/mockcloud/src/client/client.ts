@@ -23,6 +23,7 @@ import { VERSION } from '../version.js';
 import type { WireLoadBalancer, WireRoute, WireServer, WireServerList } from '../wire.js';
 import { isNotFound, MockCloudApiError, MockCloudNetworkError, MockCloudTimeoutError } from './errors.js';
 import { idSegment } from './ids.js';
+import { redactURL } from './redact.js';
 import {
   type CloudLoadBalancer,
   type CloudRoute,
@@ -108,7 +109,10 @@ export class MockCloudClient {
   readonly #userAgent: string;
   readonly #fetch: typeof fetch;
 
-  /** @throws Error when `apiURL` is not an http(s) URL (credentials in it are not echoed) or a number option is out of range. */
+  /**
+   * @throws Error when `apiURL` is not an http(s) URL or carries credentials (never echoed), or a number option is
+   *   out of range.
+   */
   constructor(options: MockCloudClientOptions) {
     let url: URL;
     try {
@@ -118,6 +122,11 @@ export class MockCloudClient {
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new Error(`mockcloud: apiURL "${redactURL(options.apiURL)}" must be http or https`);
+    }
+    if (url.username !== '' || url.password !== '') {
+      throw new Error(
+        `mockcloud: apiURL "${redactURL(options.apiURL)}" must not contain credentials; give the token instead`,
+      );
     }
     this.#base = url.href.replace(/\/+$/, '');
     try {
@@ -399,9 +408,4 @@ export class MockCloudClient {
       throw new MockCloudApiError(operation, res.status, 'invalid_response', 'the answer is not valid JSON');
     }
   }
-}
-
-/** `url` with any `user:password@` replaced by `***@`, for messages and logs. */
-export function redactURL(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@?#]*@/i, '$1***@');
 }

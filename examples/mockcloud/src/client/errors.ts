@@ -6,6 +6,7 @@
  * timeouts.
  */
 import { CloudCallTimeoutError } from '@ccm-kit/runtime';
+import { redactURL } from './redact.js';
 
 /** The API answered with an error status. */
 export class MockCloudApiError extends Error {
@@ -33,7 +34,8 @@ export class MockCloudNetworkError extends Error {
   ) {
     const detail =
       cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause);
-    super(`mockcloud ${operation}: network error: ${detail}`, { cause });
+    // fetch echoes a URL with credentials in its message: never pass them on.
+    super(`mockcloud ${operation}: network error: ${redactURL(detail)}`, { cause });
     this.name = 'MockCloudNetworkError';
   }
 }

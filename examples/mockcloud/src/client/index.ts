@@ -3,7 +3,6 @@ export {
   MockCloudClient,
   type MockCloudClientOptions,
   type RetryOptions,
-  redactURL,
 } from './client.js';
 export {
   isAuthError,
@@ -12,6 +11,7 @@ export {
   MockCloudNetworkError,
   MockCloudTimeoutError,
 } from './errors.js';
+export { redactURL } from './redact.js';
 export { idSegment, isValidID, MalformedIDError, MOCKCLOUD_ID_PATTERN } from './ids.js';
 export type {
   CloudLoadBalancer,

@@ -22,7 +22,7 @@
  * `MOCKCLOUD_INSTANCES_CACHE_MAX_AGE_MS`. A token from the environment replaces both token keys of the file.
  */
 import { parse } from 'yaml';
-import { redactURL } from '../client/client.js';
+import { redactURL } from '../client/redact.js';
 import { labelValueProblem } from '../shared/labels.js';
 
 /** Retry settings of the API client. Durations in ms. */
@@ -189,6 +189,8 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
     }
     if (url && url.protocol !== 'http:' && url.protocol !== 'https:')
       problems.push(`apiURL "${redactURL(apiURL)}" must be http or https`);
+    if (url && (url.username !== '' || url.password !== ''))
+      problems.push(`apiURL "${redactURL(apiURL)}" must not contain credentials; give the token instead`);
   }
 
   const envToken = str(problems, 'MOCKCLOUD_TOKEN', env.MOCKCLOUD_TOKEN);

@@ -243,6 +243,8 @@ export class CloudCallGuard {
       // Checked inside the slot, right before sending, so attempts queued behind the limit also wait.
       await this.#waitForRetryAfter(operation, signal);
       const credential = await this.#credentials?.credential();
+      // Reading the credential may have yielded to an answer that set a new Retry-After: check again.
+      await this.#waitForRetryAfter(operation, signal);
       try {
         return await this.#send(operation, fn, attempt, signal, credential);
       } catch (err) {
