@@ -174,10 +174,10 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
       (e) => e.involvedObject.name === name,
     );
   const ip = (name: string) =>
-    eventually(`${name} to get its IP`, async () => {
+    eventuallyValue(async () => {
       const s = await core.readNamespacedService({ name, namespace: 'default' });
       return s.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
-    });
+    }, `${name} to get its IP`);
   const lbService = (name: string, annotations: Record<string, string> = {}) =>
     core.createNamespacedService({
       namespace: 'default',
@@ -217,14 +217,13 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
       },
       patchOptions('merge'),
     );
-    const warning = await eventually('the Warning Event for the bad annotation', async () =>
+    const warning = await eventuallyValue(async () =>
       (await events('storm-a')).find(
         (e) =>
           e.type === 'Warning' &&
           e.reason === 'SyncLoadBalancerFailed' &&
           e.message?.includes(ANNOTATION_PROXY_PROTOCOL),
-      ),
-    );
+      ), 'the Warning Event for the bad annotation');
     expect(warning.message).toContain(
       `Error syncing load balancer: failed to ensure load balancer: mockcloud: service default/storm-a: annotation ${ANNOTATION_PROXY_PROTOCOL}: "maybe" is not "true" or "false"`,
     );
@@ -233,22 +232,19 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
     // A typo'd load-balancer ID: a Warning Event, and no new (billable) load balancer.
     const count = api.state.listLoadBalancers().length;
     await lbService('typo', { [ANNOTATION_LOAD_BALANCER_ID]: 'lb-99999' });
-    const typo = await eventually('the Warning Event for the unknown ID', async () =>
-      (await events('typo')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'),
-    );
+    const typo = await eventuallyValue(async () =>
+      (await events('typo')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'), 'the Warning Event for the unknown ID');
     expect(typo.message).toContain('load balancer "lb-99999" does not exist');
     // The "." ID: a Warning Event, and the Service can still be deleted (it used to be pinned forever).
     await lbService('dot', { [ANNOTATION_LOAD_BALANCER_ID]: '.' });
-    const dot = await eventually('the Warning Event for the malformed ID', async () =>
-      (await events('dot')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'),
-    );
+    const dot = await eventuallyValue(async () =>
+      (await events('dot')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'), 'the Warning Event for the malformed ID');
     expect(dot.message).toContain(`annotation ${ANNOTATION_LOAD_BALANCER_ID}: "." is not a mockcloud ID`);
     expect(api.state.listLoadBalancers()).toHaveLength(count);
     for (const name of ['dot', 'typo']) {
       await core.deleteNamespacedService({ name, namespace: 'default' });
-      await eventually(`${name} to be gone`, () =>
-        isGone(() => core.readNamespacedService({ name, namespace: 'default' })),
-      );
+      await eventuallyValue(() =>
+        isGone(core.readNamespacedService({ name, namespace: 'default' })), `${name} to be gone`);
     }
     expect(api.state.listLoadBalancers()).toHaveLength(count);
   } finally {
@@ -280,16 +276,14 @@ it('node-route-controller: routes each Node\'s Pod CIDR through the VPC route ta
     kubeConfig: cp.kubeConfig,
   });
   try {
-    await eventually('the route to be created', async () =>
+    await eventuallyValue(async () =>
       api.state
         .listRoutes()
-        .some((r) => r.destination_cidr === '10.244.7.0/24' && r.target_server_id === server.id),
-    );
-    const condition = await eventually('NetworkUnavailable=False', async () =>
+        .some((r) => r.destination_cidr === '10.244.7.0/24' && r.target_server_id === server.id), 'the route to be created');
+    const condition = await eventuallyValue(async () =>
       (await core.readNode({ name: 'mc-route-node' })).status?.conditions?.find(
         (c) => c.type === 'NetworkUnavailable' && c.status === 'False',
-      ),
-    );
+      ), 'NetworkUnavailable=False');
     expect(condition.reason).toBe('RouteCreated');
     // A route of another cluster in the same VPC is never touched.
     api.state.createRoute({
@@ -299,9 +293,8 @@ it('node-route-controller: routes each Node\'s Pod CIDR through the VPC route ta
       target_server_id: server.id,
     });
     await core.deleteNode({ name: 'mc-route-node' });
-    await eventually('the route to be deleted', async () =>
-      api.state.listRoutes().every((r) => r.destination_cidr !== '10.244.7.0/24'),
-    );
+    await eventuallyValue(async () =>
+      api.state.listRoutes().every((r) => r.destination_cidr !== '10.244.7.0/24'), 'the route to be deleted');
     expect(api.state.listRoutes().map((r) => r.name)).toEqual(['foreign']);
   } finally {
     await ccm.stop();

@@ -4,11 +4,11 @@
  * initialized with what the set can give, absent facets are skipped with upstream's log line, nothing crashes.
  */
 import { setLogWriter } from '@ccm-kit/runtime';
-import { type ControlPlane, FakeCloud, startControlPlane } from '@ccm-kit/testing';
+import { FakeCloud, isGone } from '@ccm-kit/testing';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCloudControllerManager } from '../src/index.js';
-import { eventually } from './ccm-harness.js';
 
 /** The facets a family provides (docs/provider-families.md; conditional facets as in their default setup). */
 interface Family {
@@ -41,18 +41,16 @@ const NO_LB = 'the cloud provider does not support external load balancers';
 const NO_ROUTES =
   '--configure-cloud-routes is set, but cloud provider does not support routes. Will not configure cloud provider routes.';
 
-let cp: ControlPlane;
+const controlPlane = useControlPlane();
 let core: CoreV1Api;
 const lines: string[] = [];
 
-beforeAll(async () => {
-  cp = await startControlPlane();
-  core = cp.kubeConfig.makeApiClient(CoreV1Api);
+beforeAll(() => {
+  core = controlPlane().kubeConfig.makeApiClient(CoreV1Api);
   setLogWriter((line) => lines.push(line));
-}, 120_000);
-afterAll(async () => {
+});
+afterAll(() => {
   setLogWriter((line) => process.stderr.write(`${line}\n`));
-  await cp?.stop();
 });
 
 function cloudFor(f: Family, node: string): FakeCloud {
@@ -108,7 +106,7 @@ describe('provider families through the app and the four controllers', () => {
         '--node-monitor-period=1s',
       ],
       cloud,
-      kubeConfig: cp.kubeConfig,
+      kubeConfig: controlPlane().kubeConfig,
     });
     let crashed: unknown;
     void ccm.done.catch((err: unknown) => {
@@ -118,11 +116,11 @@ describe('provider families through the app and the four controllers', () => {
     try {
       // cloud-node-controller: what the facet set can give.
       // The addresses follow the taint removal in a separate status patch, as upstream: wait for both.
-      const initialized = await eventually(`${node} to be initialized`, async () => {
+      const initialized = await eventuallyValue(async () => {
         const n = await core.readNode({ name: node });
         const tainted = n.spec?.taints?.some((t) => t.key === UNINITIALIZED);
         return tainted || !n.status?.addresses?.length ? undefined : n;
-      });
+      }, `${node} to be initialized`);
       expect(initialized.spec?.providerID).toBe(`fake://${node}`);
       expect(initialized.metadata?.labels?.['node.kubernetes.io/instance-type']).toBe('standard-2');
       expect(initialized.status?.addresses).toContainEqual({ type: 'InternalIP', address: '10.0.0.7' });
@@ -134,14 +132,13 @@ describe('provider families through the app and the four controllers', () => {
 
       // service-lb-controller: provisions, or is skipped with upstream's line.
       if (f.loadBalancer) {
-        await eventually(`${svc} to get its IP`, async () => {
+        await eventuallyValue(async () => {
           const s = await core.readNamespacedService({ name: svc, namespace: 'default' });
           return s.status?.loadBalancer?.ingress?.[0]?.ip === '203.0.113.10';
-        });
+        }, `${svc} to get its IP`);
       } else {
-        await eventually('the service controller to be skipped', async () =>
-          logged().includes(`"Failed to start service controller" err="${NO_LB}"`),
-        );
+        await eventuallyValue(async () =>
+          logged().includes(`"Failed to start service controller" err="${NO_LB}"`), 'the service controller to be skipped');
         const s = await core.readNamespacedService({ name: svc, namespace: 'default' });
         expect(s.metadata?.finalizers ?? []).toEqual([]);
         expect(s.status?.loadBalancer?.ingress ?? []).toEqual([]);
@@ -149,13 +146,12 @@ describe('provider families through the app and the four controllers', () => {
 
       // node-route-controller: a route to the Node's pod CIDR, or skipped with upstream's line.
       if (f.routes) {
-        await eventually(`a route for ${node}`, async () =>
+        await eventuallyValue(async () =>
           [...cloud.routeMap.values()].some(
             (r) => r.route.targetNode === node && r.route.destinationCIDR === podCIDR,
-          ),
-        );
+          ), `a route for ${node}`);
       } else {
-        await eventually('the route controller to be skipped', async () => logged().includes(NO_ROUTES));
+        await eventuallyValue(async () => logged().includes(NO_ROUTES), 'the route controller to be skipped');
         expect(cloud.routeMap.size).toBe(0);
       }
 
@@ -166,14 +162,7 @@ describe('provider families through the app and the four controllers', () => {
       expect(crashed).toBeUndefined();
 
       await core.deleteNamespacedService({ name: svc, namespace: 'default' });
-      await eventually(`${svc} to be gone`, async () => {
-        try {
-          await core.readNamespacedService({ name: svc, namespace: 'default' });
-          return false;
-        } catch (err) {
-          return (err as { code?: number }).code === 404;
-        }
-      });
+      await eventuallyValue(() => isGone(core.readNamespacedService({ name: svc, namespace: 'default' })), `${svc} to be gone`);
     } finally {
       await ccm.stop();
     }
@@ -188,10 +177,10 @@ describe('provider families through the app and the four controllers', () => {
     const ccm = await startCloudControllerManager({
       argv: ['--cloud-provider=fake', '--leader-elect=false', '--secure-port=0', '--configure-cloud-routes=false'],
       cloud,
-      kubeConfig: cp.kubeConfig,
+      kubeConfig: controlPlane().kubeConfig,
     });
     try {
-      await eventually('both instance controllers to be skipped', async () => {
+      await eventuallyValue(async () => {
         const text = lines.slice(from).join('\n');
         return (
           text.includes('"Failed to start cloud node controller" err="cloud provider does not support instances"') &&
@@ -199,7 +188,7 @@ describe('provider families through the app and the four controllers', () => {
             '"Failed to start cloud node lifecycle controller" err="cloud provider does not support instances"',
           )
         );
-      });
+      }, 'both instance controllers to be skipped');
     } finally {
       await ccm.stop();
     }
