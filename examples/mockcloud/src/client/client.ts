@@ -16,6 +16,7 @@ import {
   CloudCallTimeoutError,
   classifyCloudError,
   type CredentialProvider,
+  leaseFenceSignal,
   parseRetryAfter,
   staticCredential,
 } from '@ccm-kit/runtime';
@@ -367,6 +368,11 @@ export class MockCloudClient {
   ): Promise<T> {
     const url = new URL(this.#base + path);
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    // Lease fencing (ccm-kit decision 0050): no request while this replica cannot prove it leads, and none sent
+    // late; checked per request (each guard attempt) because one facet call may make several. A LeaseFencedError
+    // has no HTTP status, so the guard does not retry it.
+    const fence = leaseFenceSignal(`cloud request ${method} ${path}`);
+    const requestSignal = fence ? AbortSignal.any([signal, fence]) : signal;
     const headers: Record<string, string> = {
       authorization: `Bearer ${token}`,
       'user-agent': this.#userAgent,
@@ -380,10 +386,11 @@ export class MockCloudClient {
         method,
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        signal,
+        signal: requestSignal,
       });
       text = await res.text();
     } catch (err) {
+      if (fence?.aborted) throw fence.reason;
       if (signal.aborted) throw signal.reason;
       throw new MockCloudNetworkError(operation, err);
     }
