@@ -7,7 +7,9 @@
 import {
   ANNOTATION_LOAD_BALANCER_SOURCE_RANGES,
   getLoadBalancerSourceRanges,
+  getServiceHealthCheckPathPort,
   isAllowAll,
+  needsHealthCheck,
 } from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
 import { LIMITS, type LocalConfig, type PoolConfig, selectPool } from './config.js';
@@ -29,6 +31,10 @@ export const ANNOTATION_HEALTH_CHECK_INTERVAL = 'local.ccm-kit.io/health-check-i
 export const ANNOTATION_CONNECT_TIMEOUT = 'local.ccm-kit.io/connect-timeout';
 /** Alias of `service.beta.kubernetes.io/load-balancer-source-ranges`. */
 export const ANNOTATION_SOURCE_RANGES = 'local.ccm-kit.io/source-ranges';
+/** PROXY protocol header toward the backends of TCP ports: `v1` or `v2`. */
+export const ANNOTATION_PROXY_PROTOCOL = 'local.ccm-kit.io/proxy-protocol';
+/** Idle timeout of UDP flows, a duration. */
+export const ANNOTATION_UDP_IDLE_TIMEOUT = 'local.ccm-kit.io/udp-idle-timeout';
 /** Written by the provider: the Service's allocated addresses. Do not edit. */
 export const ANNOTATION_ALLOCATED_IPS = 'local.ccm-kit.io/allocated-ips';
 
@@ -81,6 +87,19 @@ export const ANNOTATION_TABLE: readonly AnnotationDoc[] = [
       'Alias of `service.beta.kubernetes.io/load-balancer-source-ranges` (both set: they must agree); `spec.loadBalancerSourceRanges` wins. Other sources are disconnected at once.',
   },
   {
+    name: ANNOTATION_PROXY_PROTOCOL,
+    values: '`v1` \\| `v2`',
+    default: 'off',
+    description:
+      'TCP ports send the HAProxy PROXY protocol header (client and load-balancer address and port) to the backend first; the status gets `ipMode: Proxy`. UDP ports are forwarded without it.',
+  },
+  {
+    name: ANNOTATION_UDP_IDLE_TIMEOUT,
+    values: 'a duration, 100ms..1h',
+    default: '`udpIdleTimeout` of the config (1m)',
+    description: 'A UDP flow (client address and port) with no datagram either way for this long is closed.',
+  },
+  {
     name: ANNOTATION_ALLOCATED_IPS,
     values: 'comma-separated addresses',
     default: '(written by the provider)',
@@ -93,9 +112,19 @@ const KNOWN = new Set(ANNOTATION_TABLE.map((a) => a.name));
 /** Backend selection. */
 export type Algorithm = 'round-robin' | 'source-hash';
 
+/** Where kube-proxy reports whether a node has a ready endpoint of the Service. */
+export interface HealthCheckNodePort {
+  readonly port: number;
+  readonly path: string;
+}
+
+/** PROXY protocol version (HAProxy spec): text (`v1`) or binary (`v2`). */
+export type ProxyProtocolVersion = 'v1' | 'v2';
+
 /** A Service port the proxy serves. */
 export interface ProxyPort {
   readonly name?: string;
+  readonly protocol: 'TCP' | 'UDP';
   readonly port: number;
   readonly nodePort: number;
 }
@@ -109,10 +138,18 @@ export interface LoadBalancerOptions {
   readonly algorithm: Algorithm;
   readonly healthCheckIntervalMs: number;
   readonly connectTimeoutMs: number;
+  readonly udpIdleTimeoutMs: number;
   /** Allowed client CIDRs (normalized); `undefined` allows every client. */
   readonly sourceRanges?: readonly string[];
-  /** TCP ports (proxy mode); empty in `none` mode. */
+  /** TCP and UDP ports (proxy mode); empty in `none` mode. */
   readonly ports: readonly ProxyPort[];
+  /** The PROXY protocol header sent to TCP backends; `undefined` when off. */
+  readonly proxyProtocol?: ProxyProtocolVersion;
+  /**
+   * With `externalTrafficPolicy: Local`: nodes are checked with `GET <path>` (`/healthz`) on
+   * `spec.healthCheckNodePort` (`port`); `undefined` with `Cluster` (TCP checks of the node ports).
+   */
+  readonly healthCheck?: HealthCheckNodePort;
 }
 
 /** A validation problem: `field` is an annotation name or a spec path. */
@@ -263,11 +300,11 @@ function ports(service: V1Service, problems: Problem[]): ProxyPort[] {
   (service.spec?.ports ?? []).forEach((p, i) => {
     const label = `spec.ports[${i}]${p.name ? ` (${p.name})` : ''}`;
     const protocol = p.protocol ?? 'TCP';
-    if (protocol !== 'TCP') {
+    if (protocol !== 'TCP' && protocol !== 'UDP') {
       problems.push({
         kind: 'spec',
         field: label,
-        message: `protocol ${protocol} is not supported by the local proxy data plane (TCP only)`,
+        message: `protocol ${protocol} is not supported by the local proxy data plane (TCP and UDP only)`,
       });
       return;
     }
@@ -279,12 +316,38 @@ function ports(service: V1Service, problems: Problem[]): ProxyPort[] {
       });
       return;
     }
-    out.push({ port: p.port, nodePort: p.nodePort, ...(p.name ? { name: p.name } : {}) });
+    out.push({ protocol, port: p.port, nodePort: p.nodePort, ...(p.name ? { name: p.name } : {}) });
   });
   if (out.length === 0 && problems.length === 0) {
     problems.push({ kind: 'spec', field: 'spec.ports', message: 'the Service has no ports' });
   }
   return out;
+}
+
+function proxyProtocol(value: string | undefined, problems: Problem[]): ProxyProtocolVersion | undefined {
+  if (value === undefined || value === 'v1' || value === 'v2') return value;
+  problems.push({
+    kind: 'annotation',
+    field: ANNOTATION_PROXY_PROTOCOL,
+    message: `must be v1 or v2, got "${value}"`,
+  });
+  return undefined;
+}
+
+/**
+ * The health-check node port and path when `externalTrafficPolicy` is `Local` (the API server allocates the
+ * port), as upstream `GetServiceHealthCheckPathPort` (k8s.io/cloud-provider `service/helpers/helper.go`).
+ */
+function healthCheckNodePort(service: V1Service, problems: Problem[]): HealthCheckNodePort | undefined {
+  if (!needsHealthCheck(service)) return undefined;
+  const { port, path } = getServiceHealthCheckPathPort(service);
+  if (port !== 0) return { port, path };
+  problems.push({
+    kind: 'spec',
+    field: 'spec.healthCheckNodePort',
+    message: 'is unset although externalTrafficPolicy is Local; the proxy checks nodes there',
+  });
+  return undefined;
 }
 
 /**
@@ -340,8 +403,17 @@ export function parseLoadBalancerOptions(service: V1Service, config: LocalConfig
     LIMITS.connectTimeoutMs,
     problems,
   );
+  const udpIdleTimeoutMs = duration(
+    annotations[ANNOTATION_UDP_IDLE_TIMEOUT],
+    ANNOTATION_UDP_IDLE_TIMEOUT,
+    config.udpIdleTimeoutMs,
+    LIMITS.udpIdleTimeoutMs,
+    problems,
+  );
   const ranges = sourceRanges(service, problems);
+  const header = proxyProtocol(annotations[ANNOTATION_PROXY_PROTOCOL], problems);
   const proxyPorts = config.dataPlane === 'proxy' ? ports(service, problems) : [];
+  const healthCheck = config.dataPlane === 'proxy' ? healthCheckNodePort(service, problems) : undefined;
   if (problems.length > 0 || pool === undefined) return { ok: false, problems };
   return {
     ok: true,
@@ -352,8 +424,11 @@ export function parseLoadBalancerOptions(service: V1Service, config: LocalConfig
       algorithm,
       healthCheckIntervalMs,
       connectTimeoutMs,
+      udpIdleTimeoutMs,
       ports: proxyPorts,
       ...(ranges ? { sourceRanges: ranges } : {}),
+      ...(header ? { proxyProtocol: header } : {}),
+      ...(healthCheck ? { healthCheck } : {}),
     },
   };
 }

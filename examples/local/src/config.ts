@@ -9,6 +9,7 @@
  * healthCheckInterval: 5s         # default backend health-check period (100ms..1h; default 5s)
  * connectTimeout: 5s              # default proxy connect timeout to a backend (100ms..5m; default 5s)
  * drainTimeout: 5s                # time open connections get when a listener stops (0..5m; default 5s)
+ * udpIdleTimeout: 1m              # a UDP flow with no datagram for this long is closed (100ms..1h; default 1m)
  * pools:
  *   - name: global                # the fallback pool of namespaces that have none of their own
  *     addresses: [127.0.2.0/24, "fd00:2::/120"]
@@ -48,6 +49,7 @@ export interface LocalConfig {
   readonly healthCheckIntervalMs: number;
   readonly connectTimeoutMs: number;
   readonly drainTimeoutMs: number;
+  readonly udpIdleTimeoutMs: number;
   readonly pools: readonly PoolConfig[];
 }
 
@@ -59,6 +61,7 @@ export const LIMITS = {
   healthCheckIntervalMs: { min: 100, max: 3_600_000 },
   connectTimeoutMs: { min: 100, max: 300_000 },
   drainTimeoutMs: { min: 0, max: 300_000 },
+  udpIdleTimeoutMs: { min: 100, max: 3_600_000 },
   inventoryPollIntervalMs: { min: 100, max: 3_600_000 },
 } as const;
 
@@ -80,6 +83,7 @@ const KNOWN_FIELDS = new Set([
   'healthCheckInterval',
   'connectTimeout',
   'drainTimeout',
+  'udpIdleTimeout',
   'pools',
 ]);
 const POOL_FIELDS = new Set(['name', 'addresses', 'namespaces']);
@@ -250,6 +254,8 @@ export function parseConfig(text: string | undefined): LocalConfig {
   );
   const connectTimeoutMs = durationField(raw, 'connectTimeout', 5_000, LIMITS.connectTimeoutMs, problems);
   const drainTimeoutMs = durationField(raw, 'drainTimeout', 5_000, LIMITS.drainTimeoutMs, problems);
+  // Envoy's UDP proxy idle timeout (cloud-provider-kind's data plane) defaults to 1 minute as well.
+  const udpIdleTimeoutMs = durationField(raw, 'udpIdleTimeout', 60_000, LIMITS.udpIdleTimeoutMs, problems);
   const pools = parsePools(raw.pools, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -261,6 +267,7 @@ export function parseConfig(text: string | undefined): LocalConfig {
     healthCheckIntervalMs,
     connectTimeoutMs,
     drainTimeoutMs,
+    udpIdleTimeoutMs,
     pools,
   };
 }

@@ -20,6 +20,7 @@ import { createLogger, type EventRecorder, type Logger } from '@ccm-kit/runtime'
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import { type ServiceStore, writeAllocation } from './allocation-store.js';
 import {
+  ANNOTATION_PROXY_PROTOCOL,
   formatProblems,
   type LoadBalancerOptions,
   parseAllocatedIPs,
@@ -60,9 +61,13 @@ function serviceKey(service: V1Service): string {
   return uid;
 }
 
-/** The status of a load balancer on `ips`. */
-export function loadBalancerStatus(ips: readonly string[]): V1LoadBalancerStatus {
-  return { ingress: ips.map((ip) => ({ ip, ipMode: 'VIP' })) };
+/**
+ * The status of a load balancer on `ips`. `ipMode` is `VIP`, or `Proxy` when the backends receive a PROXY
+ * protocol header: then kube-proxy must not short-cut in-cluster traffic to the address straight to the
+ * Pods, which would skip the header (KEP-1860, `status.loadBalancer.ingress[].ipMode`).
+ */
+export function loadBalancerStatus(ips: readonly string[], proxyProtocol = false): V1LoadBalancerStatus {
+  return { ingress: ips.map((ip) => ({ ip, ipMode: proxyProtocol ? 'Proxy' : 'VIP' })) };
 }
 
 /** True when the upstream service controller manages this Service (type LoadBalancer, no class). */
@@ -108,7 +113,8 @@ export class LocalLoadBalancer implements LoadBalancer {
   ): Promise<V1LoadBalancerStatus | undefined> {
     await this.ready(signal);
     const ips = this.ipam.get(serviceKey(service));
-    return ips ? loadBalancerStatus(ips) : undefined;
+    const header = service.metadata?.annotations?.[ANNOTATION_PROXY_PROTOCOL];
+    return ips ? loadBalancerStatus(ips, header === 'v1' || header === 'v2') : undefined;
   }
 
   /**
@@ -134,9 +140,12 @@ export class LocalLoadBalancer implements LoadBalancer {
       algorithm: options.algorithm,
       connectTimeoutMs: options.connectTimeoutMs,
       healthCheckIntervalMs: options.healthCheckIntervalMs,
+      udpIdleTimeoutMs: options.udpIdleTimeoutMs,
       ...(options.sourceRanges ? { sourceRanges: options.sourceRanges } : {}),
+      ...(options.proxyProtocol ? { proxyProtocol: options.proxyProtocol } : {}),
+      ...(options.healthCheck ? { healthCheck: options.healthCheck } : {}),
     });
-    return loadBalancerStatus(ips);
+    return loadBalancerStatus(ips, options.proxyProtocol !== undefined);
   }
 
   /** @throws as {@link ensureLoadBalancer} when the load balancer has to be ensured in full. */

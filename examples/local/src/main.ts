@@ -5,5 +5,10 @@ import { runCloudControllerManager } from '@ccm-kit/app';
 import { isLocalNode } from './instances.js';
 import { register } from './provider.js';
 
+// The shutdown hook drains open connections (drainTimeout, default 5 s): give it room, well within a Pod's
+// default 30 s termination grace period.
 register();
-await runCloudControllerManager({ controllerOptions: { nodeOwnership: isLocalNode } });
+await runCloudControllerManager({
+  controllerOptions: { nodeOwnership: isLocalNode },
+  providerShutdownTimeoutMs: 15_000,
+});

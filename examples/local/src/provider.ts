@@ -7,8 +7,9 @@
  * Two phases, as upstream: the factory ({@link LocalCloud.create}) runs on every replica and only reads the
  * configuration and the inventory; {@link LocalCloud.initialize} runs on the elected leader and creates the
  * Kubernetes client (for the allocation annotations and Events). Every write therefore happens on the leader.
- * When the initialize signal aborts (shutdown or lost leadership), listeners stop gracefully (open
- * connections get `drainTimeout`), the inventory watch stops and queued Events are flushed.
+ * The data plane serves until the manager calls {@link LocalCloud.shutdown} (after its controllers stopped):
+ * listeners stop accepting, open connections get `drainTimeout` but never more than the manager's provider
+ * shutdown bound, the inventory watch stops and queued Events are flushed.
  */
 import {
   type CloudProvider,
@@ -66,6 +67,8 @@ export class LocalCloud implements CloudProvider {
   #recorder: EventRecorder | undefined;
   #broadcaster: EventBroadcaster | undefined;
   #closing: Promise<void> | undefined;
+  /** Aborts when a caller's bound on the drain is reached: open connections are then cut. */
+  readonly #cut = new AbortController();
 
   constructor(options: LocalCloudOptions) {
     this.config = options.config;
@@ -129,7 +132,8 @@ export class LocalCloud implements CloudProvider {
 
   /**
    * Leader-only start: creates the Service client and the Event recorder (unless injected) and rebuilds the
-   * allocation table. Shuts everything down when `signal` aborts.
+   * allocation table. When `signal` aborts (stop, or lost leadership — fatal for the manager), the load
+   * balancers keep serving until {@link shutdown}, so traffic flows while the controllers stop.
    */
   async initialize(clientBuilder: ControllerClientBuilder, signal: AbortSignal): Promise<void> {
     if (!this.#store || !this.#recorder) {
@@ -141,11 +145,7 @@ export class LocalCloud implements CloudProvider {
         this.#recorder = this.#broadcaster.newRecorder(CLIENT_NAME);
       }
     }
-    if (signal.aborted) {
-      await this.close();
-      return;
-    }
-    signal.addEventListener('abort', () => void this.close(), { once: true });
+    if (signal.aborted) return;
     this.#logger.info('Local cloud initialized', {
       clusterID: this.config.clusterID,
       dataPlane: this.config.dataPlane,
@@ -158,11 +158,25 @@ export class LocalCloud implements CloudProvider {
       .catch((err) => this.#logger.error(err, 'Allocation table rebuild failed'));
   }
 
-  /** Stops listeners (gracefully), the inventory watch and the Event broadcaster. Idempotent. */
-  close(): Promise<void> {
+  /**
+   * The manager's shutdown hook (`CloudProvider.shutdown`): {@link close}, with the manager's bound as
+   * `signal`. Resolves when every listener and connection is closed.
+   */
+  shutdown(signal: AbortSignal): Promise<void> {
+    return this.close(signal);
+  }
+
+  /**
+   * Stops the listeners: they stop accepting at once, open TCP connections get `drainTimeout` to finish,
+   * or until `signal` aborts (then they are cut), UDP flows end at once. Then stops the inventory watch and
+   * the Event broadcaster. Idempotent: a later call's `signal` still bounds a drain in progress.
+   */
+  close(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) this.#cut.abort(signal.reason);
+    else signal?.addEventListener('abort', () => this.#cut.abort(signal.reason), { once: true });
     this.#closing ??= (async () => {
       this.inventory.stop();
-      await this.dataPlane.close();
+      await this.dataPlane.close(this.#cut.signal);
       await this.#broadcaster?.shutdown();
       this.#logger.info('Local cloud stopped');
     })();

@@ -7,8 +7,10 @@ import {
   ANNOTATION_HEALTH_CHECK_INTERVAL,
   ANNOTATION_IPS,
   ANNOTATION_POOL,
+  ANNOTATION_PROXY_PROTOCOL,
   ANNOTATION_SOURCE_RANGES,
   ANNOTATION_TABLE,
+  ANNOTATION_UDP_IDLE_TIMEOUT,
   formatProblems,
   type LoadBalancerOptions,
   type ParseResult,
@@ -230,7 +232,7 @@ describe('parseLoadBalancerOptions', () => {
     );
   });
 
-  it('rejects UDP ports and missing node ports in proxy mode only', () => {
+  it('accepts UDP ports and rejects SCTP and missing node ports, in proxy mode only', () => {
     const spec = {
       ports: [
         { name: 'dns', port: 53, protocol: 'UDP', nodePort: 30053 },
@@ -241,11 +243,56 @@ describe('parseLoadBalancerOptions', () => {
     const p = problems(parseLoadBalancerOptions(svc({}, spec), config));
     expect(p.every((x) => x.kind === 'spec')).toBe(true);
     expect(formatProblems(p)).toBe(
-      'spec.ports[0] (dns): protocol UDP is not supported by the local proxy data plane (TCP only); ' +
-        'spec.ports[1] (web): has no nodePort (allocateLoadBalancerNodePorts: false?); the proxy forwards to node ports; ' +
-        'spec.ports[2]: protocol SCTP is not supported by the local proxy data plane (TCP only)',
+      'spec.ports[1] (web): has no nodePort (allocateLoadBalancerNodePorts: false?); the proxy forwards to node ports; ' +
+        'spec.ports[2]: protocol SCTP is not supported by the local proxy data plane (TCP and UDP only)',
     );
+    expect(ok(parseLoadBalancerOptions(svc({}, { ports: [spec.ports[0]!] }), config)).ports).toEqual([
+      { name: 'dns', protocol: 'UDP', port: 53, nodePort: 30053 },
+    ]);
     expect(ok(parseLoadBalancerOptions(svc({}, spec), noneConfig)).ports).toEqual([]);
+  });
+
+  it('reads the PROXY protocol, the UDP idle timeout and the health-check node port of ETP Local', () => {
+    const defaults = ok(parseLoadBalancerOptions(svc(), config));
+    expect(defaults.proxyProtocol).toBeUndefined();
+    expect(defaults.udpIdleTimeoutMs).toBe(60_000);
+    expect(defaults.healthCheck).toBeUndefined();
+    const o = ok(
+      parseLoadBalancerOptions(
+        svc(
+          { [ANNOTATION_PROXY_PROTOCOL]: 'v2', [ANNOTATION_UDP_IDLE_TIMEOUT]: '30s' },
+          { externalTrafficPolicy: 'Local', healthCheckNodePort: 31999 },
+        ),
+        config,
+      ),
+    );
+    expect(o).toMatchObject({
+      proxyProtocol: 'v2',
+      udpIdleTimeoutMs: 30_000,
+      healthCheck: { port: 31999, path: '/healthz' },
+    });
+    expect(
+      ok(
+        parseLoadBalancerOptions(
+          svc({}, { externalTrafficPolicy: 'Cluster', healthCheckNodePort: 31999 }),
+          config,
+        ),
+      ).healthCheck,
+    ).toBeUndefined();
+    const p = problems(
+      parseLoadBalancerOptions(
+        svc(
+          { [ANNOTATION_PROXY_PROTOCOL]: 'true', [ANNOTATION_UDP_IDLE_TIMEOUT]: '2h' },
+          { externalTrafficPolicy: 'Local' },
+        ),
+        config,
+      ),
+    );
+    expect(formatProblems(p)).toBe(
+      'local.ccm-kit.io/udp-idle-timeout: 2h is out of range (100ms..3600000ms); ' +
+        'local.ccm-kit.io/proxy-protocol: must be v1 or v2, got "true"; ' +
+        'spec.healthCheckNodePort: is unset although externalTrafficPolicy is Local; the proxy checks nodes there',
+    );
   });
 
   it('reads the allocation record, skipping garbage', () => {
@@ -257,6 +304,6 @@ describe('parseLoadBalancerOptions', () => {
 
   it('documents every annotation under the prefix', () => {
     expect(ANNOTATION_TABLE.map((a) => a.name).every((n) => n.startsWith('local.ccm-kit.io/'))).toBe(true);
-    expect(ANNOTATION_TABLE).toHaveLength(7);
+    expect(ANNOTATION_TABLE).toHaveLength(9);
   });
 });

@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCloudControllerManager } from '@ccm-kit/app';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER, TAINT_NODE_SHUTDOWN } from '@ccm-kit/cloud-provider';
-import { patchOptions } from '@ccm-kit/runtime';
 import { isGone } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ANNOTATION_ALLOCATED_IPS } from '../src/annotations.js';
 import { register } from '../src/provider.js';
+import { registerNodes } from './cluster.js';
 import { freePort, get } from './net.js';
 
 const cp = useControlPlane();
@@ -90,36 +90,10 @@ pools:
   });
   const api = cp().kubeConfig.makeApiClient(CoreV1Api);
   try {
-    for (const [name, ready] of [
+    await registerNodes(api, [
       ['node-a', 'True'],
       ['node-b', 'False'],
-    ] as const) {
-      await api.createNode({
-        body: {
-          metadata: { name },
-          spec: { taints: [{ key: TAINT_EXTERNAL_CLOUD_PROVIDER, value: 'true', effect: 'NoSchedule' }] },
-        },
-      });
-      await api.patchNodeStatus(
-        {
-          name,
-          body: {
-            status: {
-              conditions: [
-                {
-                  type: 'Ready',
-                  status: ready,
-                  reason: 'Test',
-                  lastHeartbeatTime: new Date(),
-                  lastTransitionTime: new Date(),
-                },
-              ],
-            },
-          },
-        },
-        patchOptions('merge'),
-      );
-    }
+    ]);
 
     // The cloud-node controller initializes both Nodes from the inventory.
     const nodeA = await eventuallyValue(async () => {

@@ -109,7 +109,8 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
     expect(err.message).toBe(
       'local: cannot create the load balancer of default/bad: local.ccm-kit.io/x: unknown annotation (known: ' +
         'local.ccm-kit.io/pool, local.ccm-kit.io/ips, local.ccm-kit.io/algorithm, local.ccm-kit.io/health-check-interval, ' +
-        'local.ccm-kit.io/connect-timeout, local.ccm-kit.io/source-ranges, local.ccm-kit.io/allocated-ips); ' +
+        'local.ccm-kit.io/connect-timeout, local.ccm-kit.io/source-ranges, local.ccm-kit.io/proxy-protocol, ' +
+        'local.ccm-kit.io/udp-idle-timeout, local.ccm-kit.io/allocated-ips); ' +
         'local.ccm-kit.io/pool: pool "nope" does not exist (pools: global, spare)',
     );
     expect(recorder.events).toHaveLength(1);
@@ -130,13 +131,13 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
     expect(dataPlane.calls).toEqual([]);
   });
 
-  it('rejects UDP with an UnsupportedLoadBalancer Warning', async () => {
+  it('rejects SCTP with an UnsupportedLoadBalancer Warning', async () => {
     const svc = store.put(
-      lbService('dns', { spec: { ports: [{ port: 53, protocol: 'UDP', nodePort: 30053 }] } }),
+      lbService('sig', { spec: { ports: [{ port: 3868, protocol: 'SCTP', nodePort: 30068 }] } }),
     );
     const err = await rejection(lb.ensureLoadBalancer('kubernetes', svc, nodes));
     expect(err.message).toContain(
-      'spec.ports[0]: protocol UDP is not supported by the local proxy data plane (TCP only)',
+      'spec.ports[0]: protocol SCTP is not supported by the local proxy data plane (TCP and UDP only)',
     );
     expect(recorder.events.map((e) => e.reason)).toEqual([EVENT_REASONS.unsupported]);
     expect(lb.ipam.size).toBe(0);

@@ -5,11 +5,9 @@
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, createServer as httpServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -23,64 +21,9 @@ import { InventoryWatcher } from '../src/inventory-watcher.js';
 import { LocalLoadBalancer } from '../src/load-balancer.js';
 import { LocalCloud } from '../src/provider.js';
 import { ProxyDataPlane } from '../src/proxy/data-plane.js';
-import { FakeServiceStore, lbService, nodeWith, RecordingRecorder } from './fakes.js';
+import { type FakeServiceStore, lbService, nodeWith, proxyLoadBalancer, RecordingRecorder } from './fakes.js';
+import { type FakeNode, failure, fakeNode, waitFor } from './loopback.js';
 import { freePort, get } from './net.js';
-
-interface FakeNode {
-  readonly name: string;
-  readonly ip: string;
-  readonly port: number;
-  hits: number;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-}
-
-/** An HTTP server on ip:port answering its name (after `delayMs`). */
-async function fakeNode(name: string, ip: string, port: number, delayMs = 0): Promise<FakeNode> {
-  let server: Server | undefined;
-  const sockets = new Set<Socket>();
-  const node: FakeNode = {
-    name,
-    ip,
-    port,
-    hits: 0,
-    async start() {
-      server = httpServer((_req, res) => {
-        node.hits++;
-        setTimeout(() => res.end(name), delayMs);
-      });
-      server.on('connection', (s) => {
-        sockets.add(s);
-        s.on('close', () => sockets.delete(s));
-      });
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(port, ip, () => resolve());
-      });
-    },
-    async stop() {
-      const s = server;
-      server = undefined;
-      if (!s) return;
-      const closed = new Promise<void>((r) => s.close(() => r()));
-      for (const sock of sockets) sock.destroy();
-      await closed;
-    },
-  };
-  await node.start();
-  return node;
-}
-
-async function failure(p: Promise<unknown>): Promise<Error & { code?: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the request to fail');
-}
-
-const waitFor = (cond: () => boolean) => eventuallyValue(cond, { timeoutMs: 5_000, intervalMs: 10 });
 
 const config = parseConfig(`
 inventory: unused.yaml
@@ -103,15 +46,7 @@ beforeEach(async () => {
   for (const [i, name] of ['n1', 'n2', 'n3'].entries())
     nodes.push(await fakeNode(name, `127.0.1.${i + 1}`, nodePort));
   k8sNodes = nodes.map((n) => nodeWith(n.name, n.ip));
-  store = new FakeServiceStore();
-  dataPlane = new ProxyDataPlane({ drainMs: config.drainTimeoutMs });
-  lb = new LocalLoadBalancer({
-    config,
-    store,
-    recorder: new RecordingRecorder(),
-    dataPlane,
-    isRunning: (k) => dataPlane.get(k) !== undefined,
-  });
+  ({ store, dataPlane, lb } = proxyLoadBalancer(config));
   svcPort = await freePort('127.0.2.1');
 });
 
@@ -285,34 +220,105 @@ describe('proxy data plane on loopback', () => {
 });
 
 describe('LocalCloud shutdown', () => {
-  it('stops every listener when the initialize signal aborts', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ccm-local-cloud-'));
-    try {
-      await writeFile(join(dir, 'inventory.yaml'), 'machines: []');
-      const inventory = await InventoryWatcher.open(join(dir, 'inventory.yaml'));
-      const cloud = new LocalCloud({
-        config: { ...config, drainTimeoutMs: 0 },
-        inventory,
-        store,
-        recorder: new RecordingRecorder(),
-      });
-      const abort = new AbortController();
-      const builder: ControllerClientBuilder = {
-        config: () => {
-          throw new Error('not used');
-        },
-        client: () => {
-          throw new Error('not used');
-        },
-      };
-      await cloud.initialize(builder, abort.signal);
-      await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), k8sNodes);
-      expect(await get('127.0.2.1', svcPort)).toMatch(/^n\d$/);
-      abort.abort();
-      await cloud.close(); // the same shutdown the abort started
-      expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  const builder: ControllerClientBuilder = {
+    config: () => {
+      throw new Error('not used');
+    },
+    client: () => {
+      throw new Error('not used');
+    },
+  };
+  let dir: string;
+  let held: { release(): void; requests: number; server: Server } | undefined;
+
+  afterEach(async () => {
+    held?.release();
+    await new Promise((r) => held?.server.close(r) ?? r(undefined));
+    held = undefined;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function localCloud(drainTimeoutMs: number): Promise<LocalCloud> {
+    dir = await mkdtemp(join(tmpdir(), 'ccm-local-cloud-'));
+    await writeFile(join(dir, 'inventory.yaml'), 'machines: []');
+    const inventory = await InventoryWatcher.open(join(dir, 'inventory.yaml'));
+    return new LocalCloud({
+      config: { ...config, drainTimeoutMs },
+      inventory,
+      store,
+      recorder: new RecordingRecorder(),
+    });
+  }
+
+  /** Replaces n1 by a node ("held") whose responses wait until released; it is the only backend. */
+  async function heldNode(): Promise<V1Node[]> {
+    await nodes[0]!.stop();
+    const waiting: (() => void)[] = [];
+    let released = false;
+    const server = httpServer((_req, res) => {
+      h.requests++;
+      const answer = () => res.end('held');
+      if (released) answer();
+      else waiting.push(answer);
+    });
+    const h = {
+      server,
+      requests: 0,
+      release: () => {
+        released = true;
+        for (const answer of waiting.splice(0)) answer();
+      },
+    };
+    held = h;
+    await new Promise<void>((r) => server.listen(nodes[0]!.port, '127.0.1.1', r));
+    return [nodeWith('held', '127.0.1.1')];
+  }
+
+  it('keeps serving after the initialize signal aborts; shutdown stops every listener', async () => {
+    const cloud = await localCloud(0);
+    const abort = new AbortController();
+    await cloud.initialize(builder, abort.signal);
+    await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), k8sNodes);
+    expect(await get('127.0.2.1', svcPort)).toMatch(/^n\d$/);
+    abort.abort(); // the controllers stop first: traffic still flows until the manager's shutdown hook
+    expect(await get('127.0.2.1', svcPort)).toMatch(/^n\d$/);
+    await cloud.shutdown(new AbortController().signal);
+    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+  });
+
+  it('shutdown closes the listeners at once and resolves only after in-flight requests finished', async () => {
+    const cloud = await localCloud(60_000);
+    const heldNodes = await heldNode();
+    await cloud.initialize(builder, new AbortController().signal);
+    await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), heldNodes);
+    const inFlight = get('127.0.2.1', svcPort);
+    await waitFor(() => held!.requests === 1);
+    let finished = false;
+    const shutdown = cloud.shutdown(new AbortController().signal).then(() => {
+      finished = true;
+    });
+    // New connections are refused while the held request is still open...
+    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+    expect(finished).toBe(false);
+    // ...and the drain ends when it has finished, well before drainTimeout (60 s).
+    held!.release();
+    expect(await inFlight).toBe('held');
+    await shutdown;
+    expect(finished).toBe(true);
+  });
+
+  it("cuts connections still open when the manager's bound aborts the shutdown signal", async () => {
+    const cloud = await localCloud(60_000);
+    const heldNodes = await heldNode();
+    await cloud.initialize(builder, new AbortController().signal);
+    await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), heldNodes);
+    const inFlight = failure(get('127.0.2.1', svcPort));
+    await waitFor(() => held!.requests === 1);
+    const bound = new AbortController();
+    const shutdown = cloud.shutdown(bound.signal);
+    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+    bound.abort(new Error('provider shutdown timed out'));
+    await shutdown;
+    expect((await inFlight).code ?? (await inFlight).message).toMatch(/ECONNRESET|socket hang up/);
   });
 });

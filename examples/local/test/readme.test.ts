@@ -26,7 +26,7 @@ describe('README', () => {
     const start = readmeRows.findIndex((r) => r[0] === 'Annotation');
     expect(start).toBeGreaterThanOrEqual(0);
     expect(readmeRows.slice(start, start + generated.length)).toEqual(generated);
-    expect(generated).toHaveLength(9);
+    expect(generated).toHaveLength(11);
   });
 
   it('has valid configuration and inventory examples', () => {

@@ -1,6 +1,6 @@
 /**
  * Data planes: what realises a load balancer once its addresses are allocated.
- * - `proxy` ({@link ProxyDataPlane}): in-process TCP proxies on the allocated addresses.
+ * - `proxy` ({@link ProxyDataPlane}): in-process TCP and UDP proxies on the allocated addresses.
  * - `none` ({@link NoDataPlane}): nothing; the addresses are only allocated and reported in the status
  *   (for an external speaker such as kube-vip, or for tests of the allocation alone).
  */
@@ -16,8 +16,10 @@ export interface DataPlane {
   updateNodes(key: string, nodes: readonly NodeTarget[]): Promise<void>;
   /** Stops the load balancer of `key`; a no-op when it has none. */
   remove(key: string): Promise<void>;
-  /** Stops everything (process shutdown). */
-  close(): Promise<void>;
+  /**
+   * Stops everything (process shutdown): open connections get the drain time, or until `signal` aborts.
+   */
+  close(signal?: AbortSignal): Promise<void>;
 }
 
 /** The `none` data plane. */
@@ -74,7 +76,7 @@ export class ProxyDataPlane implements DataPlane {
   }
 
   async updateNodes(key: string, nodes: readonly NodeTarget[]): Promise<void> {
-    this.#proxies.get(key)?.setNodes(nodes);
+    await this.#proxies.get(key)?.setNodes(nodes);
   }
 
   async remove(key: string): Promise<void> {
@@ -84,11 +86,14 @@ export class ProxyDataPlane implements DataPlane {
     await proxy.close();
   }
 
-  /** Stops every proxy, giving open connections the drain time. Idempotent. */
-  async close(): Promise<void> {
+  /**
+   * Stops every proxy, giving open connections the drain time, or until `signal` aborts (then they are cut).
+   * Idempotent.
+   */
+  async close(signal?: AbortSignal): Promise<void> {
     this.#closed = true;
     const all = [...this.#proxies.values()];
     this.#proxies.clear();
-    await Promise.all(all.map((p) => p.close()));
+    await Promise.all(all.map((p) => p.close(undefined, signal)));
   }
 }

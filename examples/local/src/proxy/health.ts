@@ -1,9 +1,17 @@
 /**
- * Active TCP-connect health checks of load-balancer backends (node address + node port).
- * A backend is marked unhealthy after `unhealthyThreshold` consecutive failed checks (default 2) and healthy
- * again after `healthyThreshold` consecutive successes (default 1). New backends start healthy and are
- * checked at once. Checks run every `intervalMs`, one round at a time (a slow round delays the next).
+ * Active health checks of load-balancer backends, of two kinds:
+ * - TCP connect to a backend (node address + node port), for `externalTrafficPolicy: Cluster`;
+ * - HTTP `GET /healthz` on the node's `healthCheckNodePort`, for `externalTrafficPolicy: Local`: kube-proxy
+ *   answers 200 when the node has a ready endpoint of the Service and 503 when it has none
+ *   (`k8s.io/kubernetes pkg/proxy/healthcheck/service_health.go`, `hcHandler.ServeHTTP`), so only nodes with
+ *   a ready endpoint receive traffic, as on a cloud load balancer.
+ * A target is marked unhealthy after `unhealthyThreshold` consecutive failed checks (default 2) and healthy
+ * again after `healthyThreshold` consecutive successes (default 1). New TCP targets start healthy; new HTTP
+ * targets start unhealthy until a check passes (a node without an endpoint must not get traffic meanwhile).
+ * New targets are checked at once. Checks run every `intervalMs`, one round at a time (a slow round delays
+ * the next).
  */
+import { get as httpGet } from 'node:http';
 import { connect } from 'node:net';
 import { createLogger, type Logger } from '@ccm-kit/runtime';
 
@@ -11,6 +19,11 @@ import { createLogger, type Logger } from '@ccm-kit/runtime';
 export interface Backend {
   readonly host: string;
   readonly port: number;
+}
+
+/** A health-check target: TCP connect to `host:port`, or HTTP `GET http://host:port<path>` when `path` is set. */
+export interface HealthTarget extends Backend {
+  readonly path?: string;
 }
 
 /** `host:port`, with IPv6 hosts in brackets. */
@@ -39,6 +52,33 @@ export function tcpProbe(backend: Backend, timeoutMs: number): Promise<void> {
   });
 }
 
+/** GETs `http://host:port<path>`; resolves on status 200, rejects on another status, an error or after `timeoutMs`. */
+export function httpProbe(target: HealthTarget, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(
+      {
+        host: target.host,
+        port: target.port,
+        path: target.path ?? '/healthz',
+        agent: false,
+        timeout: timeoutMs,
+      },
+      (res) => {
+        res.resume(); // the body (kube-proxy's JSON with localEndpoints) is not needed: the status says it
+        if (res.statusCode === 200) resolve();
+        else reject(new Error(`HTTP ${res.statusCode}`));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer after ${timeoutMs}ms`)));
+    req.on('error', reject);
+  });
+}
+
+/** The probe of a target's kind: {@link httpProbe} when it has a path, else {@link tcpProbe}. */
+export function defaultProbe(target: HealthTarget, timeoutMs: number): Promise<void> {
+  return target.path === undefined ? tcpProbe(target, timeoutMs) : httpProbe(target, timeoutMs);
+}
+
 /** Options of {@link HealthChecker}. Durations in milliseconds. */
 export interface HealthCheckerOptions {
   /** Period between rounds (≥ 1). */
@@ -49,15 +89,17 @@ export interface HealthCheckerOptions {
   unhealthyThreshold?: number;
   /** Consecutive successes that mark a backend healthy (default 1). */
   healthyThreshold?: number;
-  /** The probe (default {@link tcpProbe}); tests inject one. */
-  probe?: (backend: Backend, timeoutMs: number) => Promise<void>;
+  /** The probe (default {@link defaultProbe}); tests inject one. */
+  probe?: (target: HealthTarget, timeoutMs: number) => Promise<void>;
   /** Where health changes are logged (default logger `local-proxy`). */
   logger?: Logger;
 }
 
 interface TargetState {
-  backend: Backend;
+  backend: HealthTarget;
   healthy: boolean;
+  /** Set by the first check of the target. */
+  checked: Promise<void> | undefined;
   failures: number;
   successes: number;
 }
@@ -68,7 +110,7 @@ export class HealthChecker {
   #timeoutMs: number | undefined;
   readonly #unhealthyThreshold: number;
   readonly #healthyThreshold: number;
-  readonly #probe: (backend: Backend, timeoutMs: number) => Promise<void>;
+  readonly #probe: (target: HealthTarget, timeoutMs: number) => Promise<void>;
   readonly #logger: Logger;
   readonly #listeners = new Set<(key: string, healthy: boolean) => void>();
   #timer: NodeJS.Timeout | undefined;
@@ -81,7 +123,7 @@ export class HealthChecker {
     this.#timeoutMs = options.timeoutMs === undefined ? undefined : positive(options.timeoutMs, 'timeoutMs');
     this.#unhealthyThreshold = positive(options.unhealthyThreshold ?? 2, 'unhealthyThreshold');
     this.#healthyThreshold = positive(options.healthyThreshold ?? 1, 'healthyThreshold');
-    this.#probe = options.probe ?? tcpProbe;
+    this.#probe = options.probe ?? defaultProbe;
     this.#logger = options.logger ?? createLogger('local-proxy');
   }
 
@@ -95,17 +137,28 @@ export class HealthChecker {
     this.#intervalMs = positive(ms, 'intervalMs');
   }
 
-  /** Replaces the checked backends: removed ones are forgotten, new ones start healthy and are checked now. */
-  setTargets(backends: readonly Backend[]): void {
-    const keys = new Set(backends.map(backendKey));
+  /**
+   * Replaces the checked targets: removed ones are forgotten; new ones start healthy (TCP) or unhealthy
+   * (HTTP) and are checked now when the checker runs.
+   */
+  setTargets(targets: readonly HealthTarget[]): void {
+    const keys = new Set(targets.map(backendKey));
     for (const key of this.#targets.keys()) if (!keys.has(key)) this.#targets.delete(key);
-    for (const backend of backends) {
+    for (const backend of targets) {
       const key = backendKey(backend);
       if (this.#targets.has(key)) continue;
-      const state: TargetState = { backend, healthy: true, failures: 0, successes: 0 };
+      const healthy = backend.path === undefined;
+      const state: TargetState = { backend, healthy, checked: undefined, failures: 0, successes: 0 };
       this.#targets.set(key, state);
-      if (this.#running) void this.#check(key, state);
+      if (this.#running) state.checked = this.#check(key, state);
     }
+  }
+
+  /** Resolves when every current target has been checked at least once (checking those never checked now). */
+  firstChecks(): Promise<void> {
+    return Promise.all(
+      [...this.#targets].map(([key, state]) => (state.checked ??= this.#check(key, state))),
+    ).then(() => undefined);
   }
 
   /** True when `key` (see {@link backendKey}) is healthy; unknown backends count as healthy. */
@@ -139,7 +192,13 @@ export class HealthChecker {
 
   /** Runs one round now and resolves when every check of it has finished. */
   checkNow(): Promise<void> {
-    this.#round ??= Promise.all([...this.#targets].map(([key, state]) => this.#check(key, state)))
+    this.#round ??= Promise.all(
+      [...this.#targets].map(([key, state]) => {
+        const check = this.#check(key, state);
+        state.checked ??= check;
+        return check;
+      }),
+    )
       .then(() => undefined)
       .finally(() => {
         this.#round = undefined;

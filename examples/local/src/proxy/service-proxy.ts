@@ -1,15 +1,26 @@
 /**
- * The listeners of one Service's load balancer: one {@link TcpProxy} per (allocated address, Service port),
- * all sharing one {@link HealthChecker} over the backends (each node's InternalIP and the port's node port).
+ * The listeners of one Service's load balancer: one {@link TcpProxy} or {@link UdpProxy} per (allocated
+ * address, Service port), all sharing one {@link HealthChecker}. The backends are each node's InternalIP and
+ * the port's node port. The checks are TCP connects to the TCP backends with `externalTrafficPolicy:
+ * Cluster`, and `GET /healthz` on each node's `healthCheckNodePort` with `Local` (then a node's health
+ * decides for every port; a node starts out of rotation until its first check passes).
  * {@link ServiceProxy.apply} moves to a new spec by difference: unchanged listeners keep running and get
- * their new settings in place; only added or removed (address, port) pairs are bound or closed.
+ * their new settings in place; only added or removed (address, port, protocol) listeners are bound or closed.
  */
 import { createLogger, type Logger } from '@ccm-kit/runtime';
 import type { V1Node } from '@kubernetes/client-node';
-import type { Algorithm, ProxyPort } from '../annotations.js';
+import type { Algorithm, HealthCheckNodePort, ProxyPort, ProxyProtocolVersion } from '../annotations.js';
 import { canonicalIP } from '../ip.js';
-import { type Backend, backendKey, HealthChecker, type HealthCheckerOptions } from './health.js';
+import type { ListenerSettings } from './balancing.js';
+import {
+  type Backend,
+  backendKey,
+  HealthChecker,
+  type HealthCheckerOptions,
+  type HealthTarget,
+} from './health.js';
 import { TcpProxy } from './tcp-proxy.js';
+import { UdpProxy } from './udp-proxy.js';
 
 /** A node's InternalIP addresses, one per family. */
 export interface NodeTarget {
@@ -63,7 +74,11 @@ export interface ServiceProxySpec {
   readonly algorithm: Algorithm;
   readonly connectTimeoutMs: number;
   readonly healthCheckIntervalMs: number;
+  readonly udpIdleTimeoutMs: number;
   readonly sourceRanges?: readonly string[];
+  readonly proxyProtocol?: ProxyProtocolVersion;
+  /** With `externalTrafficPolicy: Local`: nodes are checked with `GET <path>` on this node port. */
+  readonly healthCheck?: HealthCheckNodePort;
 }
 
 /** Options of {@link ServiceProxy}. */
@@ -75,13 +90,30 @@ export interface ServiceProxyOptions {
   logger?: Logger;
 }
 
-const listenerKey = (ip: string, port: number) => backendKey({ host: ip, port });
+/** A TCP or UDP listener. */
+export type Listener = TcpProxy | UdpProxy;
+
+/** `address:port` for TCP (IPv6 in brackets), `address:port/UDP` for UDP. */
+const listenerKey = (ip: string, port: ProxyPort) =>
+  `${backendKey({ host: ip, port: port.port })}${port.protocol === 'UDP' ? '/UDP' : ''}`;
+
+/** Closes `listener`: TCP connections get `drainMs` (or until `signal` aborts); UDP flows end at once. */
+function closeListener(listener: Listener, drainMs: number, signal?: AbortSignal): Promise<void> {
+  return listener.protocol === 'TCP' ? listener.close(drainMs, signal) : listener.close();
+}
+
+/** The health-check target standing for `backend`: itself (TCP check), or its node's health-check port. */
+function healthTarget(backend: Backend, healthCheck: HealthCheckNodePort | undefined): HealthTarget {
+  return healthCheck === undefined
+    ? backend
+    : { host: backend.host, port: healthCheck.port, path: healthCheck.path };
+}
 
 export class ServiceProxy {
   /** `namespace/name` of the Service, for logs. */
   readonly name: string;
   readonly health: HealthChecker;
-  readonly #listeners = new Map<string, TcpProxy>();
+  readonly #listeners = new Map<string, Listener>();
   readonly #drainMs: number;
   readonly #logger: Logger;
   #spec: ServiceProxySpec | undefined;
@@ -98,8 +130,8 @@ export class ServiceProxy {
     });
   }
 
-  /** The listeners, keyed `address:port`. */
-  listeners(): ReadonlyMap<string, TcpProxy> {
+  /** The listeners, keyed `address:port` (TCP) or `address:port/UDP`. */
+  listeners(): ReadonlyMap<string, Listener> {
     return this.#listeners;
   }
 
@@ -111,26 +143,25 @@ export class ServiceProxy {
     if (this.#closed) throw new Error(`load balancer of ${this.name} is stopped`);
     this.#spec = spec;
     const wanted = new Map<string, { ip: string; port: ProxyPort }>();
-    for (const ip of spec.ips)
-      for (const port of spec.ports) wanted.set(listenerKey(ip, port.port), { ip, port });
+    for (const ip of spec.ips) for (const port of spec.ports) wanted.set(listenerKey(ip, port), { ip, port });
 
     const removed = [...this.#listeners].filter(([key]) => !wanted.has(key));
     for (const [key] of removed) this.#listeners.delete(key);
-    await Promise.all(removed.map(([, l]) => l.close(this.#drainMs)));
+    await Promise.all(removed.map(([, l]) => closeListener(l, this.#drainMs)));
     for (const [key] of removed) this.#logger.info('Listener stopped', { listener: key });
 
     this.health.setIntervalMs(spec.healthCheckIntervalMs);
-    const allBackends = new Map<string, Backend>();
     const failures: string[] = [];
     await Promise.all(
       [...wanted].map(async ([key, { ip, port }]) => {
         const backends = backendsFor(ip, spec.nodes, port.nodePort);
-        for (const b of backends) allBackends.set(backendKey(b), b);
-        const settings = {
+        const settings: ListenerSettings = {
           backends,
           algorithm: spec.algorithm,
           connectTimeoutMs: spec.connectTimeoutMs,
+          idleTimeoutMs: spec.udpIdleTimeoutMs,
           sourceRanges: spec.sourceRanges,
+          proxyProtocol: spec.proxyProtocol,
         };
         const existing = this.#listeners.get(key);
         if (existing) {
@@ -138,11 +169,12 @@ export class ServiceProxy {
           return;
         }
         try {
-          const listener = await TcpProxy.listen({
+          const listen = port.protocol === 'UDP' ? UdpProxy.listen : TcpProxy.listen;
+          const listener = await listen({
             ...settings,
             address: ip,
             port: port.port,
-            isHealthy: (k) => this.health.isHealthy(k),
+            isHealthy: (b) => this.health.isHealthy(backendKey(healthTarget(b, this.#spec?.healthCheck))),
             logger: this.#logger,
           });
           if (this.#closed) {
@@ -160,32 +192,58 @@ export class ServiceProxy {
         }
       }),
     );
-    this.health.setTargets([...allBackends.values()]);
+    this.health.setTargets(this.#healthTargets());
     this.health.start();
+    // Health-check-port targets start out of rotation: wait for their verdict before reporting success.
+    if (spec.healthCheck !== undefined) await this.health.firstChecks();
     if (failures.length > 0) throw new Error(failures.join('; '));
   }
 
-  /** Replaces the nodes only (the backends of every listener), keeping everything else. */
-  setNodes(nodes: readonly NodeTarget[]): void {
+  /**
+   * Replaces the nodes only (the backends of every listener), keeping everything else. With a health-check
+   * node port, resolves once new nodes had their first check.
+   */
+  async setNodes(nodes: readonly NodeTarget[]): Promise<void> {
     if (!this.#spec || this.#closed) return;
     this.#spec = { ...this.#spec, nodes };
-    const allBackends = new Map<string, Backend>();
     for (const listener of this.#listeners.values()) {
-      const port = this.#spec.ports.find((p) => p.port === listener.port);
-      if (!port) continue;
-      const backends = backendsFor(listener.address, nodes, port.nodePort);
-      for (const b of backends) allBackends.set(backendKey(b), b);
-      listener.update({ backends });
+      const port = this.#portOf(listener);
+      if (port) listener.update({ backends: backendsFor(listener.address, nodes, port.nodePort) });
     }
-    this.health.setTargets([...allBackends.values()]);
+    this.health.setTargets(this.#healthTargets());
+    if (this.#spec.healthCheck !== undefined) await this.health.firstChecks();
   }
 
-  /** Stops the health checks and every listener (open connections get `drainMs`). Idempotent. */
-  async close(drainMs = this.#drainMs): Promise<void> {
+  #portOf(listener: Listener): ProxyPort | undefined {
+    return this.#spec?.ports.find((p) => p.port === listener.port && p.protocol === listener.protocol);
+  }
+
+  /**
+   * What the checker probes: each node's health-check port (`Local`), or every TCP backend (`Cluster`; a UDP
+   * node port cannot be probed by connecting, so UDP backends count as healthy).
+   */
+  #healthTargets(): HealthTarget[] {
+    const healthCheck = this.#spec?.healthCheck;
+    const targets = new Map<string, HealthTarget>();
+    for (const listener of this.#listeners.values()) {
+      if (healthCheck === undefined && listener.protocol === 'UDP') continue;
+      for (const b of listener.settings.backends) {
+        const target = healthTarget(b, healthCheck);
+        targets.set(backendKey(target), target);
+      }
+    }
+    return [...targets.values()];
+  }
+
+  /**
+   * Stops the health checks and every listener: open TCP connections get `drainMs`, or until `signal` aborts;
+   * UDP flows end at once. Idempotent.
+   */
+  async close(drainMs = this.#drainMs, signal?: AbortSignal): Promise<void> {
     this.#closed = true;
     this.health.stop();
     const all = [...this.#listeners.values()];
     this.#listeners.clear();
-    await Promise.all(all.map((l) => l.close(drainMs)));
+    await Promise.all(all.map((l) => closeListener(l, drainMs, signal)));
   }
 }
