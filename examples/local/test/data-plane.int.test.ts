@@ -10,13 +10,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCloudControllerManager } from '@ccm-kit/app';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ANNOTATION_PROXY_PROTOCOL } from '../src/annotations.js';
-import { register } from '../src/provider.js';
-import { registerNodes } from './cluster.js';
+import { registerNodes, startLocalManager } from './cluster.js';
 import { freeTcpUdpPort, kubeProxyHealth, UdpClient, udpNode } from './loopback.js';
 
 const cp = useControlPlane();
@@ -101,18 +99,7 @@ pools:
     addresses: [127.0.5.0/24]
 `,
   );
-  register();
-  const ccm = await startCloudControllerManager({
-    argv: [
-      '--cloud-provider=local',
-      `--cloud-config=${configPath}`,
-      '--leader-elect=false',
-      '--configure-cloud-routes=false',
-      '--secure-port=0',
-    ],
-    kubeConfig: cp().kubeConfig,
-    providerShutdownTimeoutMs: 120_000,
-  });
+  const ccm = await startLocalManager(configPath, cp().kubeConfig, { providerShutdownTimeoutMs: 120_000 });
   let stopped = false;
   try {
     const api = cp().kubeConfig.makeApiClient(CoreV1Api);

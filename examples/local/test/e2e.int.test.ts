@@ -9,15 +9,13 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer as httpServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCloudControllerManager } from '@ccm-kit/app';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER, TAINT_NODE_SHUTDOWN } from '@ccm-kit/cloud-provider';
 import { isGone } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ANNOTATION_ALLOCATED_IPS } from '../src/annotations.js';
-import { register } from '../src/provider.js';
-import { registerNodes } from './cluster.js';
+import { registerNodes, startLocalManager } from './cluster.js';
 import { freePort, get } from './net.js';
 
 const cp = useControlPlane();
@@ -76,18 +74,7 @@ pools:
     addresses: [127.0.4.0/24]
 `,
   );
-  register();
-  const ccm = await startCloudControllerManager({
-    argv: [
-      '--cloud-provider=local',
-      `--cloud-config=${configPath}`,
-      '--leader-elect=false',
-      '--configure-cloud-routes=false',
-      '--secure-port=0',
-      '--node-monitor-period=1s',
-    ],
-    kubeConfig: cp().kubeConfig,
-  });
+  const ccm = await startLocalManager(configPath, cp().kubeConfig, { argv: ['--node-monitor-period=1s'] });
   const api = cp().kubeConfig.makeApiClient(CoreV1Api);
   try {
     await registerNodes(api, [
