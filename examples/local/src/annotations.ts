@@ -64,14 +64,14 @@ export const ANNOTATION_TABLE: readonly AnnotationDoc[] = [
     name: ANNOTATION_ALGORITHM,
     values: '`round-robin` \\| `source-hash`',
     default: '`source-hash` with `sessionAffinity: ClientIP`, else `round-robin`',
-    description: 'How the proxy picks a healthy backend for each connection.',
+    description: 'How the proxy picks a healthy backend for each connection or UDP flow.',
   },
   {
     name: ANNOTATION_HEALTH_CHECK_INTERVAL,
     values: 'a duration, 100ms..1h',
     default: '`healthCheckInterval` of the config (5s)',
     description:
-      'Period of the TCP-connect health checks (unhealthy after 2 failures, healthy after 1 success).',
+      'Period of the health checks: TCP connects, or `GET /healthz` on the `healthCheckNodePort` with `externalTrafficPolicy: Local` (unhealthy after 2 failures, healthy after 1 success).',
   },
   {
     name: ANNOTATION_CONNECT_TIMEOUT,
