@@ -92,7 +92,7 @@ it('serves TCP and UDP to the nodes with a ready endpoint, with PROXY protocol, 
     configPath,
     `clusterID: dp
 inventory: ${join(dir, 'inventory.yaml')}
-healthCheckInterval: 200ms
+healthCheckInterval: 1s
 drainTimeout: 2m
 pools:
   - name: global

@@ -63,7 +63,8 @@ afterEach(async () => {
 function localService(extraPorts: { name: string; port: number; protocol: string; nodePort: number }[] = []) {
   return store.put(
     lbService('web', {
-      annotations: { [ANNOTATION_HEALTH_CHECK_INTERVAL]: '100ms' },
+      // A probe times out after min(interval, 2 s): 1 s leaves room on a loaded machine.
+      annotations: { [ANNOTATION_HEALTH_CHECK_INTERVAL]: '1s' },
       spec: {
         externalTrafficPolicy: 'Local',
         healthCheckNodePort: hcPort,
