@@ -1,21 +1,23 @@
 /**
- * The Service annotations of the local provider and their validation. Every annotation under
- * `local.ccm-kit.io/` is checked before anything is allocated; problems name the annotation (or spec field)
- * and become a Warning Event on the Service (see `load-balancer.ts`).
- * {@link ANNOTATION_TABLE} is the single source of the README's annotation table.
+ * The Service annotations of the local provider, declared once with `defineAnnotations` from
+ * `@ccm-kit/cloud-provider` ({@link LOCAL_ANNOTATIONS}), and the validation of a Service against the
+ * configuration. Every annotation under `local.ccm-kit.io/` is checked before anything is allocated (an unknown
+ * one too, so a typo never passes silently); problems name the annotation (or spec field) and become a Warning
+ * Event on the Service (see `load-balancer.ts`). The same declaration renders the README's annotation table.
  */
 import {
   ANNOTATION_LOAD_BALANCER_SOURCE_RANGES,
+  defineAnnotations,
   getLoadBalancerSourceRanges,
+  InvalidAnnotationError,
   getServiceHealthCheckPathPort,
   isAllowAll,
   needsHealthCheck,
 } from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
 import { LIMITS, type LocalConfig, type PoolConfig, selectPool } from './config.js';
-import { parseDurationMs } from './duration.js';
 import { canonicalIP, type IPFamily } from './ip.js';
-import { type FamilyRequest, familyOf, poolContains } from './ipam.js';
+import { type FamilyRequest, poolContains } from './ipam.js';
 
 /** The prefix of every annotation of this provider. */
 export const ANNOTATION_PREFIX = 'local.ccm-kit.io/';
@@ -38,76 +40,82 @@ export const ANNOTATION_UDP_IDLE_TIMEOUT = 'local.ccm-kit.io/udp-idle-timeout';
 /** Written by the provider: the Service's allocated addresses. Do not edit. */
 export const ANNOTATION_ALLOCATED_IPS = 'local.ccm-kit.io/allocated-ips';
 
-/** One row of the annotation table (README). */
-export interface AnnotationDoc {
-  readonly name: string;
-  readonly values: string;
-  readonly default: string;
-  readonly description: string;
-}
-
-/** Every annotation, with its values, default and meaning. */
-export const ANNOTATION_TABLE: readonly AnnotationDoc[] = [
+/** Every Service annotation of the provider: the parser and the README's table. */
+export const LOCAL_ANNOTATIONS = defineAnnotations(
   {
-    name: ANNOTATION_POOL,
-    values: 'a pool name',
-    default: "the namespace's pool, else `global`",
-    description: 'Pool to allocate from. A pool that lists namespaces serves only those.',
+    pool: {
+      name: ANNOTATION_POOL,
+      type: 'string',
+      patternText: 'a pool name',
+      defaultText: "the namespace's pool, else `global`",
+      description: 'Pool to allocate from. A pool that lists namespaces serves only those.',
+    },
+    ips: {
+      name: ANNOTATION_IPS,
+      type: 'ip-list',
+      onePerFamily: true,
+      defaultText: '`spec.loadBalancerIP`, else allocated',
+      description: "Static addresses; each must lie in the Service's pool and be free.",
+    },
+    algorithm: {
+      name: ANNOTATION_ALGORITHM,
+      type: 'enum',
+      values: ['round-robin', 'source-hash'],
+      defaultText: '`source-hash` with `sessionAffinity: ClientIP`, else `round-robin`',
+      description: 'How the proxy picks a healthy backend for each connection or UDP flow.',
+    },
+    healthCheckInterval: {
+      name: ANNOTATION_HEALTH_CHECK_INTERVAL,
+      type: 'duration',
+      minMs: LIMITS.healthCheckIntervalMs.min,
+      maxMs: LIMITS.healthCheckIntervalMs.max,
+      defaultText: '`healthCheckInterval` of the config (5s)',
+      description:
+        'Period of the health checks: TCP connects, or `GET /healthz` on the `healthCheckNodePort` with `externalTrafficPolicy: Local` (unhealthy after 2 failures, healthy after 1 success).',
+    },
+    connectTimeout: {
+      name: ANNOTATION_CONNECT_TIMEOUT,
+      type: 'duration',
+      minMs: LIMITS.connectTimeoutMs.min,
+      maxMs: LIMITS.connectTimeoutMs.max,
+      defaultText: '`connectTimeout` of the config (5s)',
+      description: 'Time the proxy waits to connect to a backend before trying the next one.',
+    },
+    sourceRanges: {
+      name: ANNOTATION_SOURCE_RANGES,
+      type: 'cidr-list',
+      defaultText: 'allow all',
+      description:
+        'Alias of `service.beta.kubernetes.io/load-balancer-source-ranges` (both set: they must agree); `spec.loadBalancerSourceRanges` wins. Other sources are disconnected at once.',
+    },
+    proxyProtocol: {
+      name: ANNOTATION_PROXY_PROTOCOL,
+      type: 'enum',
+      values: ['v1', 'v2'],
+      defaultText: 'off',
+      description:
+        'TCP ports send the HAProxy PROXY protocol header (client and load-balancer address and port) to the backend first; the status gets `ipMode: Proxy`. UDP ports are forwarded without it.',
+    },
+    udpIdleTimeout: {
+      name: ANNOTATION_UDP_IDLE_TIMEOUT,
+      type: 'duration',
+      minMs: LIMITS.udpIdleTimeoutMs.min,
+      maxMs: LIMITS.udpIdleTimeoutMs.max,
+      defaultText: '`udpIdleTimeout` of the config (1m)',
+      description:
+        'A UDP flow (client address and port) with no datagram either way for this long is closed.',
+    },
+    allocatedIPs: {
+      // Free text to the parser: a damaged record must not block the Service (see parseAllocatedIPs).
+      name: ANNOTATION_ALLOCATED_IPS,
+      type: 'string',
+      patternText: 'comma-separated addresses',
+      defaultText: '(written by the provider)',
+      description: 'The allocation record, read back after a restart. Do not edit.',
+    },
   },
-  {
-    name: ANNOTATION_IPS,
-    values: 'comma-separated addresses, at most one IPv4 and one IPv6',
-    default: '`spec.loadBalancerIP`, else allocated',
-    description: "Static addresses; each must lie in the Service's pool and be free.",
-  },
-  {
-    name: ANNOTATION_ALGORITHM,
-    values: '`round-robin` \\| `source-hash`',
-    default: '`source-hash` with `sessionAffinity: ClientIP`, else `round-robin`',
-    description: 'How the proxy picks a healthy backend for each connection or UDP flow.',
-  },
-  {
-    name: ANNOTATION_HEALTH_CHECK_INTERVAL,
-    values: 'a duration, 100ms..1h',
-    default: '`healthCheckInterval` of the config (5s)',
-    description:
-      'Period of the health checks: TCP connects, or `GET /healthz` on the `healthCheckNodePort` with `externalTrafficPolicy: Local` (unhealthy after 2 failures, healthy after 1 success).',
-  },
-  {
-    name: ANNOTATION_CONNECT_TIMEOUT,
-    values: 'a duration, 100ms..5m',
-    default: '`connectTimeout` of the config (5s)',
-    description: 'Time the proxy waits to connect to a backend before trying the next one.',
-  },
-  {
-    name: ANNOTATION_SOURCE_RANGES,
-    values: 'comma-separated CIDRs',
-    default: 'allow all',
-    description:
-      'Alias of `service.beta.kubernetes.io/load-balancer-source-ranges` (both set: they must agree); `spec.loadBalancerSourceRanges` wins. Other sources are disconnected at once.',
-  },
-  {
-    name: ANNOTATION_PROXY_PROTOCOL,
-    values: '`v1` \\| `v2`',
-    default: 'off',
-    description:
-      'TCP ports send the HAProxy PROXY protocol header (client and load-balancer address and port) to the backend first; the status gets `ipMode: Proxy`. UDP ports are forwarded without it.',
-  },
-  {
-    name: ANNOTATION_UDP_IDLE_TIMEOUT,
-    values: 'a duration, 100ms..1h',
-    default: '`udpIdleTimeout` of the config (1m)',
-    description: 'A UDP flow (client address and port) with no datagram either way for this long is closed.',
-  },
-  {
-    name: ANNOTATION_ALLOCATED_IPS,
-    values: 'comma-separated addresses',
-    default: '(written by the provider)',
-    description: 'The allocation record, read back after a restart. Do not edit.',
-  },
-];
-
-const KNOWN = new Set(ANNOTATION_TABLE.map((a) => a.name));
+  { prefix: ANNOTATION_PREFIX },
+);
 
 /** Backend selection. */
 export type Algorithm = 'round-robin' | 'source-hash';
@@ -157,32 +165,12 @@ export interface Problem {
   readonly kind: 'annotation' | 'spec';
   readonly field: string;
   readonly message: string;
+  /** The expected form, when the annotation parser found the problem. */
+  readonly expected?: string;
 }
 
 /** The result of {@link parseLoadBalancerOptions}. */
 export type ParseResult = { ok: true; options: LoadBalancerOptions } | { ok: false; problems: Problem[] };
-
-function duration(
-  value: string | undefined,
-  name: string,
-  fallbackMs: number,
-  limits: { min: number; max: number },
-  problems: Problem[],
-): number {
-  if (value === undefined) return fallbackMs;
-  try {
-    const ms = parseDurationMs(value);
-    if (ms >= limits.min && ms <= limits.max) return ms;
-    problems.push({
-      kind: 'annotation',
-      field: name,
-      message: `${value} is out of range (${limits.min}ms..${limits.max}ms)`,
-    });
-  } catch (err) {
-    problems.push({ kind: 'annotation', field: name, message: (err as Error).message });
-  }
-  return fallbackMs;
-}
 
 function families(service: V1Service): FamilyRequest[] {
   const listed = (service.spec?.ipFamilies ?? []).filter((f): f is IPFamily => f === 'IPv4' || f === 'IPv6');
@@ -204,34 +192,31 @@ function families(service: V1Service): FamilyRequest[] {
   }
 }
 
-function staticIPs(service: V1Service, pool: PoolConfig | undefined, problems: Problem[]): string[] {
-  const fromAnnotation = service.metadata?.annotations?.[ANNOTATION_IPS];
+/**
+ * The static addresses: the `ips` annotation (already parsed: canonical, at most one per family), else
+ * `spec.loadBalancerIP`; each must lie in the pool, and their number must suit `ipFamilyPolicy`.
+ */
+function staticIPs(
+  service: V1Service,
+  fromAnnotation: readonly string[] | undefined,
+  pool: PoolConfig | undefined,
+  problems: Problem[],
+): string[] {
+  const kind = fromAnnotation !== undefined ? 'annotation' : 'spec';
   const field = fromAnnotation !== undefined ? ANNOTATION_IPS : 'spec.loadBalancerIP';
-  const raw = fromAnnotation ?? service.spec?.loadBalancerIP ?? '';
-  const items = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  if (fromAnnotation !== undefined && items.length === 0) {
-    problems.push({ kind: 'annotation', field, message: 'is empty; remove it or list addresses' });
+  if (fromAnnotation !== undefined && fromAnnotation.length === 0) {
+    problems.push({ kind, field, message: 'is empty; remove it or list addresses' });
     return [];
   }
-  const kind = fromAnnotation !== undefined ? 'annotation' : 'spec';
+  let candidates: readonly string[] = fromAnnotation ?? [];
+  const specIP = service.spec?.loadBalancerIP?.trim();
+  if (fromAnnotation === undefined && specIP) {
+    const ip = canonicalIP(specIP);
+    if (ip === undefined) problems.push({ kind, field, message: `"${specIP}" is not an IP address` });
+    candidates = ip === undefined ? [] : [ip];
+  }
   const out: string[] = [];
-  for (const item of items) {
-    const ip = canonicalIP(item);
-    if (ip === undefined) {
-      problems.push({ kind, field, message: `"${item}" is not an IP address` });
-      continue;
-    }
-    if (out.some((o) => familyOf(o) === familyOf(ip))) {
-      problems.push({
-        kind,
-        field,
-        message: `lists more than one ${familyOf(ip)} address`,
-      });
-      continue;
-    }
+  for (const ip of candidates) {
     if (pool && !poolContains(pool, ip)) {
       problems.push({
         kind,
@@ -256,14 +241,19 @@ function staticIPs(service: V1Service, pool: PoolConfig | undefined, problems: P
   return out;
 }
 
-function sourceRanges(service: V1Service, problems: Problem[]): string[] | undefined {
+/**
+ * The allowed client ranges: `spec.loadBalancerSourceRanges`, else the upstream annotation or its alias (which
+ * must agree), as upstream `GetLoadBalancerSourceRanges`; `undefined` allows everyone. `aliasValid` is false when
+ * the alias was already reported as malformed.
+ */
+function sourceRanges(service: V1Service, aliasValid: boolean, problems: Problem[]): string[] | undefined {
   const annotations = service.metadata?.annotations ?? {};
   const alias = annotations[ANNOTATION_SOURCE_RANGES];
   const upstream = annotations[ANNOTATION_LOAD_BALANCER_SOURCE_RANGES];
   const fromSpec = (service.spec?.loadBalancerSourceRanges ?? []).length > 0;
   let value = upstream;
-  let field = ANNOTATION_LOAD_BALANCER_SOURCE_RANGES;
   if (!fromSpec && alias !== undefined) {
+    if (!aliasValid) return undefined;
     if (upstream !== undefined && upstream.trim() !== alias.trim()) {
       problems.push({
         kind: 'annotation',
@@ -273,7 +263,6 @@ function sourceRanges(service: V1Service, problems: Problem[]): string[] | undef
       return undefined;
     }
     value = alias;
-    field = ANNOTATION_SOURCE_RANGES;
   }
   if (!fromSpec && (value === undefined || value.trim() === '')) return undefined;
   try {
@@ -285,11 +274,10 @@ function sourceRanges(service: V1Service, problems: Problem[]): string[] | undef
     });
     return isAllowAll(ranges) ? undefined : [...ranges];
   } catch (err) {
-    const message = (err as Error).message.replace(ANNOTATION_LOAD_BALANCER_SOURCE_RANGES, field);
     problems.push({
       kind: fromSpec ? 'spec' : 'annotation',
-      field: fromSpec ? 'spec.loadBalancerSourceRanges' : field,
-      message,
+      field: fromSpec ? 'spec.loadBalancerSourceRanges' : ANNOTATION_LOAD_BALANCER_SOURCE_RANGES,
+      message: (err as Error).message,
     });
     return undefined;
   }
@@ -324,16 +312,6 @@ function ports(service: V1Service, problems: Problem[]): ProxyPort[] {
   return out;
 }
 
-function proxyProtocol(value: string | undefined, problems: Problem[]): ProxyProtocolVersion | undefined {
-  if (value === undefined || value === 'v1' || value === 'v2') return value;
-  problems.push({
-    kind: 'annotation',
-    field: ANNOTATION_PROXY_PROTOCOL,
-    message: `must be v1 or v2, got "${value}"`,
-  });
-  return undefined;
-}
-
 /**
  * The health-check node port and path when `externalTrafficPolicy` is `Local` (the API server allocates the
  * port), as upstream `GetServiceHealthCheckPathPort` (k8s.io/cloud-provider `service/helpers/helper.go`).
@@ -357,61 +335,41 @@ function healthCheckNodePort(service: V1Service, problems: Problem[]): HealthChe
 export function parseLoadBalancerOptions(service: V1Service, config: LocalConfig): ParseResult {
   const problems: Problem[] = [];
   const annotations = service.metadata?.annotations ?? {};
-  for (const key of Object.keys(annotations)) {
-    if (key.startsWith(ANNOTATION_PREFIX) && !KNOWN.has(key)) {
-      problems.push({
-        kind: 'annotation',
-        field: key,
-        message: `unknown annotation (known: ${[...KNOWN].join(', ')})`,
-      });
-    }
+  const defaults = {
+    algorithm: service.spec?.sessionAffinity === 'ClientIP' ? 'source-hash' : 'round-robin',
+    healthCheckInterval: config.healthCheckIntervalMs,
+    connectTimeout: config.connectTimeoutMs,
+    udpIdleTimeout: config.udpIdleTimeoutMs,
+  } as const;
+  const parsed = LOCAL_ANNOTATIONS.parse(service, defaults);
+  const invalid = new Set(parsed.ok ? [] : parsed.problems.map((p) => p.annotation));
+  for (const p of parsed.ok ? [] : parsed.problems) {
+    // The parser's message starts with `annotation <name>`; the field carries the name here.
+    const message = p.message
+      .replace(`annotation ${p.annotation}: `, '')
+      .replace(`annotation ${p.annotation} `, '');
+    problems.push({ kind: 'annotation', field: p.annotation, message, expected: p.expected });
   }
+  // The checks below also run when some annotations are bad, on the good ones, so every problem is reported
+  // at once: parse again without the bad ones.
+  const values = parsed.ok
+    ? parsed.values
+    : LOCAL_ANNOTATIONS.parseOrThrow(
+        Object.fromEntries(Object.entries(annotations).filter(([k]) => !invalid.has(k))),
+        defaults,
+      );
   let pool: PoolConfig | undefined;
   try {
-    pool = selectPool(config, service.metadata?.namespace ?? 'default', annotations[ANNOTATION_POOL]);
+    pool = selectPool(config, service.metadata?.namespace ?? 'default', values.pool);
   } catch (err) {
     problems.push({
-      kind: annotations[ANNOTATION_POOL] !== undefined ? 'annotation' : 'spec',
-      field: annotations[ANNOTATION_POOL] !== undefined ? ANNOTATION_POOL : 'metadata.namespace',
+      kind: values.pool !== undefined ? 'annotation' : 'spec',
+      field: values.pool !== undefined ? ANNOTATION_POOL : 'metadata.namespace',
       message: (err as Error).message,
     });
   }
-  const statics = staticIPs(service, pool, problems);
-  const algorithmValue = annotations[ANNOTATION_ALGORITHM];
-  let algorithm: Algorithm = service.spec?.sessionAffinity === 'ClientIP' ? 'source-hash' : 'round-robin';
-  if (algorithmValue !== undefined) {
-    if (algorithmValue === 'round-robin' || algorithmValue === 'source-hash') algorithm = algorithmValue;
-    else {
-      problems.push({
-        kind: 'annotation',
-        field: ANNOTATION_ALGORITHM,
-        message: `must be round-robin or source-hash, got "${algorithmValue}"`,
-      });
-    }
-  }
-  const healthCheckIntervalMs = duration(
-    annotations[ANNOTATION_HEALTH_CHECK_INTERVAL],
-    ANNOTATION_HEALTH_CHECK_INTERVAL,
-    config.healthCheckIntervalMs,
-    LIMITS.healthCheckIntervalMs,
-    problems,
-  );
-  const connectTimeoutMs = duration(
-    annotations[ANNOTATION_CONNECT_TIMEOUT],
-    ANNOTATION_CONNECT_TIMEOUT,
-    config.connectTimeoutMs,
-    LIMITS.connectTimeoutMs,
-    problems,
-  );
-  const udpIdleTimeoutMs = duration(
-    annotations[ANNOTATION_UDP_IDLE_TIMEOUT],
-    ANNOTATION_UDP_IDLE_TIMEOUT,
-    config.udpIdleTimeoutMs,
-    LIMITS.udpIdleTimeoutMs,
-    problems,
-  );
-  const ranges = sourceRanges(service, problems);
-  const header = proxyProtocol(annotations[ANNOTATION_PROXY_PROTOCOL], problems);
+  const statics = invalid.has(ANNOTATION_IPS) ? [] : staticIPs(service, values.ips, pool, problems);
+  const ranges = sourceRanges(service, !invalid.has(ANNOTATION_SOURCE_RANGES), problems);
   const proxyPorts = config.dataPlane === 'proxy' ? ports(service, problems) : [];
   const healthCheck = config.dataPlane === 'proxy' ? healthCheckNodePort(service, problems) : undefined;
   if (problems.length > 0 || pool === undefined) return { ok: false, problems };
@@ -421,13 +379,14 @@ export function parseLoadBalancerOptions(service: V1Service, config: LocalConfig
       pool,
       families: families(service),
       staticIPs: statics,
-      algorithm,
-      healthCheckIntervalMs,
-      connectTimeoutMs,
-      udpIdleTimeoutMs,
+      // Present through `defaults`; the parser's types cannot know that.
+      algorithm: values.algorithm ?? defaults.algorithm,
+      healthCheckIntervalMs: values.healthCheckInterval ?? defaults.healthCheckInterval,
+      connectTimeoutMs: values.connectTimeout ?? defaults.connectTimeout,
+      udpIdleTimeoutMs: values.udpIdleTimeout ?? defaults.udpIdleTimeout,
       ports: proxyPorts,
       ...(ranges ? { sourceRanges: ranges } : {}),
-      ...(header ? { proxyProtocol: header } : {}),
+      ...(values.proxyProtocol ? { proxyProtocol: values.proxyProtocol } : {}),
       ...(healthCheck ? { healthCheck } : {}),
     },
   };
@@ -446,15 +405,39 @@ export function parseAllocatedIPs(service: V1Service): string[] {
 
 /** Formats problems for an error message or Event: `field: message; field: message`. */
 export function formatProblems(problems: readonly Problem[]): string {
-  return problems
-    .map((p) => (p.message.startsWith(p.field) ? p.message : `${p.field}: ${p.message}`))
-    .join('; ');
+  return problems.map(problemText).join('; ');
+}
+
+/** One problem as text: `field: message`. */
+function problemText(p: Problem): string {
+  return p.message.startsWith(p.field) ? p.message : `${p.field}: ${p.message}`;
+}
+
+/**
+ * The annotation problems among `problems` as the SDK's `InvalidAnnotationError` (for callers that look for
+ * it with `findError`), or `undefined` when there are none.
+ */
+export function invalidAnnotationError(
+  service: V1Service,
+  problems: readonly Problem[],
+): InvalidAnnotationError | undefined {
+  const annotations = service.metadata?.annotations ?? {};
+  const found = problems
+    .filter((p) => p.kind === 'annotation')
+    .map((p) => ({
+      annotation: p.field,
+      value: annotations[p.field] ?? '',
+      expected: p.expected ?? 'a value that fits the Service (see the message)',
+      message: problemText(p),
+    }));
+  if (found.length === 0) return undefined;
+  return new InvalidAnnotationError(
+    found,
+    `${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`,
+  );
 }
 
 /** The annotation table as Markdown (the README's table is this output). */
 export function annotationTableMarkdown(): string {
-  const rows = ANNOTATION_TABLE.map(
-    (a) => `| \`${a.name}\` | ${a.values} | ${a.default} | ${a.description} |`,
-  );
-  return ['| Annotation | Values | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+  return LOCAL_ANNOTATIONS.markdownTable();
 }

@@ -22,6 +22,7 @@ import { type ServiceStore, writeAllocation } from './allocation-store.js';
 import {
   ANNOTATION_PROXY_PROTOCOL,
   formatProblems,
+  invalidAnnotationError,
   type LoadBalancerOptions,
   parseAllocatedIPs,
   parseLoadBalancerOptions,
@@ -118,7 +119,8 @@ export class LocalLoadBalancer implements LoadBalancer {
   }
 
   /**
-   * @throws Error naming every invalid annotation or unsupported spec field (a Warning Event is recorded).
+   * @throws Error naming every invalid annotation or unsupported spec field (a Warning Event is recorded); with
+   *   invalid annotations its `cause` is an `InvalidAnnotationError` listing them.
    * @throws PoolExhaustedError / IPConflictError when no address can be given (a Warning Event is recorded).
    * @throws the API error when the allocation cannot be recorded on the Service, or an Error when listeners
    *   cannot be bound.
@@ -190,7 +192,11 @@ export class LocalLoadBalancer implements LoadBalancer {
       ? EVENT_REASONS.invalidAnnotation
       : EVENT_REASONS.unsupported;
     this.#warn(service, reason, message);
-    throw new Error(`local: cannot create the load balancer of ${serviceName(service)}: ${message}`);
+    const cause = invalidAnnotationError(service, result.problems);
+    throw new Error(
+      `local: cannot create the load balancer of ${serviceName(service)}: ${message}`,
+      cause ? { cause } : undefined,
+    );
   }
 
   async #allocate(key: string, service: V1Service, options: LoadBalancerOptions, signal?: AbortSignal) {

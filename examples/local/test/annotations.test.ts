@@ -9,9 +9,9 @@ import {
   ANNOTATION_POOL,
   ANNOTATION_PROXY_PROTOCOL,
   ANNOTATION_SOURCE_RANGES,
-  ANNOTATION_TABLE,
   ANNOTATION_UDP_IDLE_TIMEOUT,
   formatProblems,
+  LOCAL_ANNOTATIONS,
   type LoadBalancerOptions,
   type ParseResult,
   type Problem,
@@ -167,34 +167,41 @@ describe('parseLoadBalancerOptions', () => {
       ),
     );
     expect(p.every((x) => x.kind === 'annotation')).toBe(true);
+    // The declared annotations in declaration order, then unknown ones (the parser's order), then the pool.
     expect(p.map((x) => x.field)).toEqual([
-      'local.ccm-kit.io/algoritm',
-      ANNOTATION_POOL,
       ANNOTATION_ALGORITHM,
       ANNOTATION_HEALTH_CHECK_INTERVAL,
       ANNOTATION_CONNECT_TIMEOUT,
       ANNOTATION_SOURCE_RANGES,
+      'local.ccm-kit.io/algoritm',
+      ANNOTATION_POOL,
     ]);
     const text = formatProblems(p);
-    expect(text).toContain('local.ccm-kit.io/algoritm: unknown annotation');
+    expect(text).toContain(
+      'local.ccm-kit.io/algoritm: is unknown (did you mean local.ccm-kit.io/algorithm?)',
+    );
     expect(text).toContain('local.ccm-kit.io/pool: pool "team" is reserved for namespaces team');
     expect(text).toContain(
-      'local.ccm-kit.io/algorithm: must be round-robin or source-hash, got "least-conn"',
+      'local.ccm-kit.io/algorithm: "least-conn" is not one of "round-robin", "source-hash"',
     );
-    expect(text).toContain('local.ccm-kit.io/health-check-interval: 10ms is out of range (100ms..3600000ms)');
-    expect(text).toContain('local.ccm-kit.io/connect-timeout: invalid duration "forever"');
-    expect(text).toContain('local.ccm-kit.io/source-ranges: 10.0.0.1 is not valid');
+    expect(text).toContain(
+      'local.ccm-kit.io/health-check-interval: "10ms" is not a duration (e.g. 500ms, 2s, 1m30s) from 100ms to 1h',
+    );
+    expect(text).toContain('local.ccm-kit.io/connect-timeout: "forever" is not a duration');
+    expect(text).toContain('local.ccm-kit.io/source-ranges: "10.0.0.1" "10.0.0.1" is not a CIDR');
   });
 
   it('validates static addresses against the pool, families and policy', () => {
     const fields = (a: Record<string, string>, spec = {}) =>
       problems(parseLoadBalancerOptions(svc(a, spec), config)).map((p) => `${p.field}: ${p.message}`);
     expect(fields({ [ANNOTATION_IPS]: 'nope,127.0.9.1' })).toEqual([
-      `${ANNOTATION_IPS}: "nope" is not an IP address`,
+      `${ANNOTATION_IPS}: "nope,127.0.9.1" "nope" is not an IP address; expected comma-separated IP addresses, at most one per family`,
+    ]);
+    expect(fields({ [ANNOTATION_IPS]: '127.0.9.1' })).toEqual([
       `${ANNOTATION_IPS}: 127.0.9.1 is not in pool "global" (127.0.2.0/24, fd00:2::/120)`,
     ]);
     expect(fields({ [ANNOTATION_IPS]: '127.0.2.1,127.0.2.2' })).toEqual([
-      `${ANNOTATION_IPS}: lists more than one IPv4 address`,
+      `${ANNOTATION_IPS}: "127.0.2.1,127.0.2.2" lists more than one IPv4 address; expected comma-separated IP addresses, at most one per family`,
     ]);
     expect(fields({ [ANNOTATION_IPS]: '127.0.2.1,fd00:2::5' })).toEqual([
       `${ANNOTATION_IPS}: lists two addresses but ipFamilyPolicy is SingleStack`,
@@ -289,8 +296,8 @@ describe('parseLoadBalancerOptions', () => {
       ),
     );
     expect(formatProblems(p)).toBe(
-      'local.ccm-kit.io/udp-idle-timeout: 2h is out of range (100ms..3600000ms); ' +
-        'local.ccm-kit.io/proxy-protocol: must be v1 or v2, got "true"; ' +
+      'local.ccm-kit.io/proxy-protocol: "true" is not one of "v1", "v2"; ' +
+        'local.ccm-kit.io/udp-idle-timeout: "2h" is not a duration (e.g. 500ms, 2s, 1m30s) from 100ms to 1h; ' +
         'spec.healthCheckNodePort: is unset although externalTrafficPolicy is Local; the proxy checks nodes there',
     );
   });
@@ -303,7 +310,7 @@ describe('parseLoadBalancerOptions', () => {
   });
 
   it('documents every annotation under the prefix', () => {
-    expect(ANNOTATION_TABLE.map((a) => a.name).every((n) => n.startsWith('local.ccm-kit.io/'))).toBe(true);
-    expect(ANNOTATION_TABLE).toHaveLength(9);
+    expect(LOCAL_ANNOTATIONS.names.every((n) => n.startsWith('local.ccm-kit.io/'))).toBe(true);
+    expect(LOCAL_ANNOTATIONS.names).toHaveLength(9);
   });
 });

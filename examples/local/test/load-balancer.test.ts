@@ -1,3 +1,4 @@
+import { findError, InvalidAnnotationError } from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ServiceGoneError } from '../src/allocation-store.js';
@@ -107,10 +108,8 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
     );
     const err = await rejection(lb.ensureLoadBalancer('kubernetes', svc, nodes));
     expect(err.message).toBe(
-      'local: cannot create the load balancer of default/bad: local.ccm-kit.io/x: unknown annotation (known: ' +
-        'local.ccm-kit.io/pool, local.ccm-kit.io/ips, local.ccm-kit.io/algorithm, local.ccm-kit.io/health-check-interval, ' +
-        'local.ccm-kit.io/connect-timeout, local.ccm-kit.io/source-ranges, local.ccm-kit.io/proxy-protocol, ' +
-        'local.ccm-kit.io/udp-idle-timeout, local.ccm-kit.io/allocated-ips); ' +
+      'local: cannot create the load balancer of default/bad: local.ccm-kit.io/x: is unknown (did you mean ' +
+        'local.ccm-kit.io/ips?); ' +
         'local.ccm-kit.io/pool: pool "nope" does not exist (pools: global, spare)',
     );
     expect(recorder.events).toHaveLength(1);
@@ -126,6 +125,11 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
       },
     });
     expect(recorder.events[0]?.message).toContain('pool "nope" does not exist');
+    const invalid = findError(err, InvalidAnnotationError);
+    expect(invalid?.problems.map((p) => [p.annotation, p.value])).toEqual([
+      ['local.ccm-kit.io/x', '1'],
+      [ANNOTATION_POOL, 'nope'],
+    ]);
     expect(lb.ipam.size).toBe(0);
     expect(store.patches).toBe(0);
     expect(dataPlane.calls).toEqual([]);

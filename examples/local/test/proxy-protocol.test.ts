@@ -289,6 +289,6 @@ describe('PROXY protocol on loopback', () => {
   it('rejects an unknown version with the annotation named', async () => {
     await expect(
       lb.ensureLoadBalancer('kubernetes', service({ [ANNOTATION_PROXY_PROTOCOL]: 'v3' }), k8sNodes),
-    ).rejects.toThrow('local.ccm-kit.io/proxy-protocol: must be v1 or v2, got "v3"');
+    ).rejects.toThrow('local.ccm-kit.io/proxy-protocol: "v3" is not one of "v1", "v2"');
   });
 });

@@ -20,7 +20,7 @@ function tableRows(markdown: string): string[][] {
 }
 
 describe('README', () => {
-  it('shows the annotation table generated from ANNOTATION_TABLE', () => {
+  it('shows the annotation table generated from LOCAL_ANNOTATIONS', () => {
     const generated = tableRows(annotationTableMarkdown());
     const readmeRows = tableRows(readme);
     const start = readmeRows.findIndex((r) => r[0] === 'Annotation');
