@@ -5,15 +5,14 @@
  * service accounts with `--use-service-account-credentials`.
  */
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import { type ClientFactory, createClientFactory, type Logger, loadKubeConfig } from '@ccm-kit/runtime';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { type ClientFactory, createClientFactory, type KubeConfigLike, type Logger, loadKubeConfig } from '@ccm-kit/runtime';
 import { StartupError } from '../errors.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { anonymousKubeConfig, ServiceAccountClientBuilder } from './service-account-clients.js';
 
 /** The clients of one manager. */
 export interface ManagerClients {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   /** The manager's own identity: shared informers, leader election, events, the provider's `initialize`. */
   readonly root: ClientFactory;
   /** What controllers (and `initialize()`) build their clients from. */
@@ -30,11 +29,11 @@ export interface ManagerClients {
  */
 export function managerClients(
   config: CloudControllerManagerConfig,
-  given: KubeConfig | undefined,
+  given: KubeConfigLike | undefined,
   userAgent: string,
   logger: Logger,
 ): ManagerClients {
-  let kubeConfig: KubeConfig;
+  let kubeConfig: KubeConfigLike;
   try {
     kubeConfig = given ?? loadKubeConfig({ kubeconfig: config.kubeconfig, master: config.master });
   } catch (err) {

@@ -5,8 +5,13 @@
  * controllers under the migration lease. Losing a lease is fatal (upstream exits with `leaderelection lost`).
  * Without `--leader-elect`, the controllers simply run.
  */
-import { type EventRecorder, type LeaderCallbacks, LeaderElector, type Logger } from '@ccm-kit/runtime';
-import { CoordinationV1Api } from '@kubernetes/client-node';
+import {
+  CoordinationV1Client,
+  type EventRecorder,
+  type LeaderCallbacks,
+  LeaderElector,
+  type Logger,
+} from '@ccm-kit/runtime';
 import type { LeaderElectionConfig } from '../options/config.js';
 import type { ManagerClients } from './clients.js';
 import type { ManagerHealth } from './health.js';
@@ -120,7 +125,7 @@ function candidate(
 ): LeaderElector {
   const le = o.leaderElection;
   return new LeaderElector({
-    client: o.clients.root.client('leader-election', CoordinationV1Api),
+    client: o.clients.root.client('leader-election', CoordinationV1Client),
     lock: { namespace: le.resourceNamespace, name: leaseName },
     ...(identity ? { identity } : {}),
     leaseDurationMs: le.leaseDurationMs,

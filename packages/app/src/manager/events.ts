@@ -2,8 +2,14 @@
  * The app-level event recorder (component `cloud-controller-manager`), used for leader-election events:
  * logged and written to the API, as upstream's `EventBroadcaster` in `app.Run`.
  */
-import { coreV1EventSink, type ClientFactory, EventBroadcaster, type EventRecorder, type Logger } from '@ccm-kit/runtime';
-import { CoreV1Api } from '@kubernetes/client-node';
+import {
+  type ClientFactory,
+  CoreV1Client,
+  coreV1EventSink,
+  EventBroadcaster,
+  type EventRecorder,
+  type Logger,
+} from '@ccm-kit/runtime';
 
 /** The recorder and how to stop it. */
 export interface AppEvents {
@@ -15,7 +21,7 @@ export interface AppEvents {
 export function appEvents(clients: ClientFactory, logger: Logger): AppEvents {
   const broadcaster = new EventBroadcaster({ logger });
   broadcaster.startStructuredLogging(0, logger);
-  broadcaster.startRecordingToSink(coreV1EventSink(clients.client('cloud-controller-manager', CoreV1Api)));
+  broadcaster.startRecordingToSink(coreV1EventSink(clients.client('cloud-controller-manager', CoreV1Client)));
   return {
     recorder: broadcaster.newRecorder('cloud-controller-manager'),
     shutdown: (flushTimeoutMs) => broadcaster.shutdown(flushTimeoutMs),

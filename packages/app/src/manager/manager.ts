@@ -7,8 +7,14 @@
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
-import { createLogger, type HealthChecks, type Logger, setLogFormat, setVerbosity } from '@ccm-kit/runtime';
-import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  createLogger,
+  type HealthChecks,
+  type KubeConfigLike,
+  type Logger,
+  setLogFormat,
+  setVerbosity,
+} from '@ccm-kit/runtime';
 import type { FlagSet } from '../flags/flag-set.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configure, type FlagDefaults } from '../options/configure.js';
@@ -34,7 +40,7 @@ export interface StartOptions {
   /** The provider, bypassing the registry and `--cloud-provider`/`--cloud-config`. */
   cloud?: CloudProvider;
   /** The API server connection, bypassing `--kubeconfig`/`--master`/in-cluster. */
-  kubeConfig?: KubeConfig;
+  kubeConfig?: KubeConfigLike;
   /** Vendor controllers, added to the four built-ins and selected with `--controllers`. */
   controllers?: readonly ControllerDescriptor[];
   /** Vendor flag sets, parsed with the CCM's flags; their values appear in `config.flags`. */

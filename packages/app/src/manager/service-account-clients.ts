@@ -7,15 +7,18 @@
  * sent with these clients, only the service account's bearer token.
  */
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import { type ClientFactory, isAlreadyExists, isNotFound, type Logger } from '@ccm-kit/runtime';
 import {
-  type Configuration,
-  CoreV1Api,
-  createConfiguration,
-  KubeConfig,
-  type RequestContext,
-  ServerConfiguration,
-} from '@kubernetes/client-node';
+  type ClientFactory,
+  clientNode,
+  isAlreadyExists,
+  isNotFound,
+  isRawApiClient,
+  type KubeConfigLike,
+  type Logger,
+  type RawApiConfig,
+} from '@ccm-kit/runtime';
+// client-node's generated API is loaded (clientNode()) only when these clients are used.
+import type { Configuration, KubeConfig, RequestContext } from '@kubernetes/client-node';
 
 /** Token lifetime requested (upstream `defaultExpirationSeconds`). */
 export const TOKEN_EXPIRATION_SECONDS = 3600;
@@ -45,10 +48,10 @@ export interface ServiceAccountClientBuilderOptions {
  * A copy of `kc` keeping the cluster (server, CA, TLS settings) but no user credentials: no client
  * certificate, token or exec plugin (client-go `rest.AnonymousClientConfig`).
  */
-export function anonymousKubeConfig(kc: KubeConfig): KubeConfig {
+export function anonymousKubeConfig(kc: KubeConfigLike): KubeConfig {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
-  const out = new KubeConfig();
+  const out = new (clientNode().KubeConfig)();
   out.loadFromOptions({
     clusters: [cluster],
     users: [{ name: 'anonymous' }],
@@ -90,7 +93,7 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
   }
 
   async #requestToken(name: string): Promise<string> {
-    const core = this.#o.root.client('cloud-controller-manager', CoreV1Api);
+    const core = this.#o.root.client('cloud-controller-manager', clientNode().CoreV1Api);
     const ns = this.namespace;
     try {
       await core.readNamespacedServiceAccount({ name, namespace: ns });
@@ -121,6 +124,7 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
   /** A client-node `Configuration` whose requests carry `Authorization: Bearer <token of name>`. */
   configuration(name: string): Configuration {
     const anonymous = this.#o.anonymous;
+    const { createConfiguration, ServerConfiguration } = clientNode();
     return createConfiguration({
       baseServer: new ServerConfiguration(anonymous.transport.server, {}),
       authMethods: {
@@ -134,7 +138,16 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
     });
   }
 
-  /** A typed API client acting as service account `name` (cached per name and class). */
+  /** How raw clients (`CoreV1Client`, ...) acting as service account `name` send. */
+  rawConfig(name: string): RawApiConfig {
+    const anonymous = this.#o.anonymous;
+    return {
+      ...anonymous.rawConfig(name),
+      authenticate: async (req) => req.setHeaderParam('Authorization', `Bearer ${await this.token(name)}`),
+    };
+  }
+
+  /** A typed (or raw) API client acting as service account `name` (cached per name and class). */
   client<T>(name: string, api: new (...args: never[]) => T): T {
     if (!name) throw new Error('client name must not be empty');
     let byApi = this.#clients.get(name);
@@ -144,7 +157,9 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
     }
     let c = byApi.get(api) as T | undefined;
     if (c === undefined) {
-      c = new (api as unknown as new (cfg: Configuration) => T)(this.configuration(name));
+      c = isRawApiClient(api)
+        ? (new api(this.rawConfig(name)) as T)
+        : new (api as unknown as new (cfg: Configuration) => T)(this.configuration(name));
       byApi.set(api, c);
     }
     return c;
@@ -164,7 +179,7 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
     }
     const base = anonymousKubeConfig(this.#o.anonymous.kubeConfig);
     const cluster = base.getCurrentCluster()!;
-    const kc = new KubeConfig();
+    const kc = new (clientNode().KubeConfig)();
     kc.loadFromOptions({
       clusters: [cluster],
       users: [{ name, token: cached.token }],

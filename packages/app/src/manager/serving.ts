@@ -4,11 +4,9 @@
  * (health, metrics, configz, debug flags behind delegated authentication and authorization) and the webhook
  * port. New serving features (extra routes, features loaded only when their flags ask for them) belong here.
  */
-import type { HealthChecks, Logger } from '@ccm-kit/runtime';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { HealthChecks, KubeConfigLike, Logger } from '@ccm-kit/runtime';
 import { StartupError } from '../errors.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
-import { delegatedAuthFromConfig } from '../serving/delegated-auth-config.js';
 import { serviceRoutes } from '../serving/routes.js';
 import { type RunningServer, startSecureServer } from '../serving/secure-server.js';
 import { servingTlsOptions } from '../serving/serving-options.js';
@@ -28,7 +26,7 @@ export interface Serving {
 /** What {@link startServing} needs. */
 export interface ServingOptions {
   config: CloudControllerManagerConfig;
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeConfigLike;
   health: HealthChecks;
   webhooks: Readonly<Record<string, WebhookConfig>>;
   logger: Logger;
@@ -62,6 +60,8 @@ async function serveSecurely(o: ServingOptions): Promise<RunningServer | undefin
     return undefined;
   }
   const tls = await servingTlsOptions(s, '');
+  // Loaded only when serving (it may load client-node's generated API): fewer modules on the start path.
+  const { delegatedAuthFromConfig } = await import('../serving/delegated-auth-config.js');
   const { auth, clientCaPem } = await delegatedAuthFromConfig(o.config.auth, o.kubeConfig, o.logger);
   return startSecureServer({ ...tls, clientCaPem, auth, routes: serviceRoutes(o.health, o.config), logger: o.logger });
 }

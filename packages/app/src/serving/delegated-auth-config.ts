@@ -8,7 +8,7 @@
  *   unless `--authentication-tolerate-lookup-failure`.
  */
 import { readFile } from 'node:fs/promises';
-import { type Logger, loadKubeConfig } from '@ccm-kit/runtime';
+import { asClientNodeKubeConfig, type KubeConfigLike, type Logger, loadKubeConfig } from '@ccm-kit/runtime';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { StartupError } from '../errors.js';
 import type { AuthConfig } from '../options/config.js';
@@ -27,14 +27,15 @@ export const AUTHENTICATION_CONFIGMAP = {
  */
 export async function delegatedAuthFromConfig(
   auth: AuthConfig,
-  kubeConfig: KubeConfig,
+  kubeConfigLike: KubeConfigLike,
   logger: Logger,
 ): Promise<{ auth: DelegatedAuth; clientCaPem?: string }> {
+  const kubeConfig: KubeConfig = asClientNodeKubeConfig(kubeConfigLike);
   const authnKc = auth.authenticationKubeconfig
-    ? loadKubeConfig({ kubeconfig: auth.authenticationKubeconfig })
+    ? asClientNodeKubeConfig(loadKubeConfig({ kubeconfig: auth.authenticationKubeconfig }))
     : kubeConfig;
   const authzKc = auth.authorizationKubeconfig
-    ? loadKubeConfig({ kubeconfig: auth.authorizationKubeconfig })
+    ? asClientNodeKubeConfig(loadKubeConfig({ kubeconfig: auth.authorizationKubeconfig }))
     : kubeConfig;
   let clientCaPem: string | undefined;
   if (auth.clientCAFile) {

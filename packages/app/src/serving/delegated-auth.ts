@@ -13,7 +13,8 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { AuthenticationV1Api, AuthorizationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from '@ccm-kit/runtime';
+import type { AuthenticationV1Api, AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
 
 /** An authenticated user. */
 export interface UserInfo {
@@ -85,8 +86,9 @@ export class DelegatedAuth {
   readonly #alwaysAllow: Set<string>;
 
   constructor(readonly options: DelegatedAuthOptions) {
-    this.#authn = options.authenticationKubeConfig?.makeApiClient(AuthenticationV1Api);
-    this.#authz = options.authorizationKubeConfig?.makeApiClient(AuthorizationV1Api);
+    // client-node's generated API is loaded only when a kubeconfig is given (not for --secure-port=0).
+    this.#authn = options.authenticationKubeConfig?.makeApiClient(clientNode().AuthenticationV1Api);
+    this.#authz = options.authorizationKubeConfig?.makeApiClient(clientNode().AuthorizationV1Api);
     this.#alwaysAllow = new Set(options.alwaysAllowPaths);
   }
 

@@ -3,7 +3,10 @@
  * {@link nodeClientFromCoreV1Api} and {@link serviceStatusClientFromCoreV1Api} adapt client-node's
  * `CoreV1Api` (they set the strategic-merge-patch content type that client-node would otherwise get wrong).
  */
-import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
+import type { ConfigurationOptions, CoreV1Api, RequestContext, V1Node, V1Service } from '@kubernetes/client-node';
+// The light module of client-node's `Observable` (nothing but the class): importing the package's index would
+// evaluate its whole generated API on a CCM's hot path.
+import { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
 import { STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from '../well-known.js';
 
 /** Reads and patches Nodes. */
@@ -23,58 +26,52 @@ export interface ServiceStatusClient {
   patchServiceStatus(namespace: string, name: string, patch: object): Promise<V1Service>;
 }
 
-type ClientNode = typeof import('@kubernetes/client-node');
-let clientNode: Promise<ClientNode> | undefined;
-function loadClientNode(): Promise<ClientNode> {
-  clientNode ??= import('@kubernetes/client-node');
-  return clientNode;
+/** The `CoreV1Api` methods {@link nodeClientFromCoreV1Api} calls (the runtime's `CoreV1Client` has them too). */
+export type NodeApi = Pick<CoreV1Api, 'readNode' | 'patchNode'>;
+/** The `CoreV1Api` method {@link serviceStatusClientFromCoreV1Api} calls. */
+export type ServiceStatusApi = Pick<CoreV1Api, 'patchNamespacedServiceStatus'>;
+
+/** Per-call options running `edit` on the request (client-node's Observable middleware, merged with `append`). */
+function editRequest(edit: (ctx: RequestContext) => void): ConfigurationOptions {
+  return {
+    middleware: [
+      {
+        pre: (ctx: RequestContext) => {
+          edit(ctx);
+          return new Observable(Promise.resolve(ctx));
+        },
+        post: (rsp) => new Observable(Promise.resolve(rsp)),
+      },
+    ],
+    middlewareMergeStrategy: 'append',
+  } as ConfigurationOptions;
 }
+
+const strategicMergePatch = () =>
+  editRequest((ctx) => ctx.setHeaderParam('Content-Type', STRATEGIC_MERGE_PATCH_CONTENT_TYPE));
 
 /**
  * A {@link NodeClient} over client-node's `CoreV1Api`. `resourceVersion` is sent as a query parameter on
- * the GET. client-node is loaded on first use, so importing this package stays light.
+ * the GET.
  */
-export function nodeClientFromCoreV1Api(api: CoreV1Api): NodeClient {
+export function nodeClientFromCoreV1Api(api: NodeApi): NodeClient {
   return {
     async getNode(name, options) {
       const rv = options?.resourceVersion;
       if (rv === undefined) return api.readNode({ name });
-      const { Observable } = await loadClientNode();
-      return api.readNode(
-        { name },
-        {
-          middleware: [
-            {
-              pre: (ctx) => {
-                ctx.setQueryParam('resourceVersion', rv);
-                return new Observable(Promise.resolve(ctx));
-              },
-              post: (rsp) => new Observable(Promise.resolve(rsp)),
-            },
-          ],
-          middlewareMergeStrategy: 'append',
-        },
-      );
+      return api.readNode({ name }, editRequest((ctx) => ctx.setQueryParam('resourceVersion', rv)));
     },
     async patchNode(name, patch) {
-      const { setHeaderOptions } = await loadClientNode();
-      return api.patchNode(
-        { name, body: patch },
-        setHeaderOptions('Content-Type', STRATEGIC_MERGE_PATCH_CONTENT_TYPE),
-      );
+      return api.patchNode({ name, body: patch }, strategicMergePatch());
     },
   };
 }
 
 /** A {@link ServiceStatusClient} over client-node's `CoreV1Api`. */
-export function serviceStatusClientFromCoreV1Api(api: CoreV1Api): ServiceStatusClient {
+export function serviceStatusClientFromCoreV1Api(api: ServiceStatusApi): ServiceStatusClient {
   return {
     async patchServiceStatus(namespace, name, patch) {
-      const { setHeaderOptions } = await loadClientNode();
-      return api.patchNamespacedServiceStatus(
-        { namespace, name, body: patch },
-        setHeaderOptions('Content-Type', STRATEGIC_MERGE_PATCH_CONTENT_TYPE),
-      );
+      return api.patchNamespacedServiceStatus({ namespace, name, body: patch }, strategicMergePatch());
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   type CloudProvider,
   type Informer,
   type InstanceMetadata,
+  type NodeApi,
   type NodeClient,
   nodeClientFromCoreV1Api,
   retryOnConflict,
@@ -50,12 +51,15 @@ export const CLOUD_NODE_METRICS_NAME = 'cloud-node';
 /** Default `--node-status-update-frequency`, in ms (5 minutes). */
 export const DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_MS = 5 * 60_000;
 
+/** The Node calls of the controller. */
+export type CloudNodeApi = NodeApi & Pick<CoreV1Api, 'replaceNode' | 'patchNodeStatus'>;
+
 /** Construction options of {@link CloudNodeController}. Durations in milliseconds. */
 export interface CloudNodeControllerOptions {
   /** Shared informers; the controller uses `nodes()` (lister + add/update handlers). */
   informers: Pick<SharedInformers, 'nodes'>;
-  /** The `node-controller` API client. */
-  client: CoreV1Api;
+  /** The `node-controller` API client (client-node's `CoreV1Api` or the runtime's `CoreV1Client`). */
+  client: CloudNodeApi;
   /** The provider; must support InstancesV2 or Instances. */
   cloud: CloudProvider;
   /** Records the `Synced` event (component `cloud-node-controller`). */
@@ -106,7 +110,7 @@ function secondsSince(timestamp: unknown): number | undefined {
  */
 export class CloudNodeController {
   readonly #informer: Informer<V1Node>;
-  readonly #client: CoreV1Api;
+  readonly #client: CloudNodeApi;
   readonly #nodeClient: NodeClient;
   readonly #cloud: CloudProvider;
   readonly #recorder: EventRecorder;

@@ -9,6 +9,7 @@ import {
   addOrUpdateTaintOnNode,
   type CloudProvider,
   type Lister,
+  type NodeApi,
   type NodeClient,
   nodeClientFromCoreV1Api,
   removeTaintOffNode,
@@ -38,12 +39,15 @@ export const DELETE_NODE_EVENT = 'DeletingNode';
 /** Event reason when that delete fails. */
 export const DELETE_NODE_FAILED_EVENT = 'DeletingNodeFailed';
 
+/** The Node calls of the controller. */
+export type NodeLifecycleApi = NodeApi & Pick<CoreV1Api, 'deleteNode'>;
+
 /** Construction options of {@link CloudNodeLifecycleController}. Durations in milliseconds. */
 export interface CloudNodeLifecycleControllerOptions {
   /** Shared informers; only the Node **lister** is used (no handlers, no wait for sync, as upstream). */
   informers: Pick<SharedInformers, 'nodes'>;
-  /** The `node-controller` API client. */
-  client: CoreV1Api;
+  /** The `node-controller` API client (client-node's `CoreV1Api` or the runtime's `CoreV1Client`). */
+  client: NodeLifecycleApi;
   /** The provider; must support InstancesV2 or Instances. */
   cloud: CloudProvider;
   /** Records `DeletingNode` / `DeletingNodeFailed` (component `cloud-node-lifecycle-controller`). */
@@ -68,7 +72,7 @@ export interface CloudNodeLifecycleControllerOptions {
  */
 export class CloudNodeLifecycleController {
   readonly #lister: Lister<V1Node>;
-  readonly #client: CoreV1Api;
+  readonly #client: NodeLifecycleApi;
   readonly #nodeClient: NodeClient;
   readonly #cloud: CloudProvider;
   readonly #recorder: EventRecorder;

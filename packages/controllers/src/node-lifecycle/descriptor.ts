@@ -9,7 +9,7 @@ import {
   CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE,
   NODE_CONTROLLER_CLIENT_NAME,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Client } from '@ccm-kit/runtime';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { CloudNodeLifecycleController } from './controller.js';
@@ -22,7 +22,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     log.warn('Failed to start cloud node lifecycle controller', { err: NO_INSTANCES });
     return { started: false, reason: NO_INSTANCES };
   }
-  const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Api);
+  const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Client);
   return startWithEventRecorder(client, CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new CloudNodeLifecycleController({
       informers: ctx.informers,

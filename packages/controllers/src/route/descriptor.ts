@@ -8,8 +8,7 @@ import {
   ROUTE_CONTROLLER_CLIENT_NAME,
   ROUTE_CONTROLLER_EVENT_SOURCE,
 } from '@ccm-kit/cloud-provider';
-import { patchOptions } from '@ccm-kit/runtime';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Client, patchOptions } from '@ccm-kit/runtime';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { parseClusterCIDRs } from './cluster-cidrs.js';
@@ -42,7 +41,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       `routeReconciliationPeriodMs (--route-reconciliation-period) must be > 0 ms, got ${config.routeReconciliationPeriodMs}`,
     );
   }
-  const core = ctx.clients.client(nodeRouteController.clientName, CoreV1Api);
+  const core = ctx.clients.client(nodeRouteController.clientName, CoreV1Client);
   return startWithEventRecorder(core, ROUTE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new NodeRouteController({
       routes,

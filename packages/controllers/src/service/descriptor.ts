@@ -10,7 +10,7 @@ import {
   SERVICE_LB_CONTROLLER,
   serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Client } from '@ccm-kit/runtime';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { ServiceController } from './controller.js';
@@ -32,7 +32,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       `concurrentServiceSyncs (--concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`,
     );
   }
-  const core = ctx.clients.client(serviceLbController.clientName, CoreV1Api);
+  const core = ctx.clients.client(serviceLbController.clientName, CoreV1Client);
   return startWithEventRecorder(core, SERVICE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new ServiceController({
       cloud: ctx.cloud,

@@ -3,8 +3,13 @@
  * core/v1 Events through the controller's client (Nodes' events land in namespace `default`) plus a
  * structured log line per event. Shut down (flushing queued events) when the controller stops.
  */
-import { coreV1EventSink, EventBroadcaster, type EventRecorder, type Logger } from '@ccm-kit/runtime';
-import type { CoreV1Api } from '@kubernetes/client-node';
+import {
+  coreV1EventSink,
+  EventBroadcaster,
+  type EventClient,
+  type EventRecorder,
+  type Logger,
+} from '@ccm-kit/runtime';
 import type { ControllerStartResult } from '../context.js';
 
 /** What {@link startWithEventRecorder} runs: resolves when the controller has stopped. */
@@ -15,7 +20,7 @@ export type RunController = (recorder: EventRecorder) => Promise<void>;
  * flushed when the returned `done` settles, or at once if `start` throws (the error is rethrown).
  */
 export async function startWithEventRecorder(
-  client: CoreV1Api,
+  client: EventClient,
   component: string,
   log: Logger,
   start: RunController,

@@ -6,19 +6,17 @@
  */
 import { createRequire } from 'node:module';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import {
-  type Configuration,
-  createConfiguration,
-  KubeConfig,
-  ServerConfiguration,
-} from '@kubernetes/client-node';
+import type { Configuration, KubeConfig } from '@kubernetes/client-node';
 import type { Response } from 'undici';
+import { clientNode } from './client-node-parts.js';
+import type { KubeConfigLike } from './lean-kubeconfig.js';
+import { isRawApiClient, type RawApiConfig } from './raw-api.js';
 import { type RawRequestOptions, RestTransport } from './transport.js';
 
 /** Options of {@link createClientFactory}. */
 export interface ClientFactoryOptions {
-  /** Where to connect and how to authenticate (see `loadKubeConfig`). */
-  kubeConfig: KubeConfig;
+  /** Where to connect and how to authenticate (see `loadKubeConfig`; client-node's `KubeConfig` works too). */
+  kubeConfig: KubeConfigLike;
   /** Shared client-side limit in requests per second (`--kube-api-qps`, default 20); negative disables. */
   qps?: number;
   /** Shared burst (`--kube-api-burst`, default 30). */
@@ -51,14 +49,14 @@ export const defaultUserAgent = `ccm-kit/${packageVersion()} (${process.platform
 type ApiConstructor<T> = new (...args: never[]) => T;
 
 export class ClientFactory implements ControllerClientBuilder {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   readonly transport: RestTransport;
   readonly baseUserAgent: string;
   readonly #clients = new Map<string, Map<ApiConstructor<unknown>, unknown>>();
 
   /** Prefer {@link createClientFactory}. */
   constructor(opts: ClientFactoryOptions) {
-    if (typeof (opts.kubeConfig as Partial<KubeConfig> | undefined)?.getCurrentCluster !== 'function') {
+    if (typeof (opts.kubeConfig as Partial<KubeConfigLike> | undefined)?.getCurrentCluster !== 'function') {
       throw new TypeError('kubeConfig: a KubeConfig is required');
     }
     const contentType = opts.contentType ?? 'application/json';
@@ -87,10 +85,13 @@ export class ClientFactory implements ControllerClientBuilder {
     return name ? `${this.baseUserAgent}/${name}` : this.baseUserAgent;
   }
 
-  /** A copy of the KubeConfig (same cluster, user and context). The name is not encoded in it. */
+  /**
+   * A copy of the KubeConfig as client-node's `KubeConfig` (same clusters, users and contexts; loads
+   * client-node). The name is not encoded in it.
+   */
   config(name: string): KubeConfig {
     checkName(name);
-    const kc = new KubeConfig();
+    const kc = new (clientNode().KubeConfig)();
     kc.loadFromOptions({
       clusters: [...this.kubeConfig.getClusters()],
       users: [...this.kubeConfig.getUsers()],
@@ -100,17 +101,29 @@ export class ClientFactory implements ControllerClientBuilder {
     return kc;
   }
 
-  /** A client-node `Configuration` for the named client, sending through the shared transport. */
+  /** A client-node `Configuration` for the named client, sending through the shared transport (loads client-node). */
   configuration(name: string): Configuration {
+    const { createConfiguration, ServerConfiguration } = clientNode();
     return createConfiguration({
       baseServer: new ServerConfiguration(this.transport.server, {}),
-      authMethods: { default: this.kubeConfig },
+      authMethods: { default: this.kubeConfig as KubeConfig },
       httpApi: this.transport.httpLibrary(this.userAgent(name)),
     });
   }
 
+  /** How raw clients ({@link CoreV1Client}, {@link CoordinationV1Client}) of the named client send. */
+  rawConfig(name: string): RawApiConfig {
+    const userAgent = this.userAgent(name);
+    return {
+      server: this.transport.server,
+      authenticate: (req) => this.kubeConfig.applySecurityAuthentication(req),
+      send: (req) => this.transport.send(req, userAgent),
+    };
+  }
+
   /**
-   * A typed API client for the named client, e.g. `factory.client('node-controller', CoreV1Api)`.
+   * A typed API client for the named client, e.g. `factory.client('node-controller', CoreV1Api)`, or
+   * a raw one (`CoreV1Client`, `CoordinationV1Client`, which do not load client-node's generated API).
    * Clients are cached per name and class.
    */
   client<T>(name: string, api: ApiConstructor<T>): T {
@@ -122,7 +135,9 @@ export class ClientFactory implements ControllerClientBuilder {
     }
     let c = byApi.get(api) as T | undefined;
     if (c === undefined) {
-      c = new (api as unknown as new (cfg: Configuration) => T)(this.configuration(name));
+      c = isRawApiClient(api)
+        ? (new api(this.rawConfig(name)) as T)
+        : new (api as unknown as new (cfg: Configuration) => T)(this.configuration(name));
       byApi.set(api, c);
     }
     return c;

@@ -1,8 +1,12 @@
+export { clientNode } from './client-node-parts.js';
 export * from './errors.js';
 export * from './factory.js';
 export * from './kubeconfig.js';
+export * from './lean-kubeconfig.js';
 export * from './metrics.js';
 export * from './patch.js';
 export * from './rate-limiter.js';
+export * from './raw-api.js';
+export * from './raw-request.js';
 export * from './time.js';
 export * from './transport.js';

@@ -9,7 +9,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type Cluster, KubeConfig } from '@kubernetes/client-node';
+import type { Cluster } from '@kubernetes/client-node';
+import { LeanKubeConfig } from './lean-kubeconfig.js';
 import { createLogger } from '../logging.js';
 
 const log = createLogger('kubeconfig');
@@ -29,14 +30,15 @@ export interface LoadKubeConfigOptions {
 const saTokenPath = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /**
- * Loads a KubeConfig from flags, as described in the module docs.
+ * Loads a KubeConfig from flags, as described in the module docs. The result is a {@link LeanKubeConfig}
+ * (client-node's `KubeConfig` semantics without loading its generated API; `toKubeConfig()` converts).
  * @throws Error naming the flag when the kubeconfig file cannot be read, `master` is not an
  *   http(s) URL, or no configuration is available at all.
  */
-export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): KubeConfig {
+export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): LeanKubeConfig {
   const env = opts.env ?? process.env;
   const prefix = opts.inClusterPathPrefix ?? '';
-  const kc = new KubeConfig();
+  const kc = new LeanKubeConfig();
   if (opts.master !== undefined && opts.master !== '') {
     let u: URL;
     try {
@@ -104,12 +106,12 @@ function restore(name: string, value: string | undefined): void {
 }
 
 /** `$KUBECONFIG` (first file, others merged) or `~/.kube/config`; false when neither exists. */
-function loadDefaultFiles(kc: KubeConfig, env: NodeJS.ProcessEnv): boolean {
+function loadDefaultFiles(kc: LeanKubeConfig, env: NodeJS.ProcessEnv): boolean {
   const files = (env.KUBECONFIG ?? '').split(path.delimiter).filter((f) => f !== '' && fs.existsSync(f));
   if (files.length > 0) {
     kc.loadFromFile(files[0] as string);
     for (const f of files.slice(1)) {
-      const other = new KubeConfig();
+      const other = new LeanKubeConfig();
       other.loadFromFile(f);
       kc.mergeConfig(other, true);
     }
@@ -124,7 +126,7 @@ function loadDefaultFiles(kc: KubeConfig, env: NodeJS.ProcessEnv): boolean {
   return false;
 }
 
-function replaceCluster(kc: KubeConfig, name: string, update: (c: Cluster) => Cluster): void {
+function replaceCluster(kc: LeanKubeConfig, name: string, update: (c: Cluster) => Cluster): void {
   kc.loadFromOptions({
     clusters: kc.getClusters().map((c) => (c.name === name ? update(c) : c)),
     users: kc.getUsers(),
@@ -133,7 +135,7 @@ function replaceCluster(kc: KubeConfig, name: string, update: (c: Cluster) => Cl
   });
 }
 
-function overrideServer(kc: KubeConfig, master: string): void {
+function overrideServer(kc: LeanKubeConfig, master: string): void {
   const cur = kc.getCurrentCluster();
   if (!cur) return;
   replaceCluster(kc, cur.name, (c) => ({ ...c, server: master }));
@@ -143,7 +145,7 @@ function overrideServer(kc: KubeConfig, master: string): void {
  * client-node refuses `http://` servers unless `skipTLSVerify` is set, although there is no TLS to
  * verify; set it so plain-HTTP servers (test fakes, in-cluster ports 80/8080/8001) work.
  */
-function allowPlainHttp(kc: KubeConfig): void {
+function allowPlainHttp(kc: LeanKubeConfig): void {
   const cur = kc.getCurrentCluster();
   if (cur?.server.startsWith('http:') && !cur.skipTLSVerify) {
     replaceCluster(kc, cur.name, (c) => ({ ...c, skipTLSVerify: true }));

@@ -4,12 +4,8 @@
  * be Observable-style and merged with the `append` strategy, or the client's own middleware is
  * dropped; these helpers do both.
  */
-import {
-  type ConfigurationOptions,
-  Observable,
-  PatchStrategy,
-  type RequestContext,
-} from '@kubernetes/client-node';
+import type { ConfigurationOptions, RequestContext } from '@kubernetes/client-node';
+import { Observable, PatchStrategy } from './client-node-parts.js';
 
 /** The four PATCH flavours: merge (RFC 7386), strategic merge, JSON Patch (RFC 6902) and server-side apply. */
 export type PatchKind = 'merge' | 'strategic' | 'json' | 'apply';

@@ -7,7 +7,7 @@
  * generated types say `Date`, and informer objects carry every timestamp as a string, so read any
  * timestamp through {@link parseTime}.
  */
-import { V1MicroTime } from '@kubernetes/client-node';
+import { V1MicroTime } from './client-node-parts.js';
 
 /** The current time as a `V1MicroTime` (serialises as `2006-01-02T15:04:05.000000Z`). */
 export function microTimeNow(): V1MicroTime {

@@ -14,16 +14,12 @@
  * exec plugins); only the dispatcher it creates is replaced by the shared one.
  */
 import * as fs from 'node:fs';
-import {
-  type HttpLibrary,
-  type HttpMethod,
-  type KubeConfig,
-  RequestContext,
-  ResponseContext,
-  wrapHttpLibrary,
-} from '@kubernetes/client-node';
+import type { HttpLibrary, RequestContext } from '@kubernetes/client-node';
 import { Agent, buildConnector, type Dispatcher, fetch, ProxyAgent, type Response } from 'undici';
 import { createLogger } from '../logging.js';
+import { clientNode } from './client-node-parts.js';
+import type { KubeConfigLike } from './lean-kubeconfig.js';
+import { RawRequest, type TransportRequest } from './raw-request.js';
 import {
   restClientRateLimiterDuration,
   restClientRequestDuration,
@@ -81,7 +77,7 @@ function readData(file?: string, data?: string): Buffer | undefined {
 }
 
 export class RestTransport {
-  readonly kubeConfig: KubeConfig;
+  readonly kubeConfig: KubeConfigLike;
   /** `host:port` of the API server, the `host` label of the metrics. */
   readonly host: string;
   readonly server: string;
@@ -96,7 +92,7 @@ export class RestTransport {
    * @throws Error when the KubeConfig has no current cluster, or RangeError naming `qps`, `burst`
    *   or `timeoutMs` when invalid.
    */
-  constructor(kubeConfig: KubeConfig, opts: RestTransportOptions) {
+  constructor(kubeConfig: KubeConfigLike, opts: RestTransportOptions) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeConfig: no current cluster');
     if (!Number.isFinite(opts.timeoutMs) || opts.timeoutMs < 0) {
@@ -167,7 +163,7 @@ export class RestTransport {
    * @throws the abort reason when cancelled or timed out; {@link TransportError} when no response came;
    *   whatever the write guard throws when it refuses the request.
    */
-  async send(ctx: RequestContext, userAgent: string, watch = false): Promise<Response> {
+  async send(ctx: TransportRequest, userAgent: string, watch = false): Promise<Response> {
     if (this.#closed) throw new Error('RestTransport: closed');
     const method = ctx.getHttpMethod().toString();
     const headers = ctx.getHeaders();
@@ -220,10 +216,11 @@ export class RestTransport {
     }
   }
 
-  /** A client-node `HttpLibrary` sending through this transport with the given user agent. */
+  /** A client-node `HttpLibrary` sending through this transport with the given user agent (loads client-node). */
   httpLibrary(userAgent: string): HttpLibrary {
+    const { wrapHttpLibrary, ResponseContext } = clientNode();
     return wrapHttpLibrary({
-      send: async (ctx) => {
+      send: async (ctx: RequestContext) => {
         const resp = await this.send(ctx, userAgent);
         const headers: Record<string, string> = {};
         resp.headers.forEach((v, k) => {
@@ -247,7 +244,7 @@ export class RestTransport {
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v !== undefined) url.searchParams.set(k, String(v));
     }
-    const ctx = new RequestContext(url.toString(), (opts.method ?? 'GET') as HttpMethod);
+    const ctx = new RawRequest(url.toString(), opts.method ?? 'GET');
     await this.kubeConfig.applySecurityAuthentication(ctx);
     for (const [k, v] of Object.entries(opts.headers ?? {})) ctx.setHeaderParam(k, v);
     if (opts.body !== undefined) ctx.setBody(opts.body);

@@ -3,17 +3,17 @@
  * `createNamespacedEvent`, and `patchNamespacedEvent` sent as a strategic merge patch (client-node's
  * default PATCH content type is JSON Patch, which the API server would reject for an object body).
  */
-import { type CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { patchOptions } from '../client/patch.js';
 import type { EventSink } from './types.js';
 
+/** The two Event calls of the sink (client-node's `CoreV1Api` and the runtime's `CoreV1Client` satisfy it). */
+export type EventClient = Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
+
 /** An {@link EventSink} writing core/v1 Events with `api`. */
-export function coreV1EventSink(api: CoreV1Api): EventSink {
+export function coreV1EventSink(api: EventClient): EventSink {
   return {
     create: (namespace, event) => api.createNamespacedEvent({ namespace, body: event }),
-    patch: (namespace, name, body) =>
-      api.patchNamespacedEvent(
-        { namespace, name, body },
-        setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
-      ),
+    patch: (namespace, name, body) => api.patchNamespacedEvent({ namespace, name, body }, patchOptions('strategic')),
   };
 }

@@ -3,7 +3,7 @@
  * implementation: a raw paged LIST and a raw WATCH stream read line by line, both through the
  * shared client transport so they reuse connections and count in the QPS limiter and metrics.
  */
-import { ApiException } from '@kubernetes/client-node';
+import { ApiException } from '../client/client-node-parts.js';
 import type { Response } from 'undici';
 import type { ClientFactory } from '../client/factory.js';
 

@@ -4,7 +4,7 @@
  * `apiVersion`/`kind`). The informer turns both into plain JSON with `apiVersion` and `kind` set,
  * then applies the transform (by default stripping `metadata.managedFields`).
  */
-import { V1MicroTime } from '@kubernetes/client-node';
+import { V1MicroTime } from '../client/client-node-parts.js';
 
 /** A function applied to every object before it is cached (client-go `TransformFunc`). It may mutate its argument. */
 export type TransformFunc<T = unknown> = (obj: Record<string, unknown>) => T;

@@ -1,0 +1,166 @@
+/**
+ * Raw-JSON API clients for the writes the controllers and the runtime make: the same methods, request
+ * objects, per-call options and HTTP requests as client-node's `CoreV1Api`/`CoordinationV1Api`, without
+ * its generated API tree or the `ObjectSerializer` round trip of every body (decision 0031). Bodies are
+ * `JSON.stringify`'d as given (a `V1MicroTime` prints its 6 fraction digits through `toISOString`), so
+ * fields client-node's models do not know are kept rather than dropped; responses are the server's JSON
+ * (timestamps as strings, as informer objects). Errors are client-node's `ApiException` (`code`, `body`
+ * = the response text, `headers`).
+ *
+ * `ClientFactory.client(name, CoreV1Client)` builds one over the shared transport; vendors who want the
+ * whole typed API keep using `client(name, CoreV1Api)`.
+ */
+import type {
+  ConfigurationOptions,
+  CoordinationV1Api,
+  CoreV1Api,
+  CoreV1Event,
+  V1Lease,
+  V1Node,
+  V1Service,
+  V1Status,
+} from '@kubernetes/client-node';
+import type { Response } from 'undici';
+import { ApiException } from './client-node-parts.js';
+import { RawRequest } from './raw-request.js';
+
+/** How a raw client reaches the API server. */
+export interface RawApiConfig {
+  /** Base URL of the API server, without a trailing slash. */
+  readonly server: string;
+  /** Adds the credentials to a request. */
+  authenticate(req: RawRequest): Promise<void>;
+  /** Sends a prepared request (limiter, user agent, timeout, metrics). */
+  send(req: RawRequest): Promise<Response>;
+}
+
+/** Marks the classes `ClientFactory.client()` builds from a {@link RawApiConfig}. */
+export const rawApiClient: unique symbol = Symbol.for('ccm-kit.rawApiClient');
+
+/** True for a raw client class such as {@link CoreV1Client}. */
+export function isRawApiClient(api: unknown): api is new (config: RawApiConfig) => unknown {
+  return typeof api === 'function' && (api as unknown as Record<symbol, unknown>)[rawApiClient] === true;
+}
+
+type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Params = { name?: string; namespace?: string; body?: unknown } & Record<string, unknown>;
+
+/** The optional query parameters of these calls, in the generated client's order. */
+const queryParams = [
+  'pretty',
+  'dryRun',
+  'fieldManager',
+  'fieldValidation',
+  'force',
+  'gracePeriodSeconds',
+  'ignoreStoreReadErrorWithClusterBreakingPotential',
+  'orphanDependents',
+  'propagationPolicy',
+] as const;
+
+/** client-node's generated default for PATCH bodies (its first preferred media type); callers override it. */
+const defaultPatchContentType = 'application/json-patch+json';
+
+abstract class RawApi {
+  static readonly [rawApiClient] = true;
+  readonly #config: RawApiConfig;
+
+  constructor(config: RawApiConfig) {
+    this.#config = config;
+  }
+
+  protected async call<T>(method: Verb, path: string, params: Params, options?: ConfigurationOptions): Promise<T> {
+    const req = new RawRequest(this.#config.server + path, method);
+    for (const k of queryParams) {
+      if (params[k] !== undefined) req.setQueryParam(k, String(params[k]));
+    }
+    await this.#config.authenticate(req);
+    req.setHeaderParam('Accept', 'application/json, */*;q=0.8');
+    // As the generated client: every call but GET declares a content type, even a DELETE without options.
+    if (method !== 'GET') req.setHeaderParam('Content-Type', method === 'PATCH' ? defaultPatchContentType : 'application/json');
+    if (params.body !== undefined) req.setBody(JSON.stringify(params.body));
+    for (const mw of options?.middleware ?? []) await mw.pre(req as never).toPromise();
+    const resp = await this.#config.send(req);
+    const text = await resp.text();
+    if (resp.status < 200 || resp.status > 299) {
+      const headers: Record<string, string> = {};
+      resp.headers.forEach((v, k) => {
+        headers[k] = v;
+      });
+      let message = text;
+      try {
+        message = (JSON.parse(text) as { message?: string }).message ?? text;
+      } catch {
+        // not a Status
+      }
+      throw new ApiException(resp.status, `${method} ${path}: HTTP ${resp.status}: ${message}`, text, headers);
+    }
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+}
+
+const seg = encodeURIComponent;
+type P<M extends (...a: never[]) => unknown> = Parameters<M>[0];
+
+/**
+ * The core/v1 calls ccm-kit makes (Nodes, Service status, Events), with `CoreV1Api`'s signatures.
+ * `ClientFactory.client(name, CoreV1Client)` builds one.
+ */
+export class CoreV1Client extends RawApi {
+  /** `GET /api/v1/nodes/{name}`. */
+  readNode(p: P<CoreV1Api['readNode']>, o?: ConfigurationOptions): Promise<V1Node> {
+    return this.call('GET', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+  }
+  /** `PUT /api/v1/nodes/{name}` (the status is ignored by the server). */
+  replaceNode(p: P<CoreV1Api['replaceNode']>, o?: ConfigurationOptions): Promise<V1Node> {
+    return this.call('PUT', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+  }
+  /** `PATCH /api/v1/nodes/{name}`; set the content type with `patchOptions`. */
+  patchNode(p: P<CoreV1Api['patchNode']>, o?: ConfigurationOptions): Promise<V1Node> {
+    return this.call('PATCH', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+  }
+  /** `PATCH /api/v1/nodes/{name}/status`. */
+  patchNodeStatus(p: P<CoreV1Api['patchNodeStatus']>, o?: ConfigurationOptions): Promise<V1Node> {
+    return this.call('PATCH', `/api/v1/nodes/${seg(p.name)}/status`, p as Params, o);
+  }
+  /** `DELETE /api/v1/nodes/{name}`. */
+  deleteNode(p: P<CoreV1Api['deleteNode']>, o?: ConfigurationOptions): Promise<V1Status> {
+    return this.call('DELETE', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+  }
+  /** `PATCH /api/v1/namespaces/{namespace}/services/{name}/status`. */
+  patchNamespacedServiceStatus(
+    p: P<CoreV1Api['patchNamespacedServiceStatus']>,
+    o?: ConfigurationOptions,
+  ): Promise<V1Service> {
+    return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}/status`, p as Params, o);
+  }
+  /** `POST /api/v1/namespaces/{namespace}/events`. */
+  createNamespacedEvent(p: P<CoreV1Api['createNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
+    return this.call('POST', `/api/v1/namespaces/${seg(p.namespace)}/events`, p as Params, o);
+  }
+  /** `PATCH /api/v1/namespaces/{namespace}/events/{name}`. */
+  patchNamespacedEvent(p: P<CoreV1Api['patchNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
+    return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/events/${seg(p.name)}`, p as Params, o);
+  }
+}
+
+/** The coordination.k8s.io/v1 Lease calls of leader election, with `CoordinationV1Api`'s signatures. */
+export class CoordinationV1Client extends RawApi {
+  /** `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
+  readNamespacedLease(p: P<CoordinationV1Api['readNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+    return this.call('GET', leasePath(p.namespace, p.name), p as Params, o);
+  }
+  /** `POST /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases`. */
+  createNamespacedLease(p: P<CoordinationV1Api['createNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+    return this.call('POST', leasePath(p.namespace), p as Params, o);
+  }
+  /** `PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
+  replaceNamespacedLease(p: P<CoordinationV1Api['replaceNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+    return this.call('PUT', leasePath(p.namespace, p.name), p as Params, o);
+  }
+}
+
+function leasePath(namespace: string, name?: string): string {
+  const base = `/apis/coordination.k8s.io/v1/namespaces/${seg(namespace)}/leases`;
+  return name === undefined ? base : `${base}/${seg(name)}`;
+}
