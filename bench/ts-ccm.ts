@@ -8,9 +8,14 @@
  * `FAKEBENCH_COUNTERS_INTERVAL_MS` (default 1000) and at exit), `FAKEBENCH_STATE_FILE` (the cloud's
  * state, loaded at start and saved at exit), and the fake's own variables (see bench/fakebench.ts).
  */
-import { runCloudControllerManager } from '@ccm-kit/app';
-import { registerCloudProvider } from '@ccm-kit/cloud-provider';
-import { FakeBench, PROVIDER_NAME } from './fakebench.ts';
+import { enableCompileCache } from 'node:module';
+
+// As the examples' binaries: Node's on-disk compile cache for every module loaded after this line (static
+// imports would be compiled before it runs).
+enableCompileCache();
+const { runCloudControllerManager } = await import('@ccm-kit/app');
+const { registerCloudProvider } = await import('@ccm-kit/cloud-provider');
+const { FakeBench, PROVIDER_NAME } = await import('./fakebench.ts');
 
 const fake = FakeBench.fromEnv();
 registerCloudProvider(PROVIDER_NAME, () => fake);

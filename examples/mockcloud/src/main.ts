@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // The provider's binary: register the provider, then hand over to ccm-kit's cloud-controller-manager
 // with the vendor controller added (enable it with --controllers=*,mockcloud-tagger-controller).
-import { runCloudControllerManager } from '@ccm-kit/app';
-import { register } from './provider/cloud.js';
-import { taggerController } from './tagger/descriptor.js';
+import { enableCompileCache } from 'node:module';
+
+// Node's compile cache (docs/operations.md, "Start-up"); it must run before the modules below load.
+enableCompileCache();
+const { runCloudControllerManager } = await import('@ccm-kit/app');
+const { register } = await import('./provider/cloud.js');
+const { taggerController } = await import('./tagger/descriptor.js');
 
 register();
 await runCloudControllerManager({
