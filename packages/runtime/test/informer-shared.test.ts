@@ -193,6 +193,43 @@ describe('SharedInformer', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(280);
   });
 
+  it('relists at once after 410 instead of backing off', async () => {
+    const { lw, inf, ac } = setup({ backoff: { initialMs: 1000, maxMs: 1000, jitter: 0 } });
+    void inf.run(ac.signal);
+    const w1 = await lw.nextWatch();
+    const t0 = performance.now();
+    w1.send('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' });
+    await lw.nextWatch(2);
+    expect(lw.lists).toHaveLength(2);
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+
+  it('after losing the server, retries as soon as it answers again (waitForServer), and the backoff starts over', async () => {
+    const { lw, inf, ac } = setup({ backoff: { initialMs: 10_000, maxMs: 10_000, jitter: 0 } });
+    const waits: number[] = [];
+    let wake: (() => void) | undefined;
+    lw.waitForServer = (ms, signal) => {
+      waits.push(ms);
+      return new Promise<void>((resolve) => {
+        wake = resolve;
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    };
+    void inf.run(ac.signal);
+    const w1 = await lw.nextWatch();
+    w1.fail(Object.assign(new TypeError('terminated'), { cause: { code: 'UND_ERR_SOCKET' } })); // no HTTP status
+    await until(() => waits.length === 1);
+    expect(lw.watches).toHaveLength(1);
+    wake?.(); // the server answered
+    const w2 = await lw.nextWatch(2);
+    // A watch that delivered events and closed normally re-opens at once, without waiting.
+    w2.send('ADDED', nodeObj('a', '6'));
+    w2.end();
+    const w3 = await lw.nextWatch(3);
+    expect(waits).toEqual([10_000]);
+    expect(w3.req.resourceVersion).toBe('6');
+  });
+
   it('retries a failing LIST forever with backoff until it succeeds', async () => {
     const { lw, inf, ac } = setup();
     let n = 0;

@@ -8,5 +8,6 @@ export * from './patch.js';
 export * from './rate-limiter.js';
 export * from './raw-api.js';
 export * from './raw-request.js';
+export * from './server-answers.js';
 export * from './time.js';
 export * from './transport.js';

@@ -20,6 +20,7 @@ import { createLogger } from '../logging.js';
 import { clientNode } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { RawRequest, type TransportRequest } from './raw-request.js';
+import { ServerAnswers } from './server-answers.js';
 import {
   restClientRateLimiterDuration,
   restClientRequestDuration,
@@ -82,6 +83,8 @@ export class RestTransport {
   readonly host: string;
   readonly server: string;
   readonly limiter: ClientRateLimiter | undefined;
+  /** Whether the server answers; reflectors wait on it after losing the server. */
+  readonly answers: ServerAnswers;
   readonly #opts: RestTransportOptions;
   readonly #dispatcher: Dispatcher | undefined;
   #writeGuard: ((method: string, url: URL) => AbortSignal | undefined) | undefined;
@@ -105,6 +108,11 @@ export class RestTransport {
     this.server = cluster.server.replace(/\/+$/, '');
     this.host = new URL(this.server).host;
     this.limiter = opts.qps > 0 ? new ClientRateLimiter(opts.qps, opts.burst) : undefined;
+    this.answers = new ServerAnswers(async (signal) => {
+      const resp = await this.request('/readyz', 'ccm-kit-server-probe', { signal });
+      await resp.body?.cancel();
+      return resp.status;
+    });
 
     const user = kubeConfig.getCurrentUser();
     const tlsOpts: buildConnector.BuildOptions = {
@@ -199,6 +207,7 @@ export class RestTransport {
         ...(dispatcher ? { dispatcher } : {}),
       });
       restClientRequestsTotal.inc({ code: String(resp.status), host: this.host, method });
+      this.answers.answered(resp.status);
       restClientRequestDuration.observe(
         { verb: method, host: this.host },
         (performance.now() - start) / 1000,
@@ -211,6 +220,7 @@ export class RestTransport {
         (performance.now() - start) / 1000,
       );
       if (signal?.aborted) throw signal.reason;
+      this.answers.unreachable();
       const cause = (err as { cause?: Error }).cause;
       throw new TransportError(`${method} ${ctx.getUrl()}: ${cause?.message ?? (err as Error).message}`, err);
     }
@@ -256,6 +266,7 @@ export class RestTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.answers.close();
     await this.#dispatcher?.destroy().catch(() => undefined);
   }
 }

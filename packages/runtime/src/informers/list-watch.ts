@@ -52,6 +52,11 @@ export interface ListerWatcher {
    */
   readonly plainJson?: boolean;
   list(req: ListRequest): Promise<ListPage>;
+  /**
+   * Optional: waits `ms`, or less when the API server answers again after requests got no response (the
+   * transport's `ServerAnswers`). Reflectors use it to back off after losing the server.
+   */
+  waitForServer?(ms: number, signal: AbortSignal): Promise<void>;
   /** Events until the server closes the stream (normal end) or an error is thrown. */
   watch(req: WatchRequest): AsyncIterable<WatchEvent>;
 }
@@ -129,6 +134,9 @@ export function restListerWatcher(clients: ClientFactory, opts: RestListerWatche
     },
     watch(req) {
       return watchStream(clients, name, opts.path, selectors, req, inactivityMs);
+    },
+    waitForServer(ms, signal) {
+      return clients.transport.answers.waitForServer(ms, signal);
     },
   };
 }

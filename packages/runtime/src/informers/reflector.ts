@@ -3,12 +3,15 @@
  * - a paged LIST (`limit`, `continue`; a continue token that expires restarts the list unpaged);
  * - then WATCH from the list's resourceVersion with bookmarks and a random 5–10 min
  *   `timeoutSeconds`; a watch the server ends normally is re-opened at once from the last version;
- * - on 410 Gone / "too old resource version" it relists; on any other error, or a silent watch, it
- *   retries the watch after an exponential, jittered backoff (800 ms .. 30 s); a failed LIST is
- *   retried the same way. It never gives up until the signal aborts.
+ * - on 410 Gone / "too old resource version" it relists at once; on any other error, or a silent watch,
+ *   it retries the watch after an exponential, jittered backoff (800 ms .. 30 s); a failed LIST is
+ *   retried the same way. When the failure got no answer from the server (connection refused or reset,
+ *   a silent watch), the backoff ends early as soon as the server answers again (`waitForServer`), and
+ *   the backoff starts over after every successful LIST or watch (decision 0032). It never gives up
+ *   until the signal aborts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isGone } from '../client/errors.js';
+import { isGone, statusCode } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
 import { ReconnectBackoff, type ReconnectBackoffOptions } from './backoff.js';
 import { type ListerWatcher, type ListPage, type WatchEvent, WatchInactivityError } from './list-watch.js';
@@ -47,6 +50,7 @@ export class Reflector {
   readonly #minWatchTimeoutMs: number;
   readonly #backoff: ReconnectBackoff;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #customSleep: boolean;
   readonly #log: Logger;
   #resourceVersion = '';
   #needList = true;
@@ -64,6 +68,7 @@ export class Reflector {
       throw new RangeError(`minWatchTimeoutMs must be >= 1000, got ${this.#minWatchTimeoutMs}`);
     this.#backoff = new ReconnectBackoff(opts.backoff);
     this.#sleep = opts.sleep ?? ((ms, signal) => sleep(ms, undefined, { signal }));
+    this.#customSleep = opts.sleep !== undefined;
     this.#log = createLogger('reflector').with({ resource: opts.name });
   }
 
@@ -93,20 +98,23 @@ export class Reflector {
           informerWatchErrorsTotal.inc({ resource: this.name, reason: 'list_error' });
           const delay = this.#backoff.next();
           this.#log.warn('list failed; retrying', { err: errText(err), retryInMs: Math.round(delay) });
-          await this.#pause(delay, signal);
+          await this.#pause(delay, signal, statusCode(err) === undefined);
           continue;
         }
+        this.#backoff.reset();
       }
       const outcome = await this.#watch(signal);
       if (signal.aborted) break;
-      if (outcome === 'closed' || outcome === 'restart') continue;
-      await this.#pause(this.#backoff.next(), signal);
+      if (outcome === 'closed' || outcome === 'restart' || outcome === 'expired') continue;
+      await this.#pause(this.#backoff.next(), signal, outcome === 'unreachable');
     }
   }
 
-  async #pause(ms: number, signal: AbortSignal): Promise<void> {
+  /** Sleeps `ms`; after a failure without an answer from the server, ends early once it answers again. */
+  async #pause(ms: number, signal: AbortSignal, unreachable: boolean): Promise<void> {
     try {
-      await this.#sleep(ms, signal);
+      if (unreachable && this.#lw.waitForServer && !this.#customSleep) await this.#lw.waitForServer(ms, signal);
+      else await this.#sleep(ms, signal);
     } catch {
       // aborted
     }
@@ -144,7 +152,7 @@ export class Reflector {
   }
 
   /** One watch; returns how it ended. */
-  async #watch(signal: AbortSignal): Promise<'closed' | 'restart' | 'expired' | 'error'> {
+  async #watch(signal: AbortSignal): Promise<'closed' | 'restart' | 'expired' | 'error' | 'unreachable'> {
     // The signal may have aborted while the list was being delivered; a listener added now would never fire.
     if (signal.aborted) return 'closed';
     const ac = new AbortController();
@@ -199,6 +207,7 @@ export class Reflector {
         this.#log.warn('watch closed immediately with no events; backing off');
         return 'error';
       }
+      this.#backoff.reset();
       return 'closed';
     } catch (err) {
       if (signal.aborted) return 'closed';
@@ -215,7 +224,8 @@ export class Reflector {
       const reason = err instanceof WatchInactivityError ? 'inactivity' : 'error';
       informerWatchErrorsTotal.inc({ resource: this.name, reason });
       this.#log.warn('watch ended with an error; reconnecting', { reason, err: errText(err) });
-      return 'error';
+      if (events > 0) this.#backoff.reset();
+      return statusCode(err) === undefined ? 'unreachable' : 'error';
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#watchAbort = undefined;
