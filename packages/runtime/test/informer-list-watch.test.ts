@@ -164,6 +164,9 @@ describe('SharedInformerFactory', () => {
   it('start + waitForCacheSync: the informers list, sync and watch; a typed listFn is used when given', async () => {
     let listFnCalls = 0;
     srv.setHandler((req, res) => {
+      // A server without WatchList (its feature gate off) rejects sendInitialEvents: the informers fall back to LIST.
+      if (req.url.searchParams.get('sendInitialEvents') === 'true')
+        return sendJson(res, 422, status(422, 'Invalid', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
       if (req.url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write(
@@ -208,6 +211,68 @@ describe('SharedInformerFactory', () => {
     expect(nodes.lister.get('n2')).toBeDefined();
     const watchReq = srv.requests.find((r) => r.url.pathname === '/api/v1/namespaces/default/services');
     expect(watchReq?.url.searchParams.get('watch')).toBe('true');
+    ac.abort();
+    await f.shutdown();
+  });
+
+  it('streams the initial state with a WatchList (no LIST) and goes on watching on the same stream', async () => {
+    const line = (o: unknown) => `${JSON.stringify(o)}\n`;
+    const node = (name: string, rv: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: rv } });
+    srv.setHandler((req, res) => {
+      if (req.url.searchParams.get('watch') !== 'true') return sendJson(res, 500, status(500, 'InternalError', 'no LIST expected'));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(line({ type: 'ADDED', object: node('a', '5') }));
+      res.write(line({ type: 'ADDED', object: node('b', '6') }));
+      res.write(line({ type: 'BOOKMARK', object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: '6', annotations: { 'k8s.io/initial-events-end': 'true' } } } }));
+      res.write(line({ type: 'MODIFIED', object: node('a', '7') }));
+    });
+    const f = new SharedInformerFactory(clients);
+    const nodes = f.nodes();
+    const seen: string[] = [];
+    nodes.addEventHandler({
+      onAdd: (n) => seen.push(`add ${n.metadata?.name}`),
+      onUpdate: (_o, n) => seen.push(`update ${n.metadata?.name}@${n.metadata?.resourceVersion}`),
+    });
+    const ac = new AbortController();
+    f.start(ac.signal);
+    expect(await f.waitForCacheSync(ac.signal)).toBe(true);
+    for (let i = 0; i < 100 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toEqual(['add a', 'add b', 'update a@7']);
+    expect(srv.requests.map((r) => r.url.searchParams.get('watch'))).toEqual(['true']);
+    const q = srv.requests[0]!.url.searchParams;
+    expect(Object.fromEntries(['sendInitialEvents', 'resourceVersionMatch', 'allowWatchBookmarks', 'resourceVersion'].map((k) => [k, q.get(k)]))).toEqual({
+      sendInitialEvents: 'true',
+      resourceVersionMatch: 'NotOlderThan',
+      allowWatchBookmarks: 'true',
+      resourceVersion: '',
+    });
+    expect(nodes.lastSyncResourceVersion()).toBe('7');
+    ac.abort();
+    await f.shutdown();
+  });
+
+  it('falls back to LIST + WATCH for good when the server rejects the WatchList request', async () => {
+    srv.setHandler((req, res) => {
+      if (req.url.searchParams.get('sendInitialEvents') === 'true')
+        return sendJson(res, 422, status(422, 'Invalid', 'sendInitialEvents is forbidden for watch'));
+      if (req.url.searchParams.get('watch') === 'true') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '3' } } })}\n`);
+        return;
+      }
+      sendJson(res, 200, { apiVersion: 'v1', kind: 'NodeList', metadata: { resourceVersion: '2' }, items: [{ metadata: { name: 'n1', resourceVersion: '2' } }] });
+    });
+    const f = new SharedInformerFactory(clients);
+    const nodes = f.nodes();
+    const ac = new AbortController();
+    f.start(ac.signal);
+    expect(await f.waitForCacheSync(ac.signal)).toBe(true);
+    expect(nodes.lister.get('n1')?.kind).toBe('Node');
+    for (let i = 0; i < 100 && srv.requests.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    const kinds = srv.requests.map((r) =>
+      r.url.searchParams.get('sendInitialEvents') ? 'watchlist' : r.url.searchParams.get('watch') ? 'watch' : 'list',
+    );
+    expect(kinds).toEqual(['watchlist', 'list', 'watch']);
     ac.abort();
     await f.shutdown();
   });

@@ -109,6 +109,7 @@ function listFnListerWatcher(
       };
     },
     watch: (req) => base.watch(req),
+    ...(base.waitForServer ? { waitForServer: (ms: number, signal: AbortSignal) => base.waitForServer!(ms, signal) } : {}),
   };
 }
 

@@ -36,7 +36,16 @@ export interface WatchRequest {
   /** Server-side duration of the watch, in seconds. */
   timeoutSeconds: number;
   signal: AbortSignal;
+  /**
+   * A WatchList request (client-go `watchList`): `sendInitialEvents=true` with
+   * `resourceVersionMatch=NotOlderThan`; the server first sends the current state as ADDED events, then a
+   * BOOKMARK annotated {@link INITIAL_EVENTS_END_ANNOTATION}.
+   */
+  sendInitialEvents?: boolean;
 }
+
+/** The annotation of the BOOKMARK that ends a WatchList's initial events (`metav1.InitialEventsAnnotationKey`). */
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 /** One watch event; `object` is the server's JSON (a `Status` for `ERROR`). */
 export interface WatchEvent {
@@ -59,6 +68,8 @@ export interface ListerWatcher {
   waitForServer?(ms: number, signal: AbortSignal): Promise<void>;
   /** Events until the server closes the stream (normal end) or an error is thrown. */
   watch(req: WatchRequest): AsyncIterable<WatchEvent>;
+  /** True when `watch` supports `sendInitialEvents` (reflectors then stream the initial state instead of a LIST). */
+  readonly watchList?: boolean;
 }
 
 /** Thrown when a watch delivered no data for longer than its inactivity timeout. */
@@ -107,6 +118,7 @@ export function restListerWatcher(clients: ClientFactory, opts: RestListerWatche
   };
   return {
     plainJson: true,
+    watchList: true,
     async list(req) {
       const resp = await clients.request(name, opts.path, {
         query: {
@@ -169,6 +181,7 @@ async function* watchStream(
       query: {
         ...selectors,
         watch: true,
+        ...(req.sendInitialEvents ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' } : {}),
         resourceVersion: req.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: req.timeoutSeconds,

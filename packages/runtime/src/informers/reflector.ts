@@ -1,6 +1,11 @@
 /**
  * The list-then-watch loop behind an informer (client-go tools/cache `Reflector.ListAndWatch`):
- * - a paged LIST (`limit`, `continue`; a continue token that expires restarts the list unpaged);
+ * - when the ListerWatcher supports it, the initial state is streamed (client-go `watchList`): one WATCH
+ *   with `sendInitialEvents=true`, `resourceVersionMatch=NotOlderThan` and bookmarks, whose ADDED events
+ *   up to the BOOKMARK annotated `k8s.io/initial-events-end` are the state; the same stream then goes on
+ *   as the watch. If the server rejects it (an HTTP error other than 410/429/5xx, or a stream that ends
+ *   before that bookmark), the reflector falls back to LIST + WATCH from then on, as client-go does;
+ * - otherwise a paged LIST (`limit`, `continue`; a continue token that expires restarts the list unpaged);
  * - then WATCH from the list's resourceVersion with bookmarks and a random 5–10 min
  *   `timeoutSeconds`; a watch the server ends normally is re-opened at once from the last version;
  * - on 410 Gone / "too old resource version" it relists at once; on any other error, or a silent watch,
@@ -14,7 +19,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isGone, statusCode } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
 import { ReconnectBackoff, type ReconnectBackoffOptions } from './backoff.js';
-import { type ListerWatcher, type ListPage, type WatchEvent, WatchInactivityError } from './list-watch.js';
+import {
+  INITIAL_EVENTS_END_ANNOTATION,
+  type ListerWatcher,
+  type ListPage,
+  type WatchEvent,
+  WatchInactivityError,
+} from './list-watch.js';
 import { informerListsTotal, informerWatchErrorsTotal } from './metrics.js';
 
 /** Where the reflector delivers what it reads. Exceptions thrown here are the sink's bug and end a watch. */
@@ -54,11 +65,16 @@ export class Reflector {
   readonly #log: Logger;
   #resourceVersion = '';
   #needList = true;
+  /** False once the server rejected a WatchList request: LIST + WATCH from then on. */
+  #watchList: boolean;
+  /** The last WatchList ended before its state was complete: LIST once, then try WatchList again. */
+  #listOnce = false;
   #watchAbort: AbortController | undefined;
 
   constructor(opts: ReflectorOptions) {
     this.name = opts.name;
     this.#lw = opts.lw;
+    this.#watchList = opts.lw.watchList === true;
     this.#sink = opts.sink;
     this.#pageSize = opts.pageSize ?? 500;
     this.#minWatchTimeoutMs = opts.minWatchTimeoutMs ?? 300_000;
@@ -90,6 +106,14 @@ export class Reflector {
   /** Runs until `signal` aborts; never rejects. */
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
+      if (this.#needList && this.#watchList && !this.#listOnce) {
+        informerListsTotal.inc({ resource: this.name });
+        const outcome = await this.#watch(signal, true);
+        if (signal.aborted) break;
+        if (outcome === 'closed' || outcome === 'restart' || outcome === 'expired' || outcome === 'unsupported') continue;
+        await this.#pause(this.#backoff.next(), signal, outcome === 'unreachable');
+        continue;
+      }
       if (this.#needList) {
         try {
           await this.#list(signal);
@@ -101,6 +125,7 @@ export class Reflector {
           await this.#pause(delay, signal, statusCode(err) === undefined);
           continue;
         }
+        this.#listOnce = false;
         this.#backoff.reset();
       }
       const outcome = await this.#watch(signal);
@@ -111,6 +136,19 @@ export class Reflector {
   }
 
   /** Sleeps `ms`; after a failure without an answer from the server, ends early once it answers again. */
+  /**
+   * client-go's fallback: LIST + WATCH for this sync; from now on when the server rejected the request
+   * (`permanent`), once when the stream ended early.
+   */
+  #watchListFallback(why: string, permanent: boolean): 'unsupported' {
+    if (permanent) this.#watchList = false;
+    else this.#listOnce = true;
+    this.#log.warn('The watchlist request ended with an error, falling back to the standard LIST/WATCH semantics', {
+      err: why,
+    });
+    return 'unsupported';
+  }
+
   async #pause(ms: number, signal: AbortSignal, unreachable: boolean): Promise<void> {
     try {
       if (unreachable && this.#lw.waitForServer && !this.#customSleep) await this.#lw.waitForServer(ms, signal);
@@ -151,8 +189,14 @@ export class Reflector {
     this.#log.v(2).info('listed', { items: items.length, resourceVersion: page.resourceVersion });
   }
 
-  /** One watch; returns how it ended. */
-  async #watch(signal: AbortSignal): Promise<'closed' | 'restart' | 'expired' | 'error' | 'unreachable'> {
+  /**
+   * One watch; returns how it ended. With `initial`, a WatchList: the state arrives first, as ADDED events
+   * up to the initial-events-end bookmark, and replaces the store there.
+   */
+  async #watch(
+    signal: AbortSignal,
+    initial = false,
+  ): Promise<'closed' | 'restart' | 'expired' | 'error' | 'unreachable' | 'unsupported'> {
     // The signal may have aborted while the list was being delivered; a listener added now would never fire.
     if (signal.aborted) return 'closed';
     const ac = new AbortController();
@@ -162,15 +206,23 @@ export class Reflector {
     const timeoutSeconds = Math.floor((this.#minWatchTimeoutMs / 1000) * (1 + Math.random()));
     const started = performance.now();
     let events = 0;
+    // The initial state of a WatchList, by namespace/name, until its end bookmark.
+    let state = initial ? new Map<string, unknown>() : undefined;
     try {
       const stream = this.#lw.watch({
-        resourceVersion: this.#resourceVersion,
+        resourceVersion: initial ? '' : this.#resourceVersion,
         timeoutSeconds,
         signal: ac.signal,
+        ...(initial ? { sendInitialEvents: true } : {}),
       });
       for await (const ev of stream) {
         if (ac.signal.aborted) break;
         events++;
+        if (state && ev.type !== 'ERROR' && ev.type !== 'BOOKMARK') {
+          if (ev.type === 'DELETED') state.delete(objectKey(ev.object));
+          else state.set(objectKey(ev.object), ev.object);
+          continue;
+        }
         switch (ev.type) {
           case 'ERROR': {
             const status = ev.object;
@@ -184,8 +236,18 @@ export class Reflector {
             );
           }
           case 'BOOKMARK': {
-            const rv = (ev.object.metadata as { resourceVersion?: string } | undefined)?.resourceVersion;
+            const meta = ev.object.metadata as
+              | { resourceVersion?: string; annotations?: Record<string, string> }
+              | undefined;
+            const rv = meta?.resourceVersion;
             if (rv) this.#resourceVersion = rv;
+            if (state && meta?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {
+              this.#sink.replace([...state.values()], rv ?? '', {});
+              this.#log.v(2).info('initial events streamed', { items: state.size, resourceVersion: rv });
+              state = undefined;
+              this.#needList = false;
+              this.#backoff.reset();
+            }
             break;
           }
           case 'ADDED':
@@ -201,6 +263,7 @@ export class Reflector {
         }
       }
       if (ac.signal.reason instanceof RestartWatch) return 'restart';
+      if (state) return this.#watchListFallback('the stream ended before the initial-events-end bookmark', false);
       if (events === 0 && performance.now() - started < 1000) {
         // client-go: a watch that closes within a second with nothing received is treated as an error.
         informerWatchErrorsTotal.inc({ resource: this.name, reason: 'error' });
@@ -221,6 +284,9 @@ export class Reflector {
         this.#needList = true;
         return 'expired';
       }
+      const code = statusCode(err);
+      if (state && code !== undefined && code >= 400 && code < 500 && code !== 429)
+        return this.#watchListFallback(errText(err), true);
       const reason = err instanceof WatchInactivityError ? 'inactivity' : 'error';
       informerWatchErrorsTotal.inc({ resource: this.name, reason });
       this.#log.warn('watch ended with an error; reconnecting', { reason, err: errText(err) });
@@ -232,6 +298,12 @@ export class Reflector {
       ac.abort();
     }
   }
+}
+
+/** `namespace/name` of a watched object. */
+function objectKey(obj: Record<string, unknown>): string {
+  const m = (obj.metadata ?? {}) as { namespace?: string; name?: string };
+  return m.namespace ? `${m.namespace}/${m.name}` : (m.name ?? '');
 }
 
 /** Settles with `p`, or rejects with the abort reason as soon as `signal` aborts (even if `p` ignores it). */
