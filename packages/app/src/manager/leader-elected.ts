@@ -6,7 +6,7 @@
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
-import { type Logger, SharedInformerFactory } from '@ccm-kit/runtime';
+import { type Logger, SharedInformerFactory, type TransformFunc } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import type { ManagerClients } from './clients.js';
 import { renamedClients } from './controller-registry.js';
@@ -22,6 +22,8 @@ export interface LeaderElectedOptions {
   descriptors: readonly ControllerDescriptor[];
   health: ManagerHealth;
   logger: Logger;
+  /** Informer transforms by collection path (`StartOptions.informerTransforms`). */
+  informerTransforms?: Readonly<Record<string, TransformFunc<unknown>>>;
 }
 
 /** Runs a lease's controllers for one term at a time. */
@@ -52,7 +54,10 @@ export class LeaderElectedControllers {
         cloud,
         clients: clients.controllers,
         initializeCloud: (s) => (this.#termInit ??= Promise.resolve().then(() => cloud.initialize?.(clients.controllers, s))),
-        informers: new SharedInformerFactory(clients.root, { resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs) }),
+        informers: new SharedInformerFactory(clients.root, {
+          resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs),
+          ...(this.#o.informerTransforms ? { transforms: this.#o.informerTransforms } : {}),
+        }),
         descriptors: subset,
         clientRenames: this.#renames,
         selection: config.controllers,

@@ -14,6 +14,7 @@ import {
   type Logger,
   setLogFormat,
   setVerbosity,
+  type TransformFunc,
 } from '@ccm-kit/runtime';
 import type { FlagSet } from '../flags/flag-set.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
@@ -72,6 +73,12 @@ export interface StartOptions {
   providerShutdownTimeoutMs?: number;
   /** Stops the manager when aborted (as `stop()`). */
   signal?: AbortSignal;
+  /**
+   * Informer transforms by collection path, replacing the defaults (managedFields stripped; for Nodes also
+   * `status.images`, docs/operations.md, decision 0033). For example `{ '/api/v1/nodes': identityTransform }`
+   * when the provider reads a Node's images.
+   */
+  informerTransforms?: Readonly<Record<string, TransformFunc<unknown>>>;
 }
 
 /** A running manager. */
@@ -125,7 +132,15 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   // Lease fencing (docs/decisions/0050-lease-fencing.md): the leader's controllers get a provider and clients that
   // refuse cloud calls and API writes while it cannot prove it holds the lease.
   const leaderCloud = fenceLeaderWork(cloud, clients.factories, () => election?.elector);
-  const controllers = new LeaderElectedControllers({ cloud: leaderCloud, clients, config, descriptors, health, logger });
+  const controllers = new LeaderElectedControllers({
+    cloud: leaderCloud,
+    clients,
+    config,
+    descriptors,
+    health,
+    logger,
+    ...(opts.informerTransforms ? { informerTransforms: opts.informerTransforms } : {}),
+  });
   const electionOptions: ElectionOptions = {
     ...{ leaderElection: config.leaderElection, clients, recorder: events.recorder, controllers, plan },
     ...{ health, logger, stop: latch.signal, fail: fatal.fail },

@@ -12,7 +12,7 @@ import type { ClientFactory } from '../client/factory.js';
 import type { ReconnectBackoffOptions } from './backoff.js';
 import type { ObjectWithMeta } from './keys.js';
 import { type ListerWatcher, type ListPage, restListerWatcher } from './list-watch.js';
-import type { TransformFunc } from './normalize.js';
+import { stripManagedFieldsAndNodeImages, type TransformFunc } from './normalize.js';
 import { SharedInformer } from './shared-informer.js';
 import type { IndexFunc } from './store.js';
 import { waitForCacheSync } from './wait.js';
@@ -61,8 +61,16 @@ export interface ResourceInformerOptions<T> {
 export interface SharedInformerFactoryOptions {
   /** Default resync period in milliseconds (0 = none, the default). */
   resyncPeriodMs?: number;
-  /** Default transform (default: strip `metadata.managedFields`). */
+  /**
+   * Default transform of every informer (default: strip `metadata.managedFields`; for Nodes also
+   * `status.images`, see {@link stripManagedFieldsAndNodeImages}).
+   */
   transform?: TransformFunc<unknown>;
+  /**
+   * Transforms by collection path (for example `{ '/api/v1/nodes': identityTransform }` to keep whole
+   * Nodes); they win over `transform` and the defaults, not over a transform passed to `forResource`.
+   */
+  transforms?: Readonly<Record<string, TransformFunc<unknown>>>;
   /** Client name for the user agent (default `shared-informers`). */
   clientName?: string;
   /** Watch inactivity timeout in milliseconds (default 120 000). */
@@ -126,7 +134,14 @@ export class SharedInformerFactory implements SharedInformers {
 
   /** The Node informer (`/api/v1/nodes`). */
   nodes(): SharedInformer<V1Node> {
-    return this.forResource<V1Node>({ path: '/api/v1/nodes', apiVersion: 'v1', kind: 'Node' });
+    return this.forResource<V1Node>({
+      path: '/api/v1/nodes',
+      apiVersion: 'v1',
+      kind: 'Node',
+      ...(this.#opts.transform || this.#opts.transforms?.['/api/v1/nodes']
+        ? {}
+        : { transform: stripManagedFieldsAndNodeImages }),
+    });
   }
 
   /** The Service informer, all namespaces (`/api/v1/services`). */
@@ -163,7 +178,9 @@ export class SharedInformerFactory implements SharedInformers {
       ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
     };
     const lw = opts.listFn ? listFnListerWatcher(rest, opts.listFn, sel) : rest;
-    const transform = opts.transform ?? (this.#opts.transform as TransformFunc<T> | undefined);
+    const transform = (opts.transform ??
+      this.#opts.transforms?.[opts.path] ??
+      this.#opts.transform) as TransformFunc<T> | undefined;
     const resync = opts.resyncPeriodMs ?? this.#opts.resyncPeriodMs;
     const informer = new SharedInformer<T>({
       name:

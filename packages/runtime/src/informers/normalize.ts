@@ -54,6 +54,23 @@ export function stripManagedFields<T>(obj: Record<string, unknown>): T {
   return obj as T;
 }
 
+/**
+ * The default transform of the Node informer (decision 0033): {@link stripManagedFields}, and drops
+ * `status.images` (the container images on the Node, most of its size; no controller or provider reads
+ * them from a cloud-controller-manager). Everything else stays: addresses, labels, annotations, spec,
+ * conditions, nodeInfo, capacity, allocatable, volumes. The server's copy keeps its images: the only
+ * full-object write (cloud-node's PUT of the Node) cannot change the status, whose writes are patches.
+ */
+export function stripManagedFieldsAndNodeImages<T>(obj: Record<string, unknown>): T {
+  stripManagedFields(obj);
+  const status = obj.status as Record<string, unknown> | undefined;
+  if (status && 'images' in status) {
+    const { images: _dropped, ...rest } = status;
+    obj.status = rest;
+  }
+  return obj as T;
+}
+
 /** A transform that keeps objects unchanged. */
 export function identityTransform<T>(obj: Record<string, unknown>): T {
   return obj as T;
