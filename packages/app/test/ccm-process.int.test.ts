@@ -191,6 +191,17 @@ describe('a provider binary as a least-privilege process', () => {
     );
   });
 
+  it('--profiling: /debug/pprof/profile and /debug/pprof/heap answer V8 profiles, behind the /metrics authorization', async () => {
+    expect((await httpsGet(port, '/debug/pprof/profile?seconds=1')).status).toBe(403); // anonymous
+    expect((await httpsGet(port, '/debug/pprof/heap', 'not-a-token')).status).toBe(401);
+    const profile = await httpsGet(port, '/debug/pprof/profile?seconds=1', token);
+    expect(profile.status).toBe(200);
+    expect((JSON.parse(profile.body) as { nodes: unknown[] }).nodes.length).toBeGreaterThan(0);
+    const heap = await httpsGet(port, '/debug/pprof/heap', token);
+    expect(heap.status).toBe(200);
+    expect((JSON.parse(heap.body) as { snapshot: { node_count: number } }).snapshot.node_count).toBeGreaterThan(1000);
+  }, 60_000);
+
   it('a standby replica runs no controllers; killing the leader hands over within the lease duration', async () => {
     const standby = await startCcm();
     const first = await leaseHolder();

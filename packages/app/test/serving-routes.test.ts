@@ -95,6 +95,29 @@ describe('secure-port routes', () => {
     expect(serviceRoutes(new HealthChecks(), config(['--profiling=false']))['/debug/flags/v']).toBeUndefined();
   });
 
+  it('/debug/pprof/profile?seconds=N: a V8 CPU profile of N seconds, one at a time; /debug/pprof/heap: a heap snapshot; absent without --profiling', async () => {
+    const routes = serviceRoutes(new HealthChecks(), config());
+    const t0 = performance.now();
+    const running = routes['/debug/pprof/profile']!(request('GET'), new URLSearchParams('seconds=1'));
+    const busy = await routes['/debug/pprof/profile']!(request('GET'), new URLSearchParams('seconds=1'));
+    expect([busy.status, busy.body]).toEqual([500, 'Could not enable CPU profiling: cpu profiling already in use\n']);
+    const r = await running;
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(r.status).toBe(200);
+    expect(r.contentType).toBe('application/json');
+    const profile = JSON.parse(r.body) as { nodes: unknown[]; startTime: number; endTime: number; samples: number[] };
+    expect(profile.nodes.length).toBeGreaterThan(0);
+    expect(profile.endTime - profile.startTime).toBeGreaterThanOrEqual(900_000); // microseconds
+    const heap = await routes['/debug/pprof/heap']!(request('GET'), new URLSearchParams());
+    expect(heap.status).toBe(200);
+    const snapshot = JSON.parse(heap.body) as { snapshot: { meta: { node_fields: string[] }; node_count: number } };
+    expect(snapshot.snapshot.meta.node_fields).toContain('name');
+    expect(snapshot.snapshot.node_count).toBeGreaterThan(1000);
+    const off = serviceRoutes(new HealthChecks(), config(['--profiling=false']));
+    expect(off['/debug/pprof/profile']).toBeUndefined();
+    expect(off['/debug/pprof/heap']).toBeUndefined();
+  });
+
   it('/configz answers the v1alpha1 configuration under cloudcontrollermanager.config.k8s.io', async () => {
     const routes = serviceRoutes(new HealthChecks(), config(['--cluster-name=c1']));
     const r = await routes['/configz']!(request('GET'), new URLSearchParams());

@@ -1,12 +1,14 @@
 /**
  * The paths of the secure port: /healthz, /livez, /readyz (and `/<endpoint>/<check>`), /metrics,
- * /metrics (with the process_* and nodejs_* metrics), /metrics/slis, /configz and, with `--profiling`, /debug/flags/v.
+ * /metrics (with the process_* and nodejs_* metrics), /metrics/slis, /configz and, with `--profiling`, /debug/flags/v,
+ * /debug/pprof/profile and /debug/pprof/heap.
  * Upstream's CCM serves only /healthz; ccm-kit adds /livez and /readyz (docs/decisions/0001-health-endpoints.md).
  */
 import { collectProcessMetrics, type HealthChecks, metricsRegistry } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configzBody } from '../options/configz.js';
 import { debugFlagsVerbosity } from './debug-flags.js';
+import { debugPprofHeap, debugPprofProfile } from './debug-pprof.js';
 import { slisRegistry } from './slis.js';
 import type { RouteHandler } from './secure-server.js';
 
@@ -42,8 +44,14 @@ export function serviceRoutes(
       contentType: slisRegistry.contentType,
     }),
     '/configz': () => ({ status: 200, contentType: 'application/json', body: configzBody(config) }),
-    // As upstream, with --profiling (the default). /debug/pprof is not served: Node.js has no pprof profiles
+    // As upstream, with --profiling (the default); /debug/pprof answers with V8's profile formats, not Go's
     // (docs/decisions/0009-serving-differences.md).
-    ...(config.profiling ? { '/debug/flags/v': debugFlagsVerbosity } : {}),
+    ...(config.profiling
+      ? {
+          '/debug/flags/v': debugFlagsVerbosity,
+          '/debug/pprof/profile': debugPprofProfile,
+          '/debug/pprof/heap': debugPprofHeap,
+        }
+      : {}),
   };
 }
