@@ -62,7 +62,12 @@ export function startProcess(script: string, args: readonly string[]): RunningPr
 /**
  * A ServiceAccount token allowed to GET /metrics (as Prometheus would scrape), issued through TokenRequest.
  */
-export async function metricsReaderToken(kc: KubeConfig): Promise<string> {
+export function metricsReaderToken(kc: KubeConfig): Promise<string> {
+  return nonResourceReaderToken(kc, 'metrics-reader', ['/metrics', '/metrics/slis']);
+}
+
+/** A token of service account kube-system/<name>, bound to a ClusterRole allowing `get` on `paths`. */
+export async function nonResourceReaderToken(kc: KubeConfig, name: string, paths: string[]): Promise<string> {
   const { CoreV1Api, RbacAuthorizationV1Api } = await import('@kubernetes/client-node');
   const core = kc.makeApiClient(CoreV1Api);
   const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
@@ -72,28 +77,28 @@ export async function metricsReaderToken(kc: KubeConfig): Promise<string> {
   await core
     .createNamespacedServiceAccount({
       namespace: 'kube-system',
-      body: { metadata: { name: 'metrics-reader' } },
+      body: { metadata: { name } },
     })
     .catch(ignoreExists);
   await rbac
     .createClusterRole({
       body: {
-        metadata: { name: 'metrics-reader' },
-        rules: [{ nonResourceURLs: ['/metrics', '/metrics/slis'], verbs: ['get'] }],
+        metadata: { name },
+        rules: [{ nonResourceURLs: paths, verbs: ['get'] }],
       },
     })
     .catch(ignoreExists);
   await rbac
     .createClusterRoleBinding({
       body: {
-        metadata: { name: 'metrics-reader' },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'metrics-reader' },
-        subjects: [{ kind: 'ServiceAccount', name: 'metrics-reader', namespace: 'kube-system' }],
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: 'kube-system' }],
       },
     })
     .catch(ignoreExists);
   const tr = await core.createNamespacedServiceAccountToken({
-    name: 'metrics-reader',
+    name,
     namespace: 'kube-system',
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });

@@ -17,6 +17,7 @@ import {
   freePort,
   httpsGet,
   metricsReaderToken,
+  nonResourceReaderToken,
   type RunningProcess,
   repoRoot,
   startProcess,
@@ -194,10 +195,13 @@ describe('a provider binary as a least-privilege process', () => {
   it('--profiling: /debug/pprof/profile and /debug/pprof/heap answer V8 profiles, behind the /metrics authorization', async () => {
     expect((await httpsGet(port, '/debug/pprof/profile?seconds=1')).status).toBe(403); // anonymous
     expect((await httpsGet(port, '/debug/pprof/heap', 'not-a-token')).status).toBe(401);
-    const profile = await httpsGet(port, '/debug/pprof/profile?seconds=1', token);
+    // The same authorization as /metrics: a SubjectAccessReview for the path, which the metrics reader lacks.
+    expect((await httpsGet(port, '/debug/pprof/heap', token)).status).toBe(403);
+    const pprof = await nonResourceReaderToken(cp.kubeConfig, 'pprof-reader', ['/debug/pprof/*']);
+    const profile = await httpsGet(port, '/debug/pprof/profile?seconds=1', pprof);
     expect(profile.status).toBe(200);
     expect((JSON.parse(profile.body) as { nodes: unknown[] }).nodes.length).toBeGreaterThan(0);
-    const heap = await httpsGet(port, '/debug/pprof/heap', token);
+    const heap = await httpsGet(port, '/debug/pprof/heap', pprof);
     expect(heap.status).toBe(200);
     expect((JSON.parse(heap.body) as { snapshot: { node_count: number } }).snapshot.node_count).toBeGreaterThan(1000);
   }, 60_000);
