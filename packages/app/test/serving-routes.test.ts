@@ -116,7 +116,7 @@ describe('secure-port routes', () => {
     const off = serviceRoutes(new HealthChecks(), config(['--profiling=false']));
     expect(off['/debug/pprof/profile']).toBeUndefined();
     expect(off['/debug/pprof/heap']).toBeUndefined();
-  });
+  }, 30_000); // a 1 s profile and a heap snapshot of the test worker
 
   it('/configz answers the v1alpha1 configuration under cloudcontrollermanager.config.k8s.io', async () => {
     const routes = serviceRoutes(new HealthChecks(), config(['--cluster-name=c1']));
