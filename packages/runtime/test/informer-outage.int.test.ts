@@ -5,23 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientFactory, createClientFactory, SharedInformerFactory } from '../src/index.js';
-import { createNodes, until } from './informer-int-helpers.js';
+import type { V1Node } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { createClientFactory, SharedInformerFactory } from '../src/index.js';
+import { createNodes, until, useAdminCore } from './informer-int-helpers.js';
 
 const cp = useControlPlane();
 
 describe('informers across API server outages', () => {
-  let admin: ClientFactory;
-  let core: CoreV1Api;
-  beforeAll(() => {
-    admin = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-    core = admin.client('test-admin', CoreV1Api);
-  });
-  afterAll(async () => {
-    await admin?.close();
-  });
+  const core = useAdminCore(cp);
 
   it('resyncs after each of two kube-apiserver restarts once the server answers, not after the backoff', async () => {
     const id = randomUUID().slice(0, 8);
@@ -36,7 +28,7 @@ describe('informers across API server outages', () => {
       for (const round of [1, 2]) {
         await cp().restartApiServer({ downMs: 3000 });
         const name = `outage-${id}-${round}`;
-        await createNodes(core, id, [name]);
+        await createNodes(core(), id, [name]);
         const ms = await until(() => inf.lister.get(name) !== undefined, 20_000, `round ${round}: the informer sees ${name}`);
         console.log(`round ${round}: in sync ${Math.round(ms)} ms after kube-apiserver was healthy again`);
       }

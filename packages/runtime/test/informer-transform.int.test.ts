@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { V1Node } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
 import {
   type ClientFactory,
   CoreV1Client,
@@ -13,8 +13,9 @@ import {
   identityTransform,
   patchOptions,
   SharedInformerFactory,
+  type SharedInformerFactoryOptions,
 } from '../src/index.js';
-import { until } from './informer-int-helpers.js';
+import { until, useAdminCore } from './informer-int-helpers.js';
 
 const cp = useControlPlane();
 
@@ -24,18 +25,20 @@ const images = [
 ];
 
 describe('the default Node transform against a real API server', () => {
-  let admin: ClientFactory;
-  let core: CoreV1Api;
-  beforeAll(() => {
-    admin = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-    core = admin.client('test-admin', CoreV1Api);
-  });
-  afterAll(async () => {
-    await admin?.close();
-  });
+  const admin = useAdminCore(cp);
 
-  async function createNode(name: string, id: string): Promise<void> {
-    await core.createNode({ body: { metadata: { name, labels: { 'ccm-kit-test': id } } } });
+  /**
+   * Creates a Node with images, runs a Node informer (factory options `opts`) until it caches it, and calls
+   * `check` with the cached Node and the informer's clients; cleans up after.
+   */
+  async function withCachedNode(
+    prefix: string,
+    opts: SharedInformerFactoryOptions,
+    check: (name: string, cached: V1Node, clients: ClientFactory) => Promise<void>,
+  ): Promise<void> {
+    const name = `${prefix}-${randomUUID().slice(0, 8)}`;
+    const core = admin();
+    await core.createNode({ body: { metadata: { name } } });
     await core.patchNodeStatus(
       {
         name,
@@ -50,21 +53,25 @@ describe('the default Node transform against a real API server', () => {
       },
       patchOptions('merge'),
     );
-  }
-
-  it('caches Nodes without status.images; a PUT of the cached Node and status patches keep the server copy whole', async () => {
-    const id = randomUUID().slice(0, 8);
-    const name = `trim-${id}`;
-    await createNode(name, id);
     const clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-    const factory = new SharedInformerFactory(clients);
+    const factory = new SharedInformerFactory(clients, opts);
     const inf = factory.nodes();
     const ac = new AbortController();
     try {
       factory.start(ac.signal);
       expect(await factory.waitForCacheSync(ac.signal)).toBe(true);
       await until(() => inf.lister.get(name) !== undefined, 15_000, 'the node in the cache');
-      const cached = inf.lister.get(name) as V1Node;
+      await check(name, inf.lister.get(name) as V1Node, clients);
+    } finally {
+      ac.abort();
+      await factory.shutdown();
+      await clients.close();
+      await core.deleteNode({ name });
+    }
+  }
+
+  it('caches Nodes without status.images; a PUT of the cached Node and status patches keep the server copy whole', async () => {
+    await withCachedNode('trim', {}, async (name, cached, clients) => {
       expect(cached.status?.images).toBeUndefined();
       expect(cached.status?.addresses).toEqual([{ type: 'Hostname', address: name }]);
       expect(cached.status?.nodeInfo?.kubeletVersion).toBe('v1.36.4');
@@ -81,39 +88,19 @@ describe('the default Node transform against a real API server', () => {
         { name, body: { status: { addresses: [{ type: 'InternalIP', address: '10.0.0.9' }] } } },
         patchOptions('strategic'),
       );
-      const server = await core.readNode({ name });
+      const server = await admin().readNode({ name });
       expect(server.metadata?.labels?.initialized).toBe('yes');
       expect(server.spec?.providerID).toBe(`fake://${name}`);
       expect(server.status?.images).toEqual(images);
       expect(server.status?.nodeInfo?.kubeletVersion).toBe('v1.36.4');
       expect(server.metadata?.managedFields?.length).toBeGreaterThan(0);
-    } finally {
-      ac.abort();
-      await factory.shutdown();
-      await clients.close();
-      await core.deleteNode({ name });
-    }
+    });
   });
 
   it('a vendor override per resource keeps whole Nodes', async () => {
-    const id = randomUUID().slice(0, 8);
-    const name = `whole-${id}`;
-    await createNode(name, id);
-    const clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
-    const factory = new SharedInformerFactory(clients, { transforms: { '/api/v1/nodes': identityTransform } });
-    const inf = factory.nodes();
-    const ac = new AbortController();
-    try {
-      factory.start(ac.signal);
-      expect(await factory.waitForCacheSync(ac.signal)).toBe(true);
-      await until(() => inf.lister.get(name) !== undefined, 15_000, 'the node in the cache');
-      expect(inf.lister.get(name)?.status?.images).toEqual(images);
-      expect(inf.lister.get(name)?.metadata?.managedFields?.length).toBeGreaterThan(0);
-    } finally {
-      ac.abort();
-      await factory.shutdown();
-      await clients.close();
-      await core.deleteNode({ name });
-    }
+    await withCachedNode('whole', { transforms: { '/api/v1/nodes': identityTransform } }, async (_name, cached) => {
+      expect(cached.status?.images).toEqual(images);
+      expect(cached.metadata?.managedFields?.length).toBeGreaterThan(0);
+    });
   });
 });

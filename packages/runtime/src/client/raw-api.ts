@@ -21,8 +21,8 @@ import type {
   V1Status,
 } from '@kubernetes/client-node';
 import type { Response } from 'undici';
-import { ApiException } from './client-node-parts.js';
 import { RawRequest } from './raw-request.js';
+import { throwForStatus } from './status-error.js';
 
 /** How a raw client reaches the API server. */
 export interface RawApiConfig {
@@ -81,20 +81,8 @@ abstract class RawApi {
     if (params.body !== undefined) req.setBody(JSON.stringify(params.body));
     for (const mw of options?.middleware ?? []) await mw.pre(req as never).toPromise();
     const resp = await this.#config.send(req);
+    await throwForStatus(resp, `${method} ${path}`);
     const text = await resp.text();
-    if (resp.status < 200 || resp.status > 299) {
-      const headers: Record<string, string> = {};
-      resp.headers.forEach((v, k) => {
-        headers[k] = v;
-      });
-      let message = text;
-      try {
-        message = (JSON.parse(text) as { message?: string }).message ?? text;
-      } catch {
-        // not a Status
-      }
-      throw new ApiException(resp.status, `${method} ${path}: HTTP ${resp.status}: ${message}`, text, headers);
-    }
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
 }

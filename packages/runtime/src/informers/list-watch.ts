@@ -3,8 +3,7 @@
  * implementation: a raw paged LIST and a raw WATCH stream read line by line, both through the
  * shared client transport so they reuse connections and count in the QPS limiter and metrics.
  */
-import { ApiException } from '../client/client-node-parts.js';
-import type { Response } from 'undici';
+import { throwForStatus } from '../client/status-error.js';
 import type { ClientFactory } from '../client/factory.js';
 
 /** One page of a LIST. */
@@ -90,22 +89,6 @@ export interface RestListerWatcherOptions {
   clientName?: string;
   /** A watch with no bytes for this long is abandoned (milliseconds, default 120 000). */
   inactivityTimeoutMs?: number;
-}
-
-async function throwForStatus(resp: Response, what: string): Promise<void> {
-  if (resp.status >= 200 && resp.status < 300) return;
-  const text = await resp.text().catch(() => '');
-  const headers: Record<string, string> = {};
-  resp.headers.forEach((v, k) => {
-    headers[k] = v;
-  });
-  let message = text;
-  try {
-    message = (JSON.parse(text) as { message?: string }).message ?? text;
-  } catch {
-    // not a Status
-  }
-  throw new ApiException(resp.status, `${what}: HTTP ${resp.status}: ${message}`, text, headers);
 }
 
 /** A ListerWatcher over raw REST calls through the client factory. */
