@@ -38,7 +38,7 @@ describe('the default Node transform against a real API server', () => {
   ): Promise<void> {
     const name = `${prefix}-${randomUUID().slice(0, 8)}`;
     const core = admin();
-    await core.createNode({ body: { metadata: { name } } });
+    await core.createNode({ body: { metadata: { name, labels: { 'ccm-kit-test': prefix } } } });
     await core.patchNodeStatus(
       {
         name,
