@@ -972,6 +972,38 @@ describe('node worker', () => {
   });
 });
 
+describe('start-up order (decision 0204)', () => {
+  it('the node sync queued by the initial Node adds runs before any Service is cached: no update at start', async () => {
+    const services = ['a', 'b', 'c'].map((n) => newService(n, 'LoadBalancer'));
+    const h = newController({ services, nodes: [node('node1'), node('node2')] });
+    // As after the informers' initial lists: every Service key and the node key are queued.
+    for (const s of services) h.serviceQueue.add(key(s));
+    h.nodeQueue.add(NODE_SYNC_KEY);
+    const ac = new AbortController();
+    const running = h.controller.run(ac.signal, 3);
+    // Finalizer and status patches of all three.
+    for (let i = 0; i < 100 && h.client.actions.length < 6; i++) await new Promise((r) => setTimeout(r, 10));
+    ac.abort();
+    await running;
+    expect(h.cloud.ensureCalls.map((c) => c.service.metadata!.name).sort()).toEqual(['a', 'b', 'c']);
+    expect(h.cloud.updateCalls).toEqual([]);
+    expect(h.recorder.events.filter((e) => e.includes('UpdatedLoadBalancer'))).toEqual([]);
+  });
+
+  it('a Service that has the finalizer is cached together with its last synced nodes (no wait in between)', async () => {
+    const svc = withFinalizer(newService('lb', 'LoadBalancer'));
+    const h = newController({ services: [svc], nodes: [node('node1')] });
+    const sync = h.controller.syncService(key(svc));
+    // Synchronously, before the cloud answers: a node sync starting now compares with the set being ensured.
+    expect(h.controller.cache.get(key(svc))?.state).toBeDefined();
+    expect(names(h.controller.lastSyncedNodes.get(key(svc)) ?? [])).toEqual(['node1']);
+    const nodeSync = h.controller.syncNodes(1);
+    await Promise.all([sync, nodeSync]);
+    expect(h.cloud.ensureCalls).toHaveLength(1);
+    expect(h.cloud.updateCalls).toEqual([]);
+  });
+});
+
 describe('beyond upstream options', () => {
   it('loadBalancerClass: the configured class is ensured and class-less Services are left alone', async () => {
     const h = newController({ nodes: [node('node1')], loadBalancerClass: 'example.com/lb' });

@@ -10,6 +10,7 @@
 import {
   addLBFinalizer,
   type CloudProvider,
+  hasLBFinalizer,
   ImplementedElsewhereError,
   type Informer,
   type LoadBalancer,
@@ -298,9 +299,12 @@ export class ServiceController {
       resync = setInterval(() => this.resyncServices(), this.#servicesResyncMs);
       resync.unref?.();
       await Promise.all([
-        workers > 0 ? runWorkers({ ...this.serviceWorker(), workers, signal }) : undefined,
-        // One node worker, so that one node sync runs at a time.
+        // One node worker, so that one node sync runs at a time. Started before the service workers: the
+        // node sync queued by the initial Node adds takes its snapshot of the Service cache before any
+        // Service is cached, so it updates no load balancer whose first ensure is still to come
+        // (docs/decisions/0204).
         runWorkers({ ...this.nodeWorker(workers), workers: 1, signal }),
+        workers > 0 ? runWorkers({ ...this.serviceWorker(), workers, signal }) : undefined,
       ]);
     } finally {
       if (resync !== undefined) clearInterval(resync);
@@ -533,7 +537,11 @@ export class ServiceController {
       this.#log.v(2).info('Ensuring load balancer for service', { service: key });
       this.#event(ref, 'Normal', EVENT_ENSURING_LOAD_BALANCER.reason, EVENT_ENSURING_LOAD_BALANCER.message);
       try {
-        await this.addFinalizer(svc);
+        // Awaited only when the finalizer is missing. With it present (every Service after a restart), caching
+        // the Service and storing its node set in `ensureLoadBalancer` happen in one step, as upstream where
+        // nothing between them waits: a node sync never finds the Service cached without its last synced nodes
+        // (docs/decisions/0204).
+        if (!hasLBFinalizer(svc)) await this.addFinalizer(svc);
       } catch (err) {
         // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
         throw new Error(`failed to add load balancer cleanup finalizer: ${errorText(err)}`);
