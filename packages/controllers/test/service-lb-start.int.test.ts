@@ -82,24 +82,24 @@ async function runUntilEnsured(): Promise<void> {
   }
 }
 
+/** One EnsureLoadBalancer per Service, and no UpdateLoadBalancer, GetLoadBalancer or UpdatedLoadBalancer Event. */
+async function expectOnlyEnsures(): Promise<void> {
+  expect(calls('ensureLoadBalancer').map((e) => e.subject).sort()).toEqual(
+    services.map((name) => `${namespace}/${name}`),
+  );
+  expect(calls('updateLoadBalancer')).toEqual([]);
+  expect(calls('getLoadBalancer')).toEqual([]);
+  expect(await updatedEvents()).toBe(updatedBefore);
+}
+
 describe('service-lb-controller at start', () => {
   it('a new controller ensures every load balancer and updates none', async () => {
     await runUntilEnsured();
-    expect(calls('ensureLoadBalancer').map((e) => e.subject).sort()).toEqual(
-      services.map((name) => `${namespace}/${name}`),
-    );
-    expect(calls('updateLoadBalancer')).toEqual([]);
-    expect(calls('getLoadBalancer')).toEqual([]);
-    expect(await updatedEvents()).toBe(updatedBefore);
+    await expectOnlyEnsures();
   });
 
   it('a restarted controller ensures every load balancer again and updates none', async () => {
     await runUntilEnsured();
-    expect(calls('ensureLoadBalancer').map((e) => e.subject).sort()).toEqual(
-      services.map((name) => `${namespace}/${name}`),
-    );
-    expect(calls('updateLoadBalancer')).toEqual([]);
-    expect(calls('getLoadBalancer')).toEqual([]);
-    expect(await updatedEvents()).toBe(updatedBefore);
+    await expectOnlyEnsures();
   });
 });
