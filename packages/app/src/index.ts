@@ -1,17 +1,84 @@
-export * from './flags/flag-set.js';
-export * from './errors.js';
-export * from './manager/cloud.js';
-export * from './manager/manager.js';
-export { allControllers } from './manager/controller-registry.js';
-export { LeaderElectionLostError } from './manager/election.js';
-export { DEFAULT_PROVIDER_SHUTDOWN_TIMEOUT_MS } from './manager/shutdown.js';
-export * from './options/configure.js';
-export * from './manager/run.js';
-export * from './options/ccm-flags.js';
-export * from './options/config.js';
-export * from './options/controller-selection.js';
-export * from './serving/delegated-auth.js';
-export * from './webhooks/admission.js';
-export { enabledWebhooks } from './webhooks/serve-webhooks.js';
-export * from './options/node-controller-options.js';
-export * from './manager/leader-migration.js';
+/**
+ * `@ccm-kit/app`: the cloud-controller-manager command — `runCloudControllerManager` (the vendor's
+ * `main`) and `startCloudControllerManager` (in-process, returns a handle), their options and errors, the
+ * vendor's own flags (`FlagSet`), controller selection (`--controllers`) and the webhook API. Every name
+ * here is public API, covered by semver; the package README lists them by group.
+ */
+export {
+  type FlagKind,
+  type FlagValueOf,
+  type FlagDefinition,
+  FlagError,
+  FlagSet,
+  type ParsedFlags,
+} from './flags/flag-set.js';
+export {
+  StartupError,
+} from './errors.js';
+export {
+  startCloudControllerManager,
+  type StartOptions,
+  type CloudControllerManager,
+} from './manager/manager.js';
+export {
+  allControllers,
+} from './manager/controller-registry.js';
+export {
+  LeaderElectionLostError,
+} from './manager/election.js';
+export {
+  DEFAULT_PROVIDER_SHUTDOWN_TIMEOUT_MS,
+} from './manager/shutdown.js';
+export {
+  type FlagDefaults,
+} from './options/configure.js';
+export {
+  runCloudControllerManager,
+  type RunOptions,
+} from './manager/run.js';
+export {
+  type LeaderElectionConfig,
+  type SecureServingConfig,
+  type AuthenticationConfig,
+  type AuthorizationConfig,
+  type AuthConfig,
+  type CloudControllerManagerConfig,
+  ConfigError,
+} from './options/config.js';
+export {
+  controllerAliases,
+  validateControllerList,
+  resolveControllerAliases,
+  isControllerEnabled,
+} from './options/controller-selection.js';
+export {
+  serveAdmissionReview,
+  type AdmissionRequest,
+  type AdmissionResponse,
+  type WebhookConfig,
+  type WebhookHttpResponse,
+} from './webhooks/admission.js';
+export {
+  enabledWebhooks,
+} from './webhooks/serve-webhooks.js';
+export {
+  type GenericConfig,
+} from './options/generic.js';
+export {
+  type KubeCloudSharedConfig,
+} from './options/kube-cloud-shared.js';
+export {
+  type LeaderMigrationOptionsConfig,
+} from './options/leader-migration.js';
+export {
+  type LoggingConfig,
+} from './options/logging.js';
+export {
+  type MiscConfig,
+} from './options/misc.js';
+export {
+  type NamedCertKey,
+} from './options/tls-options.js';
+export {
+  type WebhookOptionsConfig,
+} from './options/webhook.js';

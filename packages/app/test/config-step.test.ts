@@ -4,7 +4,8 @@
  */
 import { builtInControllers } from '@ccm-kit/controllers';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configure, FlagError, startCloudControllerManager } from '../src/index.js';
+import { ConfigError, FlagError, startCloudControllerManager } from '../src/index.js';
+import { configure } from '../src/options/configure.js';
 
 const base = ['--cloud-provider=test', '--secure-port=0'];
 const problemsOf = (argv: string[]): string[] => {

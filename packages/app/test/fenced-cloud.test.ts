@@ -2,7 +2,7 @@
  * The fenced provider the leader-elected controllers get (docs/decisions/0050-lease-fencing.md): facet calls
  * are refused while fenced without reaching the cloud, and a refusal never leads to a Node deletion.
  */
-import { CloudNodeLifecycleController } from '@ccm-kit/controllers';
+import { CloudNodeLifecycleController } from '@ccm-kit/controllers/internal';
 import { createLogger, isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime';
 import { FakeCloud } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';

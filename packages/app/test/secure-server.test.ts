@@ -4,7 +4,8 @@
  * client CA does not verify is a 401, not an anonymous request.
  */
 import { request } from 'node:https';
-import { createLogger, TinyCA } from '@ccm-kit/runtime';
+import { createLogger } from '@ccm-kit/runtime';
+import { TinyCA } from '@ccm-kit/runtime/internal';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DelegatedAuth, type UserInfo } from '../src/serving/delegated-auth.js';
 import { type RunningServer, startSecureServer } from '../src/serving/secure-server.js';

@@ -10,7 +10,8 @@ import { cloudControllerManagerFlagSets } from '../src/options/ccm-flags.js';
 import { buildConfig, type KnownNames } from '../src/options/config.js';
 import { configzV1alpha1 } from '../src/options/configz.js';
 import { validateNodeControllerOptions } from '../src/options/node-controller-options.js';
-import { configure, enabledWebhooks, type WebhookConfig } from '../src/index.js';
+import { enabledWebhooks, type WebhookConfig } from '../src/index.js';
+import { configure } from '../src/options/configure.js';
 import { BUILT_IN_KNOWN, CANONICAL } from './known-names.js';
 
 describe('app tests (upstream `k8s.io/cloud-provider app/controllermanager_test.go and options/options_test.go`)', () => {

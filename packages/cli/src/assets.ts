@@ -11,17 +11,20 @@ import { fileURLToPath } from 'node:url';
 /** The package's root directory (the one holding package.json). */
 export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The name of a shipped asset. */
+export type AssetName = 'rbac.yaml' | 'envtest';
+
 /** What `assets/` holds, and where each lives in the repository. */
-export const ASSETS = {
+export const ASSETS: Readonly<Record<AssetName, string>> = {
   'rbac.yaml': 'docs/deploy/rbac.yaml',
   envtest: 'tools/envtest',
-} as const;
+};
 
 /**
  * The path of a shipped asset.
  * @throws Error when neither the packed copy nor the repository's file exists (a broken install).
  */
-export function assetPath(name: keyof typeof ASSETS): string {
+export function assetPath(name: AssetName): string {
   const packed = join(packageRoot, 'assets', name);
   if (existsSync(packed)) return packed;
   const inRepo = join(packageRoot, '../..', ASSETS[name]);

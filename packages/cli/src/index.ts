@@ -1,5 +1,5 @@
 /** The ccm-kit command's building blocks, for scripts and for `create-ccm-kit`. */
-export { assetPath } from './assets.js';
+export { type AssetName, assetPath } from './assets.js';
 export { bundle, type BundleResult } from './commands/build.js';
 export { rbacManifest, renderHelmChart, renderManifests, renderWorkload } from './manifests/render.js';
 export { CCM_TOLERATIONS, defaultManifestValues, type ManifestValues } from './manifests/values.js';

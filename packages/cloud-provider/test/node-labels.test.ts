@@ -1,9 +1,5 @@
-import {
-  addOrUpdateLabelsOnNode,
-  LABEL_TOPOLOGY_ZONE,
-  type NodeClient,
-  nodeLabelsPatch,
-} from '@ccm-kit/cloud-provider';
+import { addOrUpdateLabelsOnNode, LABEL_TOPOLOGY_ZONE, type NodeClient } from '@ccm-kit/cloud-provider';
+import { nodeLabelsPatch } from '@ccm-kit/cloud-provider/internal';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 

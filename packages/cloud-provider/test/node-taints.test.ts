@@ -3,7 +3,6 @@ import {
   addOrUpdateTaintOnNode,
   deleteTaint,
   type NodeClient,
-  nodeTaintsPatch,
   removeTaint,
   removeTaintOffNode,
   TAINT_NODE_SHUTDOWN,
@@ -11,6 +10,7 @@ import {
   taintMatches,
   taintsEqual,
 } from '@ccm-kit/cloud-provider';
+import { nodeTaintsPatch } from '@ccm-kit/cloud-provider/internal';
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type CloudProvider,
-  disabledProviderWarnings,
-  errorForDisabledProvider,
   getCloudProvider,
   initCloudProvider,
   isCloudProvider,
@@ -13,6 +11,7 @@ import {
   registeredCloudProviders,
   unregisterCloudProvider,
 } from '@ccm-kit/cloud-provider';
+import { disabledProviderWarnings, errorForDisabledProvider } from '@ccm-kit/cloud-provider/internal';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 const provider = (name: string, extra: Partial<CloudProvider> = {}): CloudProvider => ({

@@ -1,12 +1,11 @@
 import {
   addLBFinalizer,
-  createTwoWayMergePatch,
   LOAD_BALANCER_CLEANUP_FINALIZER,
   patchService,
   removeLBFinalizer,
   type ServiceStatusClient,
-  servicePatch,
 } from '@ccm-kit/cloud-provider';
+import { createTwoWayMergePatch, servicePatch } from '@ccm-kit/cloud-provider/internal';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { applyStrategicMergePatch } from './smp-apply.js';

@@ -1,18 +1,17 @@
 import {
   chooseZonesForVolume,
   chooseZonesForVolumeIncludingZone,
-  fnv32,
   LABEL_FAILURE_DOMAIN_BETA_ZONE,
   LABEL_TOPOLOGY_ZONE,
   labelZonesToList,
   labelZonesToSet,
-  pvcNameHashAndIndexOffset,
   selectZoneForVolume,
   selectZonesForVolume,
   zonesFromAllowedTopologies,
   zonesSetToLabelValue,
   zonesToSet,
 } from '@ccm-kit/cloud-provider';
+import { fnv32, pvcNameHashAndIndexOffset } from '@ccm-kit/cloud-provider/internal';
 import type { V1Node, V1TopologySelectorTerm } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 

@@ -1,7 +1,38 @@
-export * from './builtin.js';
-export * from './cloud-node/index.js';
-export * from './context.js';
-export * from './node-lifecycle/index.js';
-export * from './route/index.js';
-export * from './service/index.js';
-export * from './shared/index.js';
+/**
+ * `@ccm-kit/controllers`: the four cloud controllers as descriptors the manager starts
+ * (`builtInControllers`), the contract a vendor's own controller implements (`ControllerDescriptor`,
+ * `ControllerContext`, `CloudControllerConfig`) and the helpers a controller shares with the built-in ones
+ * (event recording, node ownership). A vendor replaces a built-in controller by passing a descriptor with its
+ * name, or adds one with a new name. Every name here is public API, covered by semver; the package README
+ * lists them by group.
+ */
+export {
+  builtInControllers,
+} from './builtin.js';
+export {
+  cloudNodeController,
+} from './cloud-node/index.js';
+export {
+  type CloudControllerConfig,
+  defaultCloudControllerConfig,
+  type ControllerContext,
+  type ControllerStartResult,
+  type ControllerDescriptor,
+} from './context.js';
+export {
+  cloudNodeLifecycleController,
+} from './node-lifecycle/index.js';
+export {
+  nodeRouteController,
+} from './route/index.js';
+export {
+  serviceLbController,
+} from './service/index.js';
+export {
+  startWithEventRecorder,
+  type RunController,
+  isNodeOwned,
+  ownedNodes,
+  ownedNodeHandler,
+  nodeReference,
+} from './shared/index.js';

@@ -9,13 +9,8 @@ import {
   LOAD_BALANCER_CLEANUP_FINALIZER,
   RetryError,
 } from '@ccm-kit/cloud-provider';
-import {
-  type Logger,
-  metricsRegistry,
-  processNextWorkItem,
-  serviceQueueRateLimiter,
-  Workqueue,
-} from '@ccm-kit/runtime';
+import { type Logger, metricsRegistry, processNextWorkItem, Workqueue } from '@ccm-kit/runtime';
+import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import { FakeCloud, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';

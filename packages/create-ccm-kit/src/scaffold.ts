@@ -9,6 +9,9 @@ import { binName, ciWorkflow, dockerfile, dockerignore, gitignore, packageJson, 
 import { providerTs } from './templates/provider.js';
 import { configTestTs, configTs, conformanceOptionsTs, conformanceTestTs, devCloudConfig, mainTs, versionTestTs, versionTs } from './templates/source.js';
 
+
+export { FACETS, type Facet, type ProjectOptions } from './options.js';
+
 /** Every file of the project, `path → content`. */
 export function projectFiles(o: ProjectOptions): Record<string, string> {
   const chart = renderHelmChart(defaultManifestValues(o.provider));

@@ -1,13 +1,192 @@
-export * from './client/index.js';
-export * from './controller/index.js';
-export * from './events/index.js';
-export * from './guard/index.js';
-export * from './health/index.js';
-export * from './informers/index.js';
-export * from './leader-election/index.js';
-export * from './logging.js';
-export * from './metrics/controller-manager.js';
-export * from './metrics/registry.js';
-export * from './tls/index.js';
-export * from './util/index.js';
-export * from './workqueue/index.js';
+/**
+ * `@ccm-kit/runtime`: what a controller needs around the cloud calls — the client factory and API error
+ * helpers, informers and listers, the workqueue and its rate limiters, the reconcile loop (`QueueWorker`,
+ * `runWorkers`, `processNextWorkItem`, `parallelizeUntil`), leader election, the event recorder, health
+ * checks, the metrics registry, logging and the wait helpers (client-go `tools/cache`, `util/workqueue`,
+ * `tools/leaderelection`, `tools/record`, apimachinery `util/wait`). Every name here is public API, covered
+ * by semver; the package README lists them by group. Internals for sibling packages and tests live in
+ * `@ccm-kit/runtime/internal`.
+ */
+export {
+  errorStatus,
+  statusCode,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isTooManyRequests,
+  type ErrorStatus,
+  createClientFactory,
+  type ClientFactoryOptions,
+  ClientFactory,
+  loadKubeConfig,
+  type LoadKubeConfigOptions,
+  patchOptions,
+  callOptions,
+  type PatchKind,
+  type CallOptions,
+  type RawRequestOptions,
+  type RestTransport,
+  type RestTransportOptions,
+  type ClientRateLimiter,
+  CoreV1Client,
+  CoordinationV1Client,
+  LeanKubeConfig,
+  type KubeConfigLike,
+  type RawApiConfig,
+  type RawApi,
+  type ApiMethodParams,
+  type AuthRequest,
+  type TransportRequest,
+  type ServerAnswers,
+} from './client/index.js';
+export {
+  processNextWorkItem,
+  type ReconcileFunc,
+  type ReconcileQueue,
+  type ReconcileFailure,
+  type QueueWorker,
+  runWorkers,
+  type RunWorkersOptions,
+} from './controller/index.js';
+export {
+  type EventSourceInfo,
+  type EventBroadcasterOptions,
+  EventBroadcaster,
+  coreV1EventSink,
+  type EventType,
+  type EventObject,
+  type EventPatch,
+  type EventSink,
+  type EventRecorder,
+  type CorrelatorOptions,
+  type EventWatcher,
+  type EventClient,
+} from './events/index.js';
+export {
+  type HealthCheck,
+  type HealthChecksOptions,
+  pingCheck,
+  HealthChecks,
+  type HealthEndpoint,
+  type HealthQuery,
+  type HealthResponse,
+} from './health/index.js';
+export {
+  type ResourceInformerOptions,
+  type SharedInformerFactoryOptions,
+  SharedInformerFactory,
+  metaNamespaceKey,
+  splitMetaNamespaceKey,
+  type ObjectWithMeta,
+  restListerWatcher,
+  type ListPage,
+  type ListRequest,
+  type WatchRequest,
+  type WatchEvent,
+  type ListerWatcher,
+  type RestListerWatcherOptions,
+  stripManagedFields,
+  identityTransform,
+  type TransformFunc,
+  type SharedInformerOptions,
+  SharedInformer,
+  metaNamespaceIndexFunc,
+  type IndexFunc,
+  namespaceIndex,
+  type IndexedLister,
+  Store,
+  isTombstone,
+  objectOfDelete,
+  waitForCacheSync,
+  type ListFnParams,
+  type ListFnResult,
+  type ReconnectBackoffOptions,
+  stripManagedFieldsAndNodeImages,
+} from './informers/index.js';
+export {
+  runLeaderElection,
+  type LeaderCallbacks,
+  type LeaderElectionOptions,
+  leaderElectionDefaults,
+  LeaderElector,
+  leaderElectionHealthCheck,
+  type LeaderHealthCheck,
+  type LeaseClient,
+  LeaseLock,
+  type LeaderElectionRecord,
+  isLeaseFencedError,
+  checkFence,
+  fenceSignal,
+  leaseFenceSignal,
+  leaseWriteGuard,
+  type LeaseFence,
+  LeaseFencedError,
+} from './leader-election/index.js';
+export {
+  setVerbosity,
+  getVerbosity,
+  setLogFormat,
+  setLogWriter,
+  createLogger,
+  type LogFields,
+  type LogFormat,
+  type VerboseLogger,
+  type Logger,
+} from './logging.js';
+export {
+  controllerStarted,
+  controllerStopped,
+} from './metrics/controller-manager.js';
+export {
+  metricsRegistry,
+  collectProcessMetrics,
+} from './metrics/registry.js';
+export {
+  type Clock,
+  realClock,
+  parseGoDuration,
+  formatGoDuration,
+  sleep,
+  jitterUntil,
+  until,
+  nonSlidingUntil,
+  pollUntil,
+  type LoopFunc,
+  type JitterUntilOptions,
+  type PollOptions,
+  WaitTimeoutError,
+  untilAborted,
+} from './util/index.js';
+export {
+  bucketRateLimiter,
+  defaultControllerRateLimiter,
+  parallelizeUntil,
+  type DoWorkPieceFunc,
+  type WorkqueueOptions,
+  Workqueue,
+  itemExponentialFailureRateLimiter,
+  itemFastSlowRateLimiter,
+  maxOfRateLimiter,
+  withMaxWaitRateLimiter,
+  type RateLimiter,
+} from './workqueue/index.js';
+export {
+  staticCredential,
+  fileCredential,
+  type CredentialProvider,
+  type FileCredentialOptions,
+  classifyCloudError,
+  retryAfterOf,
+  type CloudErrorClass,
+  RETRYABLE_CLASSES,
+  CloudCallTimeoutError,
+  type CloudCallGuardOptions,
+  type CloudCallContext,
+  type CloudCallOptions,
+  CloudCallThrottledError,
+  CloudCallGuard,
+  guardMetrics,
+  type GuardMetrics,
+  parseRetryAfter,
+} from './guard/index.js';

@@ -3,13 +3,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   callOptions,
   createClientFactory,
-  defaultUserAgent,
   isConflict,
   isNotFound,
   metricsRegistry,
   patchOptions,
   statusCode,
 } from '../src/index.js';
+import { defaultUserAgent } from '../src/client/factory.js';
 import {
   type RecordedRequest,
   sendJson,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClientRateLimiter } from '../src/index.js';
+import { ClientRateLimiter } from '../src/client/rate-limiter.js';
 
 function fakeTime() {
   let now = 0;

@@ -1,6 +1,6 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { microTimeNow, parseTime, toMicroTime } from '../src/index.js';
+import { microTimeNow, parseTime, toMicroTime } from '../src/client/time.js';
 
 describe('MicroTime helpers', () => {
   it('microTimeNow serialises with six fraction digits', () => {

@@ -4,7 +4,6 @@
  */
 import { RetryError } from '@ccm-kit/cloud-provider';
 import {
-  ControllerManagerMetrics,
   controllerStarted,
   controllerStopped,
   itemExponentialFailureRateLimiter,
@@ -13,9 +12,9 @@ import {
   type QueueWorker,
   type ReconcileFailure,
   runWorkers,
-  WORKER_RESTART_MS,
   Workqueue,
 } from '@ccm-kit/runtime';
+import { ControllerManagerMetrics, WORKER_RESTART_MS } from '@ccm-kit/runtime/internal';
 import { useLogCapture } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 

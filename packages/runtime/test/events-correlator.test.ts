@@ -1,4 +1,4 @@
-import { EventCorrelator, getEventKey, getSpamKey, makeEvent } from '@ccm-kit/runtime';
+import { EventCorrelator, getEventKey, getSpamKey, makeEvent } from '@ccm-kit/runtime/internal';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 

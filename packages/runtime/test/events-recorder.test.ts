@@ -3,9 +3,9 @@ import {
   EventBroadcaster,
   type EventPatch,
   type EventSink,
-  getReference,
   setVerbosity,
 } from '@ccm-kit/runtime';
+import { getReference } from '@ccm-kit/runtime/internal';
 import {
   ApiException,
   type CoreV1Api,

@@ -2,4 +2,5 @@
 import type { DeletedFinalStateUnknown } from '@ccm-kit/cloud-provider';
 
 export * from '../src/index.js';
+export { WatchInactivityError } from '../src/informers/list-watch.js';
 export type DeletedFinalStateUnknownLike = DeletedFinalStateUnknown<unknown>;

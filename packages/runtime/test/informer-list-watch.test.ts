@@ -4,12 +4,12 @@ import {
   type ClientFactory,
   createClientFactory,
   isGone,
-  namespacedPath,
   restListerWatcher,
   SharedInformerFactory,
   type WatchEvent,
-  WatchInactivityError,
 } from '../src/index.js';
+import { namespacedPath } from '../src/informers/factory.js';
+import { WatchInactivityError } from '../src/informers/list-watch.js';
 import { sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 
 describe('restListerWatcher', () => {

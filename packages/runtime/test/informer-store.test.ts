@@ -1,17 +1,16 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
-  createTombstone,
-  ensureTypeMeta,
   isTombstone,
   metaNamespaceKey,
   objectOfDelete,
-  ReconnectBackoff,
   Store,
   splitMetaNamespaceKey,
   stripManagedFields,
-  toPlainObject,
 } from '../src/index.js';
+import { createTombstone } from '../src/informers/tombstone.js';
+import { ensureTypeMeta, toPlainObject } from '../src/informers/normalize.js';
+import { ReconnectBackoff } from '../src/informers/backoff.js';
 
 type O = { metadata: { name: string; namespace?: string; labels?: Record<string, string> } };
 const o = (name: string, namespace?: string, labels?: Record<string, string>): O => ({

@@ -12,8 +12,8 @@ import {
   createClientFactory,
   type LeaderElectionOptions,
   LeaderElector,
-  parseTime,
 } from '../src/index.js';
+import { parseTime } from '../src/client/time.js';
 import { until } from './until.js';
 
 const cp = useControlPlane();

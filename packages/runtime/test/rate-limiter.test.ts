@@ -4,11 +4,9 @@ import {
   itemExponentialFailureRateLimiter,
   itemFastSlowRateLimiter,
   maxOfRateLimiter,
-  routeQueueRateLimiter,
-  serviceQueueRateLimiter,
-  TokenBucket,
   withMaxWaitRateLimiter,
 } from '@ccm-kit/runtime';
+import { routeQueueRateLimiter, serviceQueueRateLimiter, TokenBucket } from '@ccm-kit/runtime/internal';
 import { describe, expect, it } from 'vitest';
 
 function manualClock(start = 1_000_000) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServerAnswers } from '../src/index.js';
+import { ServerAnswers } from '../src/client/server-answers.js';
 
 const never = () => new AbortController().signal;
 

@@ -1,19 +1,21 @@
 import {
-  BackoffStepper,
   createLogger,
-  defaultBackoff,
-  defaultRetry,
-  jitter,
   jitterUntil,
-  LruCache,
   nonSlidingUntil,
-  onError,
   pollUntil,
   sleep,
-  sprintf,
   until,
   WaitTimeoutError,
 } from '@ccm-kit/runtime';
+import {
+  BackoffStepper,
+  defaultBackoff,
+  defaultRetry,
+  jitter,
+  LruCache,
+  onError,
+  sprintf,
+} from '@ccm-kit/runtime/internal';
 import { captureLogs } from '@ccm-kit/testing';
 import { ApiException } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

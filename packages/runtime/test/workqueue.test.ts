@@ -3,8 +3,8 @@ import {
   metricsRegistry,
   type RateLimiter,
   Workqueue,
-  workqueueDurationBuckets,
 } from '@ccm-kit/runtime';
+import { workqueueDurationBuckets } from '@ccm-kit/runtime/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 let seq = 0;

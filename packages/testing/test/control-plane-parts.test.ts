@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { CERT_VALIDITY_MS, TinyCA } from '@ccm-kit/runtime';
+import { CERT_VALIDITY_MS, TinyCA } from '@ccm-kit/runtime/internal';
 import { describe, expect, it } from 'vitest';
 import { apiServerArgs, apiServerDefaultFlags } from '../src/control-plane/apiserver.js';
 import { durationFromEnv, parseDurationMs } from '../src/control-plane/duration.js';

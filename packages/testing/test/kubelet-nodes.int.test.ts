@@ -1,7 +1,8 @@
 /** registerKubeletNodes against a real kube-apiserver: what a kubelet with --cloud-provider=external posts. */
 import { CoreV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { PROVIDED_NODE_IP_ANNOTATION, registerKubeletNodes } from '../src/index.js';
+import { registerKubeletNodes } from '../src/index.js';
+import { PROVIDED_NODE_IP_ANNOTATION } from '../src/local-cluster/kubelet-nodes.js';
 import { useControlPlane } from '../src/vitest.js';
 
 const controlPlane = useControlPlane();

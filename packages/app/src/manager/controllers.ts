@@ -5,7 +5,8 @@
  */
 import { type CloudProvider, type ControllerClientBuilder, isInformerUser } from '@ccm-kit/cloud-provider';
 import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
-import { type HealthChecks, jitter, type Logger, type SharedInformerFactory, sleep } from '@ccm-kit/runtime';
+import { type HealthChecks, type Logger, type SharedInformerFactory, sleep } from '@ccm-kit/runtime';
+import { jitter } from '@ccm-kit/runtime/internal';
 import { isControllerEnabled } from '../options/controller-selection.js';
 import { forgetCheck, instrumentedCheck } from '../serving/slis.js';
 

@@ -6,13 +6,8 @@
  * requeued, and no deletion follows from it (only a `false`/NotFound answer can lead to one).
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
-import {
-  checkFence,
-  type LeaseFence,
-  leaseWriteGuard,
-  type RestTransport,
-  setProcessLeaseFence,
-} from '@ccm-kit/runtime';
+import { checkFence, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
+import { setProcessLeaseFence } from '@ccm-kit/runtime/internal';
 
 /** Facet getters of `CloudProvider` whose objects call the cloud. */
 const facets = ['loadBalancer', 'instances', 'instancesV2', 'zones', 'clusters', 'routes'] as const;

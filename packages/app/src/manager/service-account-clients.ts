@@ -9,14 +9,13 @@
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import {
   type ClientFactory,
-  clientNode,
   isAlreadyExists,
   isNotFound,
-  isRawApiClient,
   type KubeConfigLike,
   type Logger,
   type RawApiConfig,
 } from '@ccm-kit/runtime';
+import { clientNode, isRawApiClient } from '@ccm-kit/runtime/internal';
 // client-node's generated API is loaded (clientNode()) only when these clients are used.
 import type { Configuration, KubeConfig, RequestContext } from '@kubernetes/client-node';
 

@@ -6,7 +6,8 @@
  * everything here, before anything starts, naming the flags. Durations are in ms and keep Go's precision
  * (`3.0005s` is 3000.5); the elector rounds them up to whole ms for its timers.
  */
-import { formatGoDuration, leaderElectionJitterFactor } from '@ccm-kit/runtime';
+import { formatGoDuration } from '@ccm-kit/runtime';
+import { leaderElectionJitterFactor } from '@ccm-kit/runtime/internal';
 import { bool, type FlagValues, num, type OptionGroup, str } from './option-group.js';
 
 /** Leader-election settings (`--leader-elect*`). */

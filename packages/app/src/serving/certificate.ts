@@ -7,7 +7,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TinyCA } from '@ccm-kit/runtime';
+import { TinyCA } from '@ccm-kit/runtime/internal';
 
 /** PEM certificate (chain) and key. */
 export interface ServingCertificate {

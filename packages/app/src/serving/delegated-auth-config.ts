@@ -8,7 +8,8 @@
  *   unless `--authentication-tolerate-lookup-failure`.
  */
 import { readFile } from 'node:fs/promises';
-import { asClientNodeKubeConfig, type KubeConfigLike, type Logger, loadKubeConfig } from '@ccm-kit/runtime';
+import { type KubeConfigLike, type Logger, loadKubeConfig } from '@ccm-kit/runtime';
+import { asClientNodeKubeConfig } from '@ccm-kit/runtime/internal';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { StartupError } from '../errors.js';
 import type { AuthConfig } from '../options/config.js';

@@ -13,7 +13,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { clientNode } from '@ccm-kit/runtime';
+import { clientNode } from '@ccm-kit/runtime/internal';
 import type { AuthenticationV1Api, AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
 
 /** An authenticated user. */

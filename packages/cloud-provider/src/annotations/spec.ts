@@ -4,7 +4,8 @@
  * ({@link defineAnnotations}) and the Markdown reference table ({@link renderAnnotationTable}).
  */
 
-interface Common {
+/** The fields every annotation spec shares. */
+export interface AnnotationSpecBase {
   /** The annotation key, for example `example.com/load-balancer-health-check-interval`. */
   readonly name: string;
   /** What it does, one or two sentences (Markdown allowed); shown in the reference table. */
@@ -17,7 +18,7 @@ interface Common {
 }
 
 /** Free text; with `pattern`, it must match (for example an ID that goes into a URL). */
-export interface StringAnnotation extends Common {
+export interface StringAnnotation extends AnnotationSpecBase {
   readonly type: 'string';
   readonly pattern?: RegExp;
   /**
@@ -29,13 +30,13 @@ export interface StringAnnotation extends Common {
 }
 
 /** `true` or `false` (also Go's `strconv.ParseBool` forms: `1`, `t`, `T`, `TRUE`, `True`, `0`, `f`, …). */
-export interface BooleanAnnotation extends Common {
+export interface BooleanAnnotation extends AnnotationSpecBase {
   readonly type: 'boolean';
   readonly default?: boolean;
 }
 
 /** A decimal integer, optionally within `[min, max]`. */
-export interface IntegerAnnotation extends Common {
+export interface IntegerAnnotation extends AnnotationSpecBase {
   readonly type: 'integer';
   readonly min?: number;
   readonly max?: number;
@@ -43,7 +44,7 @@ export interface IntegerAnnotation extends Common {
 }
 
 /** A Go duration (`500ms`, `2s`, `1m30s`); parsed into **milliseconds**, optionally within `[minMs, maxMs]`. */
-export interface DurationAnnotation extends Common {
+export interface DurationAnnotation extends AnnotationSpecBase {
   readonly type: 'duration';
   readonly minMs?: number;
   readonly maxMs?: number;
@@ -52,34 +53,34 @@ export interface DurationAnnotation extends Common {
 }
 
 /** One of a fixed set of strings (case-sensitive). */
-export interface EnumAnnotation extends Common {
+export interface EnumAnnotation extends AnnotationSpecBase {
   readonly type: 'enum';
   readonly values: readonly string[];
   readonly default?: string;
 }
 
 /** Comma-separated CIDRs (`10.0.0.0/8, 2001:db8::/32`); parsed into canonical network form. */
-export interface CIDRListAnnotation extends Common {
+export interface CIDRListAnnotation extends AnnotationSpecBase {
   readonly type: 'cidr-list';
   readonly default?: readonly string[];
 }
 
 /** One IP address, optionally of one family; parsed into canonical form. */
-export interface IPAnnotation extends Common {
+export interface IPAnnotation extends AnnotationSpecBase {
   readonly type: 'ip';
   readonly family?: 'IPv4' | 'IPv6';
   readonly default?: string;
 }
 
 /** Comma-separated IP addresses, at most one per family when `onePerFamily`; canonical form. */
-export interface IPListAnnotation extends Common {
+export interface IPListAnnotation extends AnnotationSpecBase {
   readonly type: 'ip-list';
   readonly onePerFamily?: boolean;
   readonly default?: readonly string[];
 }
 
 /** Comma-separated `key=value` pairs (`team=web,env=prod`); keys unique and non-empty, values may be empty. */
-export interface MapAnnotation extends Common {
+export interface MapAnnotation extends AnnotationSpecBase {
   readonly type: 'map';
   readonly default?: Readonly<Record<string, string>>;
 }

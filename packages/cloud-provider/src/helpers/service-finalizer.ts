@@ -7,8 +7,6 @@
 import type { V1Service } from '@kubernetes/client-node';
 import { LOAD_BALANCER_CLEANUP_FINALIZER } from '../well-known.js';
 
-type ServiceLike = Pick<V1Service, 'metadata' | 'spec'>;
-
 /** True when `metadata.finalizers` contains exactly `service.kubernetes.io/load-balancer-cleanup`. */
 export function hasLBFinalizer(service: Pick<V1Service, 'metadata'>): boolean {
   return (service.metadata?.finalizers ?? []).includes(LOAD_BALANCER_CLEANUP_FINALIZER);
@@ -52,7 +50,7 @@ export function wantsLoadBalancer(service: Pick<V1Service, 'spec'>): boolean {
  * True when the service has the load-balancer finalizer and either is being deleted
  * (`metadata.deletionTimestamp` set) or is no longer of type `LoadBalancer` (upstream `needsCleanup`).
  */
-export function needsCleanup(service: ServiceLike): boolean {
+export function needsCleanup(service: Pick<V1Service, 'metadata' | 'spec'>): boolean {
   if (!hasLBFinalizer(service)) return false;
   const deleting =
     service.metadata?.deletionTimestamp !== undefined && service.metadata.deletionTimestamp !== null;

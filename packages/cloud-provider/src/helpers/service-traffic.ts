@@ -5,17 +5,15 @@
  */
 import type { V1Service } from '@kubernetes/client-node';
 
-type ServiceSpecOnly = Pick<V1Service, 'spec'>;
-
 /** True when the type is `LoadBalancer` or `NodePort` and `externalTrafficPolicy` is `Local`. */
-export function requestsOnlyLocalTraffic(service: ServiceSpecOnly): boolean {
+export function requestsOnlyLocalTraffic(service: Pick<V1Service, 'spec'>): boolean {
   const type = service.spec?.type;
   if (type !== 'LoadBalancer' && type !== 'NodePort') return false;
   return service.spec?.externalTrafficPolicy === 'Local';
 }
 
 /** True when the type is `LoadBalancer` and {@link requestsOnlyLocalTraffic}. */
-export function needsHealthCheck(service: ServiceSpecOnly): boolean {
+export function needsHealthCheck(service: Pick<V1Service, 'spec'>): boolean {
   return service.spec?.type === 'LoadBalancer' && requestsOnlyLocalTraffic(service);
 }
 
@@ -23,7 +21,7 @@ export function needsHealthCheck(service: ServiceSpecOnly): boolean {
  * The health-check path and node port: `{ path: '/healthz', port: spec.healthCheckNodePort }` when
  * {@link needsHealthCheck} and the port is non-zero, otherwise `{ path: '', port: 0 }`.
  */
-export function getServiceHealthCheckPathPort(service: ServiceSpecOnly): { path: string; port: number } {
+export function getServiceHealthCheckPathPort(service: Pick<V1Service, 'spec'>): { path: string; port: number } {
   if (!needsHealthCheck(service)) return { path: '', port: 0 };
   const port = service.spec?.healthCheckNodePort ?? 0;
   if (port === 0) return { path: '', port: 0 };

@@ -16,8 +16,8 @@ import {
   nodeClientFromCoreV1Api,
   retryOnConflict,
   type SharedInformers,
-  UPDATE_NODE_SPEC_BACKOFF,
 } from '@ccm-kit/cloud-provider';
+import { UPDATE_NODE_SPEC_BACKOFF } from '@ccm-kit/cloud-provider/internal';
 import {
   callOptions,
   controllerStarted,
@@ -27,7 +27,6 @@ import {
   type EventRecorder,
   type Logger,
   parallelizeUntil,
-  parseTime,
   patchOptions,
   type QueueWorker,
   runWorkers,
@@ -35,6 +34,7 @@ import {
   Workqueue,
   waitForCacheSync,
 } from '@ccm-kit/runtime';
+import { parseTime } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { isNodeOwned, nodeReference, ownedNodeHandler } from '../shared/index.js';
 import { desiredNodeAddresses, nodeAddressesStatusPatch } from './addresses.js';

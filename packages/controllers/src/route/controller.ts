@@ -4,14 +4,8 @@
  * Follows upstream `controllers/route/route_controller.go` (`RouteController`: `New`, `Run`,
  * `reconcileNodeRoutes`, `reconcile`, `updateNetworkingCondition`, `handleNodeUpdate`, `processNextWorkItem`).
  */
-import {
-  type CIDR,
-  type Informer,
-  type Route,
-  type Routes,
-  retryOnConflict,
-  UPDATE_NODE_BACKOFF,
-} from '@ccm-kit/cloud-provider';
+import { type CIDR, type Informer, type Route, type Routes, retryOnConflict } from '@ccm-kit/cloud-provider';
+import { UPDATE_NODE_BACKOFF } from '@ccm-kit/cloud-provider/internal';
 import {
   controllerStarted,
   controllerStopped,
@@ -20,11 +14,11 @@ import {
   type Logger,
   nonSlidingUntil,
   type QueueWorker,
-  routeQueueRateLimiter,
   runWorkers,
   Workqueue,
   waitForCacheSync,
 } from '@ccm-kit/runtime';
+import { routeQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1Node, V1ObjectReference } from '@kubernetes/client-node';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CloudControllerConfig } from '../context.js';

@@ -29,10 +29,10 @@ import {
   parallelizeUntil,
   type QueueWorker,
   runWorkers,
-  serviceQueueRateLimiter,
   Workqueue,
   waitForCacheSync,
 } from '@ccm-kit/runtime';
+import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import {

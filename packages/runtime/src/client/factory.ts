@@ -126,7 +126,7 @@ export class ClientFactory implements ControllerClientBuilder {
    * a raw one (`CoreV1Client`, `CoordinationV1Client`, which do not load client-node's generated API).
    * Clients are cached per name and class.
    */
-  client<T>(name: string, api: ApiConstructor<T>): T {
+  client<T>(name: string, api: new (...args: never[]) => T): T {
     checkName(name);
     let byApi = this.#clients.get(name);
     if (!byApi) {

@@ -61,7 +61,8 @@ const queryParams = [
 /** client-node's generated default for PATCH bodies (its first preferred media type); callers override it. */
 const defaultPatchContentType = 'application/json-patch+json';
 
-abstract class RawApi {
+/** The base of the raw-JSON API clients: the configuration and the request plumbing they share. */
+export abstract class RawApi {
   static readonly [rawApiClient] = true;
   readonly #config: RawApiConfig;
 
@@ -88,7 +89,8 @@ abstract class RawApi {
 }
 
 const seg = encodeURIComponent;
-type P<M extends (...a: never[]) => unknown> = Parameters<M>[0];
+/** The request parameters of a client-node API method, which the raw clients take unchanged. */
+export type ApiMethodParams<M extends (...a: never[]) => unknown> = Parameters<M>[0];
 
 /**
  * The core/v1 calls ccm-kit makes (Nodes, Service status, Events), with `CoreV1Api`'s signatures.
@@ -96,38 +98,38 @@ type P<M extends (...a: never[]) => unknown> = Parameters<M>[0];
  */
 export class CoreV1Client extends RawApi {
   /** `GET /api/v1/nodes/{name}`. */
-  readNode(p: P<CoreV1Api['readNode']>, o?: ConfigurationOptions): Promise<V1Node> {
+  readNode(p: ApiMethodParams<CoreV1Api['readNode']>, o?: ConfigurationOptions): Promise<V1Node> {
     return this.call('GET', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `PUT /api/v1/nodes/{name}` (the status is ignored by the server). */
-  replaceNode(p: P<CoreV1Api['replaceNode']>, o?: ConfigurationOptions): Promise<V1Node> {
+  replaceNode(p: ApiMethodParams<CoreV1Api['replaceNode']>, o?: ConfigurationOptions): Promise<V1Node> {
     return this.call('PUT', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/nodes/{name}`; set the content type with `patchOptions`. */
-  patchNode(p: P<CoreV1Api['patchNode']>, o?: ConfigurationOptions): Promise<V1Node> {
+  patchNode(p: ApiMethodParams<CoreV1Api['patchNode']>, o?: ConfigurationOptions): Promise<V1Node> {
     return this.call('PATCH', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/nodes/{name}/status`. */
-  patchNodeStatus(p: P<CoreV1Api['patchNodeStatus']>, o?: ConfigurationOptions): Promise<V1Node> {
+  patchNodeStatus(p: ApiMethodParams<CoreV1Api['patchNodeStatus']>, o?: ConfigurationOptions): Promise<V1Node> {
     return this.call('PATCH', `/api/v1/nodes/${seg(p.name)}/status`, p as Params, o);
   }
   /** `DELETE /api/v1/nodes/{name}`. */
-  deleteNode(p: P<CoreV1Api['deleteNode']>, o?: ConfigurationOptions): Promise<V1Status> {
+  deleteNode(p: ApiMethodParams<CoreV1Api['deleteNode']>, o?: ConfigurationOptions): Promise<V1Status> {
     return this.call('DELETE', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/namespaces/{namespace}/services/{name}/status`. */
   patchNamespacedServiceStatus(
-    p: P<CoreV1Api['patchNamespacedServiceStatus']>,
+    p: ApiMethodParams<CoreV1Api['patchNamespacedServiceStatus']>,
     o?: ConfigurationOptions,
   ): Promise<V1Service> {
     return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}/status`, p as Params, o);
   }
   /** `POST /api/v1/namespaces/{namespace}/events`. */
-  createNamespacedEvent(p: P<CoreV1Api['createNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
+  createNamespacedEvent(p: ApiMethodParams<CoreV1Api['createNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
     return this.call('POST', `/api/v1/namespaces/${seg(p.namespace)}/events`, p as Params, o);
   }
   /** `PATCH /api/v1/namespaces/{namespace}/events/{name}`. */
-  patchNamespacedEvent(p: P<CoreV1Api['patchNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
+  patchNamespacedEvent(p: ApiMethodParams<CoreV1Api['patchNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
     return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/events/${seg(p.name)}`, p as Params, o);
   }
 }
@@ -135,15 +137,15 @@ export class CoreV1Client extends RawApi {
 /** The coordination.k8s.io/v1 Lease calls of leader election, with `CoordinationV1Api`'s signatures. */
 export class CoordinationV1Client extends RawApi {
   /** `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
-  readNamespacedLease(p: P<CoordinationV1Api['readNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+  readNamespacedLease(p: ApiMethodParams<CoordinationV1Api['readNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
     return this.call('GET', leasePath(p.namespace, p.name), p as Params, o);
   }
   /** `POST /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases`. */
-  createNamespacedLease(p: P<CoordinationV1Api['createNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+  createNamespacedLease(p: ApiMethodParams<CoordinationV1Api['createNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
     return this.call('POST', leasePath(p.namespace), p as Params, o);
   }
   /** `PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
-  replaceNamespacedLease(p: P<CoordinationV1Api['replaceNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+  replaceNamespacedLease(p: ApiMethodParams<CoordinationV1Api['replaceNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
     return this.call('PUT', leasePath(p.namespace, p.name), p as Params, o);
   }
 }

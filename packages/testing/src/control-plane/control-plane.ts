@@ -9,7 +9,7 @@
 import { promises as fs, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TinyCA } from '@ccm-kit/runtime';
+import { TinyCA } from '@ccm-kit/runtime/internal';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { API_SERVER_FILES, type ApiServerConfig, startApiServer } from './apiserver.js';
 import { durationFromEnv } from './duration.js';

@@ -7,7 +7,7 @@
  * "every 3rd call" counts the calls of all those methods together, and a throttle is one bucket.
  */
 
-import { TokenBucket } from '@ccm-kit/runtime';
+import { TokenBucket } from '@ccm-kit/runtime/internal';
 import { InjectedError, ThrottledError } from './errors.js';
 import { type FakeCloudMethod, type MethodSelector, resolveSelector } from './methods.js';
 

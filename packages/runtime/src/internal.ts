@@ -1,0 +1,48 @@
+/**
+ * `@ccm-kit/runtime/internal`: names that sibling ccm-kit packages and this package's tests share but that
+ * are NOT public API. Not covered by semver: anything here may change or disappear in any release. Vendors
+ * import from `@ccm-kit/runtime` only.
+ */
+export {
+  parseTime,
+  clientNode,
+  asClientNodeKubeConfig,
+  isRawApiClient,
+  rawApiClient,
+} from './client/index.js';
+export {
+  WORKER_RESTART_MS,
+} from './controller/index.js';
+export {
+  getEventKey,
+  getSpamKey,
+  makeEvent,
+  EventCorrelator,
+  getReference,
+} from './events/index.js';
+export {
+  ControllerManagerMetrics,
+} from './metrics/controller-manager.js';
+export {
+  CERT_VALIDITY_MS,
+  TinyCA,
+} from './tls/index.js';
+export {
+  sprintf,
+  jitter,
+  LruCache,
+  onError,
+  defaultRetry,
+  defaultBackoff,
+  BackoffStepper,
+  TokenBucket,
+} from './util/index.js';
+export {
+  workqueueDurationBuckets,
+  serviceQueueRateLimiter,
+  routeQueueRateLimiter,
+} from './workqueue/index.js';
+export {
+  leaderElectionJitterFactor,
+  setProcessLeaseFence,
+} from './leader-election/index.js';

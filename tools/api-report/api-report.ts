@@ -1,0 +1,176 @@
+/**
+ * API reports: one `<name>.api.md` per package entry point (`.`, `./internal`, `./vitest`), written by
+ * @microsoft/api-extractor from the built declarations (`dist/*.d.ts`). A report lists every exported name
+ * with its full declaration — types included, since type-only exports are invisible at runtime — so a
+ * change to a package's surface shows up as a diff of `packages/<pkg>/api/*.api.md` in review.
+ *
+ * `npm run api:update` rewrites the reports after `tsc -b`; `tools/api-report/test/api-report.test.ts`
+ * (unit project) fails while the built declarations differ from the committed reports.
+ * All entry points share one TypeScript program (api-extractor's `CompilerState`), which keeps a full check
+ * to one compilation instead of one per entry point.
+ */
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  CompilerState,
+  Extractor,
+  ExtractorConfig,
+  type ExtractorMessage,
+  type IConfigFile,
+} from '@microsoft/api-extractor';
+
+/** The repository root (two levels above this file). */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+/** One `exports` entry of a workspace package, and where its report lives. */
+export interface EntryPoint {
+  /** The import specifier, e.g. `@ccm-kit/runtime/internal`. */
+  specifier: string;
+  /** Absolute path of the package folder. */
+  packageDir: string;
+  /** Absolute path of the entry point's built declarations (`dist/….d.ts`). */
+  declarations: string;
+  /** The `exports` key: `.`, `./internal`, `./vitest`. */
+  subpath: string;
+  /** Report file name without `.api.md`: the unscoped package name, plus `-<subpath>` for subpaths. */
+  reportName: string;
+}
+
+/** Outcome for one entry point. */
+export interface EntryPointResult {
+  entryPoint: EntryPoint;
+  /** True when the built declarations differ from the committed report (before any update). */
+  changed: boolean;
+  /** api-extractor errors (a failed analysis, not a report difference). */
+  errors: string[];
+}
+
+interface PackageJson {
+  name: string;
+  exports?: Record<string, { types?: string }>;
+}
+
+/** Every entry point of every package under `packages/`, read from the package.json `exports` maps. */
+export function entryPoints(root = REPO_ROOT): EntryPoint[] {
+  const result: EntryPoint[] = [];
+  const packagesDir = join(root, 'packages');
+  for (const dir of readdirSync(packagesDir).sort()) {
+    const packageDir = join(packagesDir, dir);
+    const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as PackageJson;
+    for (const [subpath, conditions] of Object.entries(pkg.exports ?? {})) {
+      if (!conditions.types) throw new Error(`${pkg.name}: exports["${subpath}"] has no "types" condition`);
+      const suffix = subpath === '.' ? '' : subpath.replace(/^\.\//, '');
+      result.push({
+        specifier: suffix ? `${pkg.name}/${suffix}` : pkg.name,
+        subpath,
+        packageDir,
+        declarations: join(packageDir, conditions.types),
+        reportName: [pkg.name.replace(/^@[^/]+\//, ''), suffix].filter(Boolean).join('-'),
+      });
+    }
+  }
+  return result;
+}
+
+/** Where the committed reports of a package live. */
+export function reportFolder(packageDir: string): string {
+  return join(packageDir, 'api');
+}
+
+// Compiler options for reading the built declarations; the packages' own tsconfig files describe src/.
+const compilerOptions = {
+  target: 'es2023',
+  lib: ['es2023'],
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  strict: true,
+  skipLibCheck: true,
+  types: ['node'],
+};
+
+function extractorConfig(entry: EntryPoint, root: string): ExtractorConfig {
+  const tempFolder = join(root, 'node_modules', '.cache', 'api-report');
+  mkdirSync(tempFolder, { recursive: true });
+  const configObject: IConfigFile = {
+    projectFolder: entry.packageDir,
+    mainEntryPointFilePath: entry.declarations,
+    compiler: { overrideTsconfig: { compilerOptions, files: [entry.declarations] } },
+    apiReport: {
+      enabled: true,
+      reportFileName: entry.reportName,
+      reportFolder: reportFolder(entry.packageDir),
+      reportTempFolder: tempFolder,
+    },
+    docModel: { enabled: false },
+    dtsRollup: { enabled: false },
+    tsdocMetadata: { enabled: false },
+    messages: {
+      compilerMessageReporting: { default: { logLevel: 'error' as never } },
+      extractorMessageReporting: {
+        default: { logLevel: 'warning' as never, addToApiReportFile: true },
+        // ccm-kit does not use release tags: a package's surface is what its entry point exports.
+        'ae-missing-release-tag': { logLevel: 'none' as never, addToApiReportFile: false },
+        // `{@link member}` inside a class docstring is fine for readers and typedoc.
+        'ae-unresolved-link': { logLevel: 'none' as never, addToApiReportFile: false },
+        // Docstrings are reviewed in the source, not counted here.
+        'ae-undocumented': { logLevel: 'none' as never, addToApiReportFile: false },
+        // A subpath (`/internal`, `/vitest`) names types its package root exports; only a root entry
+        // point must export every type its signatures use.
+        ...(entry.subpath === '.'
+          ? {}
+          : { 'ae-forgotten-export': { logLevel: 'none' as never, addToApiReportFile: false } }),
+      },
+      tsdocMessageReporting: { default: { logLevel: 'none' as never } },
+    },
+  };
+  return ExtractorConfig.prepare({
+    configObject,
+    configObjectFullPath: undefined,
+    packageJsonFullPath: join(entry.packageDir, 'package.json'),
+  });
+}
+
+/**
+ * Compares (or, with `update`, rewrites) the report of every entry point. Needs `tsc -b` first: it reads
+ * `dist/`. Throws when a declaration file is missing.
+ */
+export function runApiReports(options: { update?: boolean; root?: string } = {}): EntryPointResult[] {
+  const root = options.root ?? REPO_ROOT;
+  const entries = entryPoints(root);
+  for (const entry of entries) mkdirSync(reportFolder(entry.packageDir), { recursive: true });
+  const configs = entries.map((entry) => extractorConfig(entry, root));
+  const compilerState = CompilerState.create(configs[0]!, {
+    additionalEntryPoints: entries.map((entry) => entry.declarations),
+  });
+  return entries.map((entryPoint, i) => {
+    const errors: string[] = [];
+    const result = Extractor.invoke(configs[i]!, {
+      localBuild: options.update === true,
+      compilerState,
+      messageCallback: (message: ExtractorMessage) => {
+        if (message.logLevel === 'error') errors.push(message.formatMessageWithLocation(root));
+        // The report carries the warnings; keep the console quiet.
+        message.handled = true;
+      },
+    });
+    return { entryPoint, changed: result.apiReportChanged, errors };
+  });
+}
+
+// `node tools/api-report/api-report.ts [--update]`
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const update = process.argv.includes('--update');
+  const results = runApiReports({ update });
+  let failed = false;
+  for (const { entryPoint, changed, errors } of results) {
+    const state = errors.length ? 'error' : changed ? (update ? 'updated' : 'CHANGED') : 'unchanged';
+    console.log(`${state.padEnd(9)} ${entryPoint.specifier}`);
+    for (const error of errors) console.log(`  ${error}`);
+    failed ||= errors.length > 0 || (changed && !update);
+  }
+  if (failed) {
+    console.log(update ? 'api-extractor reported errors.' : 'Public surface changed: run `npm run api:update` and commit the reports.');
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,44 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runApiReports } from '../api-report.ts';
+
+describe('public API reports (packages/*/api/*.api.md)', () => {
+  it('the built declarations of every entry point match the committed report', () => {
+    const results = runApiReports();
+    expect(results.map((r) => r.entryPoint.specifier)).toContain('@ccm-kit/runtime');
+    expect(results.flatMap((r) => r.errors)).toEqual([]);
+    const changed = results.filter((r) => r.changed).map((r) => r.entryPoint.specifier);
+    expect(changed, 'the public surface changed: run `npm run api:update` and commit packages/*/api').toEqual([]);
+  }, 180_000);
+});
+
+describe('the report check itself', () => {
+  // Under the repo's node_modules so that the `node` types resolve as they do for the real packages.
+  const cacheDir = join(REPO_ROOT, 'node_modules', '.cache');
+  mkdirSync(cacheDir, { recursive: true });
+  const root = mkdtempSync(join(cacheDir, 'api-report-fixture-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const pkgDir = join(root, 'packages', 'demo');
+  mkdirSync(join(pkgDir, 'dist'), { recursive: true });
+  writeFileSync(
+    join(pkgDir, 'package.json'),
+    JSON.stringify({ name: '@demo/demo', version: '1.0.0', exports: { '.': { types: './dist/index.d.ts' } } }),
+  );
+  const writeDeclarations = (text: string) => writeFileSync(join(pkgDir, 'dist', 'index.d.ts'), text);
+  const report = join(pkgDir, 'api', 'demo.api.md');
+
+  it('writes a report on update, passes when nothing changed, and flags a new type-only export', () => {
+    writeDeclarations('export declare function start(): void;\n');
+    expect(runApiReports({ root, update: true }).map((r) => r.changed)).toEqual([true]);
+    expect(readFileSync(report, 'utf8')).toContain('export function start(): void;');
+
+    expect(runApiReports({ root }).map((r) => r.changed)).toEqual([false]);
+
+    writeDeclarations('export declare function start(): void;\nexport interface Options { periodMs: number }\n');
+    const [result] = runApiReports({ root });
+    expect(result!.changed).toBe(true);
+    // A check never rewrites the committed report.
+    expect(readFileSync(report, 'utf8')).not.toContain('Options');
+  }, 60_000);
+});
