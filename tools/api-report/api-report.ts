@@ -9,7 +9,7 @@
  * All entry points share one TypeScript program (api-extractor's `CompilerState`), which keeps a full check
  * to one compilation instead of one per entry point.
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -57,6 +57,7 @@ export function entryPoints(root = REPO_ROOT): EntryPoint[] {
   const packagesDir = join(root, 'packages');
   for (const dir of readdirSync(packagesDir).sort()) {
     const packageDir = join(packagesDir, dir);
+    if (!existsSync(join(packageDir, 'package.json'))) continue;
     const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as PackageJson;
     for (const [subpath, conditions] of Object.entries(pkg.exports ?? {})) {
       if (!conditions.types) throw new Error(`${pkg.name}: exports["${subpath}"] has no "types" condition`);

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runApiReports } from '../api-report.ts';
+import { entryPoints, REPO_ROOT, runApiReports } from '../api-report.ts';
 
 describe('public API reports (packages/*/api/*.api.md)', () => {
   it('the built declarations of every entry point match the committed report', () => {
@@ -11,6 +11,23 @@ describe('public API reports (packages/*/api/*.api.md)', () => {
     const changed = results.filter((r) => r.changed).map((r) => r.entryPoint.specifier);
     expect(changed, 'the public surface changed: run `npm run api:update` and commit packages/*/api').toEqual([]);
   }, 180_000);
+});
+
+describe('entry point sources', () => {
+  it('list their exports by name: no `export *`, so a new module is not public by accident', () => {
+    const offenders: string[] = [];
+    for (const entry of entryPoints()) {
+      const pkg = JSON.parse(readFileSync(join(entry.packageDir, 'package.json'), 'utf8')) as {
+        exports: Record<string, { source?: string }>;
+      };
+      const source = pkg.exports[entry.subpath]?.source;
+      if (!source) continue;
+      const text = readFileSync(join(entry.packageDir, source), 'utf8');
+      const barrels = text.split('\n').filter((line) => /^export \* from/.test(line));
+      offenders.push(...barrels.map((line) => `${entry.specifier}: ${line}`));
+    }
+    expect(offenders).toEqual([]);
+  });
 });
 
 describe('the report check itself', () => {
