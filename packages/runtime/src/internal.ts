@@ -9,6 +9,8 @@ export {
   asClientNodeKubeConfig,
   isRawApiClient,
   rawApiClient,
+  cachedApiClient,
+  type ApiClientSource,
 } from './client/index.js';
 export {
   WORKER_RESTART_MS,

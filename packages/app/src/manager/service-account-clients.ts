@@ -15,7 +15,7 @@ import {
   type Logger,
   type RawApiConfig,
 } from '@ccm-kit/runtime';
-import { clientNode, isRawApiClient } from '@ccm-kit/runtime/internal';
+import { cachedApiClient, clientNode } from '@ccm-kit/runtime/internal';
 // client-node's generated API is loaded (clientNode()) only when these clients are used.
 import type { Configuration, KubeConfig, RequestContext } from '@kubernetes/client-node';
 
@@ -149,19 +149,7 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
   /** A typed (or raw) API client acting as service account `name` (cached per name and class). */
   client<T>(name: string, api: new (...args: never[]) => T): T {
     if (!name) throw new Error('client name must not be empty');
-    let byApi = this.#clients.get(name);
-    if (!byApi) {
-      byApi = new Map();
-      this.#clients.set(name, byApi);
-    }
-    let c = byApi.get(api) as T | undefined;
-    if (c === undefined) {
-      c = isRawApiClient(api)
-        ? (new api(this.rawConfig(name)) as T)
-        : new (api as unknown as new (cfg: Configuration) => T)(this.configuration(name));
-      byApi.set(api, c);
-    }
-    return c;
+    return cachedApiClient(this.#clients, this, name, api);
   }
 
   /**

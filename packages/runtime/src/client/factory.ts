@@ -10,7 +10,7 @@ import type { Configuration, KubeConfig } from '@kubernetes/client-node';
 import type { Response } from 'undici';
 import { clientNode } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
-import { isRawApiClient, type RawApiConfig } from './raw-api.js';
+import { cachedApiClient, type RawApiConfig } from './raw-api.js';
 import { type RawRequestOptions, RestTransport } from './transport.js';
 
 /** Options of {@link createClientFactory}. */
@@ -46,13 +46,11 @@ function packageVersion(): string {
 /** The default base user agent, `ccm-kit/<version> (<os>/<arch>)`. */
 export const defaultUserAgent = `ccm-kit/${packageVersion()} (${process.platform}/${process.arch})`;
 
-type ApiConstructor<T> = new (...args: never[]) => T;
-
 export class ClientFactory implements ControllerClientBuilder {
   readonly kubeConfig: KubeConfigLike;
   readonly transport: RestTransport;
   readonly baseUserAgent: string;
-  readonly #clients = new Map<string, Map<ApiConstructor<unknown>, unknown>>();
+  readonly #clients = new Map<string, Map<unknown, unknown>>();
 
   /** Prefer {@link createClientFactory}. */
   constructor(opts: ClientFactoryOptions) {
@@ -128,19 +126,7 @@ export class ClientFactory implements ControllerClientBuilder {
    */
   client<T>(name: string, api: new (...args: never[]) => T): T {
     checkName(name);
-    let byApi = this.#clients.get(name);
-    if (!byApi) {
-      byApi = new Map();
-      this.#clients.set(name, byApi);
-    }
-    let c = byApi.get(api) as T | undefined;
-    if (c === undefined) {
-      c = isRawApiClient(api)
-        ? (new api(this.rawConfig(name)) as T)
-        : new (api as unknown as new (cfg: Configuration) => T)(this.configuration(name));
-      byApi.set(api, c);
-    }
-    return c;
+    return cachedApiClient(this.#clients, this, name, api);
   }
 
   /** A raw request (see {@link RestTransport.request}) with the named client's user agent. */

@@ -11,6 +11,7 @@
  * whole typed API keep using `client(name, CoreV1Api)`.
  */
 import type {
+  Configuration,
   ConfigurationOptions,
   CoordinationV1Api,
   CoreV1Api,
@@ -40,6 +41,38 @@ export const rawApiClient: unique symbol = Symbol.for('ccm-kit.rawApiClient');
 /** True for a raw client class such as {@link CoreV1Client}. */
 export function isRawApiClient(api: unknown): api is new (config: RawApiConfig) => unknown {
   return typeof api === 'function' && (api as unknown as Record<symbol, unknown>)[rawApiClient] === true;
+}
+
+/** Where {@link cachedApiClient} gets a client's configuration: a raw config, or a client-node `Configuration`. */
+export interface ApiClientSource {
+  rawConfig(name: string): RawApiConfig;
+  configuration(name: string): Configuration;
+}
+
+/**
+ * The API client of class `api` for client `name`, made once per name and class and kept in `cache`: a raw
+ * client ({@link isRawApiClient}) gets `source.rawConfig(name)`, a client-node API class
+ * `source.configuration(name)`. Shared by the client factory and the app's service-account clients.
+ */
+export function cachedApiClient<T>(
+  cache: Map<string, Map<unknown, unknown>>,
+  source: ApiClientSource,
+  name: string,
+  api: new (...args: never[]) => T,
+): T {
+  let byApi = cache.get(name);
+  if (!byApi) {
+    byApi = new Map();
+    cache.set(name, byApi);
+  }
+  let c = byApi.get(api) as T | undefined;
+  if (c === undefined) {
+    c = isRawApiClient(api)
+      ? (new api(source.rawConfig(name)) as T)
+      : new (api as unknown as new (cfg: Configuration) => T)(source.configuration(name));
+    byApi.set(api, c);
+  }
+  return c;
 }
 
 type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
