@@ -70,7 +70,9 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
         informers: opts.informers,
         config: opts.config,
         signal,
-        logger: logger.with({}, d.name),
+        // The manager's logger: each controller derives its named child (ControllerContext.logger), so the name
+        // is not doubled (`cloud-controller-manager/cloud-node-controller`).
+        logger,
       });
     } catch (err) {
       logger.error(err, `Error starting ${JSON.stringify(d.name)}`);
