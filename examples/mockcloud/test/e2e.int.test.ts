@@ -145,19 +145,19 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
   await ccm.done;
 }, 120_000);
 
-it('absorbs a 429 storm without a failed reconcile, and turns bad annotations into Warning Events without touching the cloud', async () => {
-  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+/** A manager running only service-lb-controller (4 workers) with the mockcloud provider for `clusterID`. */
+function startServiceLbManager(clusterID: string) {
   const config = parseConfig(
     [
       `apiURL: ${api.url}`,
       `token: ${TOKEN}`,
-      'clusterID: e2e-annotations',
+      `clusterID: ${clusterID}`,
       'retry: { retries: 8, minDelayMs: 10, maxDelayMs: 50 }',
       'loadBalancer: { provisioningRetryMs: 300 }',
     ].join('\n'),
     {},
   );
-  const ccm = await startCloudControllerManager({
+  return startCloudControllerManager({
     argv: [
       '--cloud-provider=mockcloud',
       '--leader-elect=false',
@@ -169,6 +169,53 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
     cloud: new MockCloudProvider(config, { logger: recordingLogger() }),
     kubeConfig: cp.kubeConfig,
   });
+}
+
+it('gives a Service switched LoadBalancer -> ClusterIP -> LoadBalancer a new load balancer (the recorded ID goes with the old one; regression: chaos seed 20261124)', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const ccm = await startServiceLbManager('e2e-round-trip');
+  const read = () => core.readNamespacedService({ name: 'round-trip', namespace: 'default' });
+  const setType = (type: string) =>
+    core.patchNamespacedService(
+      { name: 'round-trip', namespace: 'default', body: { spec: { type } } },
+      patchOptions('merge'),
+    );
+  const withIngress = (what: string) =>
+    eventuallyValue(async () => {
+      const s = await read();
+      return s.status?.loadBalancer?.ingress?.[0]?.ip && s.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID] ? s : undefined;
+    }, what);
+  try {
+    await core.createNamespacedService({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'round-trip' },
+        spec: { type: 'LoadBalancer', selector: { app: 'rt' }, ports: [{ port: 80, protocol: 'TCP' }] },
+      },
+    });
+    const first = (await withIngress('the first load balancer')).metadata!.annotations![ANNOTATION_LOAD_BALANCER_ID]!;
+
+    await setType('ClusterIP');
+    const cleared = await eventuallyValue(async () => {
+      const s = await read();
+      return !api.state.getLoadBalancer(first) && !s.metadata?.finalizers?.length ? s : undefined;
+    }, 'the load balancer and the finalizer to be gone');
+    expect(cleared.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID]).toBeUndefined();
+
+    await setType('LoadBalancer');
+    const second = await withIngress('a new load balancer');
+    const id = second.metadata!.annotations![ANNOTATION_LOAD_BALANCER_ID]!;
+    expect(id).not.toBe(first);
+    expect(second.status?.loadBalancer?.ingress?.[0]?.ip).toBe(api.state.getLoadBalancer(id)!.public_ip);
+  } finally {
+    await ccm.stop();
+  }
+  await ccm.done;
+}, 90_000);
+
+it('absorbs a 429 storm without a failed reconcile, and turns bad annotations into Warning Events without touching the cloud', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const ccm = await startServiceLbManager('e2e-annotations');
   const events = async (name: string): Promise<CoreV1Event[]> =>
     (await core.listNamespacedEvent({ namespace: 'default' })).items.filter(
       (e) => e.involvedObject.name === name,

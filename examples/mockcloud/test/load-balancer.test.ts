@@ -359,6 +359,44 @@ describe('LoadBalancer: delete', () => {
     ]);
   });
 
+  it('removes the recorded ID before deleting, so the Service gets a new load balancer when it is a LoadBalancer again (regression: chaos seed 20261124)', async () => {
+    api.state.provisioningDelayMs = 0;
+    const lbs = lbFacet();
+    await lbs.ensureLoadBalancer('kubernetes', service(), []);
+    const recorded = withRecordedID(service(), 'lb-000001');
+    // Switched to ClusterIP: the service controller deletes the load balancer of the Service it has (annotated).
+    await lbs.ensureLoadBalancerDeleted('kubernetes', recorded);
+    expect(api.state.listLoadBalancers()).toEqual([]);
+    expect(patches.patches.at(-1)!.patch).toEqual({ metadata: { annotations: { [ANNOTATION_LOAD_BALANCER_ID]: null } } });
+    // Switched back to LoadBalancer: the Service as the informer shows it after that patch gets a new one.
+    const status = await lbs.ensureLoadBalancer('kubernetes', service(), []);
+    expect(status.ingress).toHaveLength(1);
+    expect(api.state.listLoadBalancers().map((l) => l.id)).toEqual(['lb-000002']);
+  });
+
+  it('deletes nothing when the recorded ID cannot be removed, and starts over on the retry', async () => {
+    api.state.provisioningDelayMs = 0;
+    const lbs = lbFacet();
+    await lbs.ensureLoadBalancer('kubernetes', service(), []);
+    const recorded = withRecordedID(service(), 'lb-000001');
+    patches.failNext = 1;
+    const err = await lbs.ensureLoadBalancerDeleted('kubernetes', recorded).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(
+      /^mockcloud: could not remove the load-balancer ID lb-000001 from service default\/web: the server is currently unable/,
+    );
+    expect(api.state.listLoadBalancers().map((l) => l.id)).toEqual(['lb-000001']);
+    await lbs.ensureLoadBalancerDeleted('kubernetes', recorded);
+    expect(api.state.listLoadBalancers()).toEqual([]);
+  });
+
+  it('keeps the annotation when it names a load balancer it does not delete (not ours, or none)', async () => {
+    const unowned = api.state.createLoadBalancer({ name: 'unowned' });
+    await lbFacet().ensureLoadBalancerDeleted('kubernetes', withRecordedID(service(), unowned.id));
+    await lbFacet().ensureLoadBalancerDeleted('kubernetes', withRecordedID(service(), 'lb-424242'));
+    expect(patches.patches).toEqual([]);
+    expect(api.state.listLoadBalancers().map((l) => l.id)).toEqual([unowned.id]);
+  });
+
   it('throws API errors other than 404 so the controller retries', async () => {
     const lbs = lbFacet();
     await expectRetry(lbs.ensureLoadBalancer('kubernetes', service(), []), 5_000);

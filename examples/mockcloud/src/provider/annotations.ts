@@ -23,7 +23,7 @@ export const SERVICE_ANNOTATIONS = defineAnnotations(
       pattern: MOCKCLOUD_ID_PATTERN,
       patternText: 'a mockcloud ID (a letter or digit, then letters, digits, "-", "_" or "."; for example lb-000001)',
       description:
-        'Written by the provider after it creates or finds the load balancer; set it yourself to **adopt** an existing load balancer (it gets the ownership labels; one owned by another cluster or Service is refused). An ID that does not exist is reported as a Warning Event and nothing is created; remove the annotation to let the provider create one.',
+        'Written by the provider after it creates or finds the load balancer, and removed when it deletes that load balancer; set it yourself to **adopt** an existing load balancer (it gets the ownership labels; one owned by another cluster or Service is refused). An ID that does not exist is reported as a Warning Event and nothing is created; remove the annotation to let the provider create one.',
     },
     proxyProtocol: {
       name: ANNOTATION_PROXY_PROTOCOL,

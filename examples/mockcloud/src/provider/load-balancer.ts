@@ -13,7 +13,8 @@
  *   load balancer is provisioning; a 409 on create (the name is taken, for example by a create whose
  *   answer was lost) is resolved by looking the name up, so retries never create duplicates.
  * - update: targets only.
- * - delete: idempotent; a load balancer that is already gone is success.
+ * - delete: idempotent; a load balancer that is already gone is success. The recorded ID annotation is removed
+ *   first, so that a Service switched back to LoadBalancer gets a new load balancer (docs/decisions/0120).
  */
 import {
   defaultLoadBalancerName,
@@ -23,7 +24,7 @@ import {
   RetryError,
   type ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
-import type { Logger } from '@ccm-kit/runtime';
+import { isNotFound, type Logger } from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import {
   type CloudLoadBalancer,
@@ -179,8 +180,13 @@ export class MockCloudLoadBalancers implements LoadBalancer {
 
   /**
    * Deletes every load balancer this Service owns; resolves when none is left (also when there was none).
+   * When the ID annotation names one of them, the annotation is removed from the Service first (the provider
+   * wrote it; a Service that is gone already is fine), so that the Service can get a new load balancer later
+   * (docs/decisions/0120-mockcloud-load-balancer-id-removed-on-delete.md).
    * Never reads the Service's other annotations, so a bad annotation cannot block deletion.
-   * @throws the API's errors other than 404.
+   * @throws the API's errors other than 404; Error `could not remove the load-balancer ID from service …`
+   *   (the patch error as `cause`) when the annotation cannot be removed: nothing is deleted then, and a retry
+   *   starts over.
    */
   async ensureLoadBalancerDeleted(
     _clusterName: string,
@@ -201,6 +207,9 @@ export class MockCloudLoadBalancers implements LoadBalancer {
       });
       for (const lb of owned) ids.add(lb.id);
     }
+    // The recorded ID goes before the load balancer: left behind, it would name a load balancer that no longer
+    // exists, and a later ensure (the Service switched back to LoadBalancer) would refuse it (decision 0061).
+    if (annotated !== undefined && ids.has(annotated)) await this.#forgetID(service, annotated);
     for (const id of ids) {
       const deleted = await this.#d.client.deleteLoadBalancer(id, signal);
       this.#log(service).info(deleted ? 'Deleted load balancer' : 'Load balancer was already gone', { id });
@@ -334,6 +343,29 @@ export class MockCloudLoadBalancers implements LoadBalancer {
         .info('Skipping nodes that cannot be load-balancer targets', { skipped: sel.skipped });
     }
     return sel.serverIDs;
+  }
+
+  /** Removes the ID annotation (naming load balancer `id`) from the Service; a Service already gone is fine. */
+  async #forgetID(service: V1Service, id: string): Promise<void> {
+    const client = this.#d.serviceClient();
+    if (!client) {
+      this.#log(service).warn(
+        'No Kubernetes client yet (initialize has not run); not removing the load-balancer ID',
+        { id },
+      );
+      return;
+    }
+    const annotations = { ...(service.metadata?.annotations ?? {}) };
+    delete annotations[ANNOTATION_LOAD_BALANCER_ID];
+    try {
+      await patchService(client, service, { ...service, metadata: { ...service.metadata, annotations } });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw new Error(
+        `mockcloud: could not remove the load-balancer ID ${id} from service ${key(service)}: ${(err as Error).message ?? String(err)}`,
+        { cause: err },
+      );
+    }
   }
 
   /** Writes the load balancer's ID to the Service annotation when it is not there yet. */
