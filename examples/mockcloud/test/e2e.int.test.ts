@@ -207,6 +207,9 @@ it('gives a Service switched LoadBalancer -> ClusterIP -> LoadBalancer a new loa
     const id = second.metadata!.annotations![ANNOTATION_LOAD_BALANCER_ID]!;
     expect(id).not.toBe(first);
     expect(second.status?.loadBalancer?.ingress?.[0]?.ip).toBe(api.state.getLoadBalancer(id)!.public_ip);
+    await core.deleteNamespacedService({ name: 'round-trip', namespace: 'default' });
+    await eventuallyValue(() => isGone(read()), 'the Service to be gone');
+    expect(api.state.getLoadBalancer(id)).toBeUndefined();
   } finally {
     await ccm.stop();
   }

@@ -346,53 +346,47 @@ export class MockCloudLoadBalancers implements LoadBalancer {
   }
 
   /** Removes the ID annotation (naming load balancer `id`) from the Service; a Service already gone is fine. */
-  async #forgetID(service: V1Service, id: string): Promise<void> {
-    const client = this.#d.serviceClient();
-    if (!client) {
-      this.#log(service).warn(
-        'No Kubernetes client yet (initialize has not run); not removing the load-balancer ID',
-        { id },
-      );
-      return;
-    }
+  #forgetID(service: V1Service, id: string): Promise<void> {
     const annotations = { ...(service.metadata?.annotations ?? {}) };
     delete annotations[ANNOTATION_LOAD_BALANCER_ID];
-    try {
-      await patchService(client, service, { ...service, metadata: { ...service.metadata, annotations } });
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw new Error(
-        `mockcloud: could not remove the load-balancer ID ${id} from service ${key(service)}: ${(err as Error).message ?? String(err)}`,
-        { cause: err },
-      );
-    }
+    return this.#patchAnnotations(service, annotations, {
+      skipped: 'not removing the load-balancer ID',
+      failed: `could not remove the load-balancer ID ${id} from service ${key(service)}`,
+      id,
+    });
   }
 
   /** Writes the load balancer's ID to the Service annotation when it is not there yet. */
   async #recordID(service: V1Service, id: string): Promise<void> {
     if (service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID] === id) return;
+    await this.#patchAnnotations(
+      service,
+      { ...(service.metadata?.annotations ?? {}), [ANNOTATION_LOAD_BALANCER_ID]: id },
+      { skipped: 'not recording the load-balancer ID', failed: `could not record load balancer ${id} on service ${key(service)}`, id },
+    );
+  }
+
+  /**
+   * Patches the Service's annotations to `annotations` (status subresource, as the service controller's
+   * writes). Without a client yet, logs `No Kubernetes client yet …; <skipped>` and writes nothing; a Service
+   * already gone (404) is fine.
+   * @throws Error `mockcloud: <failed>: <reason>` (the patch error as `cause`) for any other failure.
+   */
+  async #patchAnnotations(
+    service: V1Service,
+    annotations: Record<string, string>,
+    text: { skipped: string; failed: string; id: string },
+  ): Promise<void> {
     const client = this.#d.serviceClient();
     if (!client) {
-      this.#log(service).warn(
-        'No Kubernetes client yet (initialize has not run); not recording the load-balancer ID',
-        { id },
-      );
+      this.#log(service).warn(`No Kubernetes client yet (initialize has not run); ${text.skipped}`, { id: text.id });
       return;
     }
-    const updated: V1Service = {
-      ...service,
-      metadata: {
-        ...service.metadata,
-        annotations: { ...(service.metadata?.annotations ?? {}), [ANNOTATION_LOAD_BALANCER_ID]: id },
-      },
-    };
     try {
-      await patchService(client, service, updated);
+      await patchService(client, service, { ...service, metadata: { ...service.metadata, annotations } });
     } catch (err) {
-      throw new Error(
-        `mockcloud: could not record load balancer ${id} on service ${key(service)}: ${(err as Error).message ?? String(err)}`,
-        { cause: err },
-      );
+      if (isNotFound(err)) return;
+      throw new Error(`mockcloud: ${text.failed}: ${(err as Error).message ?? String(err)}`, { cause: err });
     }
   }
 }
