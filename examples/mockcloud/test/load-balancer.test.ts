@@ -367,7 +367,10 @@ describe('LoadBalancer: delete', () => {
     // Switched to ClusterIP: the service controller deletes the load balancer of the Service it has (annotated).
     await lbs.ensureLoadBalancerDeleted('kubernetes', recorded);
     expect(api.state.listLoadBalancers()).toEqual([]);
-    expect(patches.patches.at(-1)!.patch).toEqual({ metadata: { annotations: { [ANNOTATION_LOAD_BALANCER_ID]: null } } });
+    // With the Service's UID: a Service re-created under the same name keeps its own annotation.
+    expect(patches.patches.at(-1)!.patch).toEqual({
+      metadata: { annotations: { [ANNOTATION_LOAD_BALANCER_ID]: null }, uid: UID },
+    });
     // Switched back to LoadBalancer: the Service as the informer shows it after that patch gets a new one.
     const status = await lbs.ensureLoadBalancer('kubernetes', service(), []);
     expect(status.ingress).toHaveLength(1);
@@ -382,10 +385,32 @@ describe('LoadBalancer: delete', () => {
     patches.failNext = 1;
     const err = await lbs.ensureLoadBalancerDeleted('kubernetes', recorded).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(
-      /^mockcloud: could not remove the load-balancer ID lb-000001 from service default\/web: the server is currently unable/,
+      /^mockcloud: could not remove the load-balancer ID \(lb-000001\) from service default\/web: the server is currently unable/,
     );
     expect(api.state.listLoadBalancers().map((l) => l.id)).toEqual(['lb-000001']);
     await lbs.ensureLoadBalancerDeleted('kubernetes', recorded);
+    expect(api.state.listLoadBalancers()).toEqual([]);
+  });
+
+  it('removes the ID also when the controller\'s copy of the Service predates the provider\'s write-back', async () => {
+    api.state.provisioningDelayMs = 0;
+    const lbs = lbFacet();
+    await lbs.ensureLoadBalancer('kubernetes', service(), []);
+    await lbs.ensureLoadBalancerDeleted('kubernetes', service());
+    expect(api.state.listLoadBalancers()).toEqual([]);
+    expect(patches.patches.at(-1)!.patch).toEqual({
+      metadata: { annotations: { [ANNOTATION_LOAD_BALANCER_ID]: null }, uid: UID },
+    });
+  });
+
+  it('deletes the load balancer of a Service re-created under the same name without touching the new one (422 on the UID)', async () => {
+    api.state.provisioningDelayMs = 0;
+    const lbs = lbFacet();
+    await lbs.ensureLoadBalancer('kubernetes', service(), []);
+    // The server refuses to change the UID of the Service now bearing that name.
+    patches.patchServiceStatus = () =>
+      Promise.reject(Object.assign(new Error('metadata.uid: Invalid value: field is immutable'), { code: 422 }));
+    await lbs.ensureLoadBalancerDeleted('kubernetes', withRecordedID(service(), 'lb-000001'));
     expect(api.state.listLoadBalancers()).toEqual([]);
   });
 

@@ -24,7 +24,7 @@ import {
   RetryError,
   type ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
-import { isNotFound, type Logger } from '@ccm-kit/runtime';
+import { isNotFound, type Logger, statusCode } from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import {
   type CloudLoadBalancer,
@@ -180,8 +180,8 @@ export class MockCloudLoadBalancers implements LoadBalancer {
 
   /**
    * Deletes every load balancer this Service owns; resolves when none is left (also when there was none).
-   * When the ID annotation names one of them, the annotation is removed from the Service first (the provider
-   * wrote it; a Service that is gone already is fine), so that the Service can get a new load balancer later
+   * When there is one to delete, the ID annotation is removed from the Service first (the provider wrote it; a
+   * Service that is gone already is fine), so that the Service can get a new load balancer later
    * (docs/decisions/0120-mockcloud-load-balancer-id-removed-on-delete.md).
    * Never reads the Service's other annotations, so a bad annotation cannot block deletion.
    * @throws the API's errors other than 404; Error `could not remove the load-balancer ID from service …`
@@ -207,9 +207,9 @@ export class MockCloudLoadBalancers implements LoadBalancer {
       });
       for (const lb of owned) ids.add(lb.id);
     }
-    // The recorded ID goes before the load balancer: left behind, it would name a load balancer that no longer
-    // exists, and a later ensure (the Service switched back to LoadBalancer) would refuse it (decision 0061).
-    if (annotated !== undefined && ids.has(annotated)) await this.#forgetID(service, annotated);
+    // The recorded ID goes before the load balancers: left behind, it would name one that no longer exists, and
+    // a later ensure (the Service switched back to LoadBalancer) would refuse it (decisions 0061, 0120).
+    if (ids.size > 0) await this.#forgetID(service, ids);
     for (const id of ids) {
       const deleted = await this.#d.client.deleteLoadBalancer(id, signal);
       this.#log(service).info(deleted ? 'Deleted load balancer' : 'Load balancer was already gone', { id });
@@ -345,47 +345,52 @@ export class MockCloudLoadBalancers implements LoadBalancer {
     return sel.serverIDs;
   }
 
-  /** Removes the ID annotation (naming load balancer `id`) from the Service; a Service already gone is fine. */
-  #forgetID(service: V1Service, id: string): Promise<void> {
-    const annotations = { ...(service.metadata?.annotations ?? {}) };
-    delete annotations[ANNOTATION_LOAD_BALANCER_ID];
-    return this.#patchAnnotations(service, annotations, {
+  /**
+   * Removes the ID annotation from the Service, whatever `service` (the controller's copy, which may predate the
+   * provider's own write-back) shows. The patch carries the Service's UID: the controller may hand over the last
+   * state of a Service deleted and re-created under the same name, whose annotation is not ours to remove (the
+   * server refuses the UID change, 422). A Service gone (404) or replaced is fine.
+   */
+  #forgetID(service: V1Service, ids: ReadonlySet<string>): Promise<void> {
+    const { namespace = '', name = '', uid } = service.metadata ?? {};
+    const patch = { metadata: { annotations: { [ANNOTATION_LOAD_BALANCER_ID]: null }, uid } };
+    return this.#writeBack(service, (client) => client.patchServiceStatus(namespace, name, patch), {
       skipped: 'not removing the load-balancer ID',
-      failed: `could not remove the load-balancer ID ${id} from service ${key(service)}`,
-      id,
+      failed: `could not remove the load-balancer ID (${[...ids].join(', ')}) from service ${key(service)}`,
+      gone: (err) => isNotFound(err) || statusCode(err) === 422,
     });
   }
 
   /** Writes the load balancer's ID to the Service annotation when it is not there yet. */
   async #recordID(service: V1Service, id: string): Promise<void> {
     if (service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID] === id) return;
-    await this.#patchAnnotations(
+    const annotations = { ...(service.metadata?.annotations ?? {}), [ANNOTATION_LOAD_BALANCER_ID]: id };
+    await this.#writeBack(
       service,
-      { ...(service.metadata?.annotations ?? {}), [ANNOTATION_LOAD_BALANCER_ID]: id },
-      { skipped: 'not recording the load-balancer ID', failed: `could not record load balancer ${id} on service ${key(service)}`, id },
+      (client) => patchService(client, service, { ...service, metadata: { ...service.metadata, annotations } }),
+      { skipped: 'not recording the load-balancer ID', failed: `could not record load balancer ${id} on service ${key(service)}` },
     );
   }
 
   /**
-   * Patches the Service's annotations to `annotations` (status subresource, as the service controller's
-   * writes). Without a client yet, logs `No Kubernetes client yet …; <skipped>` and writes nothing; a Service
-   * already gone (404) is fine.
-   * @throws Error `mockcloud: <failed>: <reason>` (the patch error as `cause`) for any other failure.
+   * One write to the Service (status subresource, as the service controller's). Without a client yet, logs
+   * `No Kubernetes client yet …; <skipped>` and writes nothing.
+   * @throws Error `mockcloud: <failed>: <reason>` (the patch error as `cause`), unless `gone(err)`.
    */
-  async #patchAnnotations(
+  async #writeBack(
     service: V1Service,
-    annotations: Record<string, string>,
-    text: { skipped: string; failed: string; id: string },
+    send: (client: ServiceStatusClient) => Promise<unknown>,
+    text: { skipped: string; failed: string; gone?: (err: unknown) => boolean },
   ): Promise<void> {
     const client = this.#d.serviceClient();
     if (!client) {
-      this.#log(service).warn(`No Kubernetes client yet (initialize has not run); ${text.skipped}`, { id: text.id });
+      this.#log(service).warn(`No Kubernetes client yet (initialize has not run); ${text.skipped}`);
       return;
     }
     try {
-      await patchService(client, service, { ...service, metadata: { ...service.metadata, annotations } });
+      await send(client);
     } catch (err) {
-      if (isNotFound(err)) return;
+      if (text.gone?.(err)) return;
       throw new Error(`mockcloud: ${text.failed}: ${(err as Error).message ?? String(err)}`, { cause: err });
     }
   }
