@@ -27,6 +27,7 @@ import {
   WatchInactivityError,
 } from './list-watch.js';
 import { informerListsTotal, informerWatchErrorsTotal } from './metrics.js';
+import { untilAborted } from '../util/until-aborted.js';
 
 /** Where the reflector delivers what it reads. Exceptions thrown here are the sink's bug and end a watch. */
 export interface ReflectorSink {
@@ -304,25 +305,6 @@ export class Reflector {
 function objectKey(obj: Record<string, unknown>): string {
   const m = (obj.metadata ?? {}) as { namespace?: string; name?: string };
   return m.namespace ? `${m.namespace}/${m.name}` : (m.name ?? '');
-}
-
-/** Settles with `p`, or rejects with the abort reason as soon as `signal` aborts (even if `p` ignores it). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 function errText(err: unknown): string {
