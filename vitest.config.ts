@@ -20,7 +20,12 @@ export default defineConfig({
         ssr,
         test: {
           name: 'unit',
-          include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts', 'tools/*/test/**/*.test.ts'],
+          include: [
+            'packages/*/test/**/*.test.ts',
+            'examples/*/test/**/*.test.ts',
+            'tools/*/test/**/*.test.ts',
+            'chaos/test/**/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },

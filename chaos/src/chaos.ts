@@ -13,6 +13,7 @@ import { fleetFor } from './fleet.ts';
 import { checkConverged, checkSafety, type Converged, type Safety, type Violation } from './invariants.ts';
 import { LeaseHistory, type Term, termsFromAudit } from './lease-history.ts';
 import { leaseDurationMs, type Profile } from './profiles.ts';
+import { type Resync, resyncFromAudit } from './resync.ts';
 import { Rng } from './rng.ts';
 import { type OpRecord, Workload } from './workload.ts';
 
@@ -28,6 +29,8 @@ export interface ChaosResult {
   faults: FaultRecord[];
   /** Per API-server/etcd restart: ms from healthy to a new Node initialized by the CCMs. */
   recoveryMs: { kind: string; ms: number | undefined }[];
+  /** Per kube-apiserver restart: ms from healthy to the informers in sync, per CCM that ran through it. */
+  resync: Resync[];
   /** Per leader fault: ms to the next holder's lease, and to its first cloud call or API write. */
   failover: { kind: string; leaseMs: number | undefined; firstActionMs: number | undefined }[];
   /** ms from the end of the fault phase until every converged-state invariant held (undefined: never). */
@@ -87,6 +90,7 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
             return !!n.spec?.providerID;
           }, 90_000);
           recoveryMs.push({ kind: rec.kind, ms: done ? Date.now() - t0 : undefined });
+          workload.endProbe(probe);
         });
       }
     })();
@@ -106,7 +110,11 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
     const settleMs = converged.ok ? Date.now() - settleStart : undefined;
     await sleep(1_000); // let the last polls and audit lines land
     lease.stop();
-    const terms = termsFromAudit(await readFile(cluster.auditLogPath, 'utf8'), leaseDurationMs);
+    const audit = await readFile(cluster.auditLogPath, 'utf8');
+    const terms = termsFromAudit(audit, leaseDurationMs);
+    // An etcd restart leaves the CCMs' watches to kube-apiserver, which keeps them open: only its own restarts count.
+    const outages = faults.records.filter((r) => r.kind === 'apiserver-restart');
+    const resync = resyncFromAudit(audit, outages, fleet.records, (slot) => cluster.slotName(slot));
     const safety = await checkSafety({ auditLogPath: cluster.auditLogPath, cloud: cluster.cloud, fleet, terms, workload, slotOf: cluster.slotOf });
     const failover = faults.records
       .filter((r) => r.identity !== undefined)
@@ -133,6 +141,7 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
       nodesRegistered: workload.nodesRegistered,
       faults: faults.records,
       recoveryMs,
+      resync,
       failover,
       settleMs,
       converged,

@@ -13,7 +13,11 @@ import { type CuttableProxy, startCuttableProxy } from './tcp-proxy.ts';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
 
-/** Only writes are audited: they are what the single-writer invariant is about (and the lease history). */
+/**
+ * Writes are audited: they are what the single-writer invariant is about (and the lease history). The CCMs'
+ * lists and watches of Nodes and Services too, without bodies: when they start again after an outage is the
+ * informers' resync time.
+ */
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
@@ -24,6 +28,9 @@ rules:
     verbs: ["create", "update", "patch"]
   - level: Metadata
     verbs: ["create", "update", "patch", "delete", "deletecollection"]
+  - level: Metadata
+    verbs: ["list", "watch"]
+    resources: [{ group: "", resources: ["nodes", "services"] }]
   - level: None
 `;
 

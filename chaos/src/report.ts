@@ -34,6 +34,7 @@ export function formatReport(r: ChaosResult): string {
     ['shutdown taints wrong', String(byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines')), byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines') ? 'FAIL' : 'PASS'],
     ['cloud calls from non-holders', `${r.safety.nonHolderCloudCalls} (start-up checks before campaigning: ${r.safety.startupCloudCalls})`, r.safety.nonHolderCloudCalls ? 'FAIL' : 'PASS'],
     ['API writes from non-holders', `${r.safety.nonHolderApiWrites} of ${r.safety.apiWritesByCcms}`, r.safety.nonHolderApiWrites ? 'FAIL' : 'PASS'],
+    ['API server back → informers in sync (each CCM running through it)', r.resync.map((x) => (x.ms.length ? x.ms.map(s).join(' / ') : 'no CCM ran through it')).join('; ') || '—', resyncVerdict(r)],
     ['API server back → new Node initialized', list(r.recoveryMs.map((x) => x.ms)), ''],
     ['leader fault → next leader holds the lease', list(r.failover.map((x) => x.leaseMs)), ''],
     ['leader fault → next leader\'s first cloud call', list(r.failover.map((x) => x.firstActionMs)), ''],
@@ -56,6 +57,13 @@ export function formatReport(r: ChaosResult): string {
     lines.push('', `CCM logs and the audit log: ${r.dir}`);
   }
   return lines.join('\n');
+}
+
+/** Informers in sync within 5 s of the server answering, after every outage (issue target). */
+function resyncVerdict(r: ChaosResult): string {
+  const all = r.resync.flatMap((x) => x.ms);
+  if (!all.length) return '';
+  return all.every((ms) => ms !== undefined && ms <= 5_000) ? 'PASS' : 'SLOW';
 }
 
 function byInv(r: ChaosResult, invariant: string): number {

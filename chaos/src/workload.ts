@@ -33,6 +33,8 @@ export interface Machine {
   deletedAt?: number;
   /** Whether the harness deleted the Node itself. */
   nodeDeleted: boolean;
+  /** A recovery probe still being measured: random operations leave it alone. */
+  probing?: boolean;
 }
 
 const zones = ['zone-1', 'zone-2', 'zone-3'];
@@ -74,7 +76,7 @@ export class Workload {
   /** One random operation; `wantServices`/`wantNodes` bias towards creating until the minimum counts are met. */
   async random(rng: Rng, needMoreServices: boolean, needMoreNodes: boolean): Promise<void> {
     const svc = rng.pick([...this.#services]);
-    const liveMachines = [...this.machines.values()].filter((m) => m.state !== 'deleted' && !m.nodeDeleted);
+    const liveMachines = [...this.machines.values()].filter((m) => m.state !== 'deleted' && !m.nodeDeleted && !m.probing);
     const m = rng.pick(liveMachines);
     const r = rng.next();
     if (needMoreServices && r < 0.3) return this.createService(rng);
@@ -205,6 +207,7 @@ export class Workload {
   /** Registers a machine and its Node, retrying while the API server settles; for recovery probes. */
   async probeNode(): Promise<string> {
     const name = this.#addMachine();
+    this.machines.get(name)!.probing = true;
     for (let i = 0; ; i++) {
       const rec: OpRecord = { seq: ++this.#seq, t: Date.now(), op: 'register-node (probe)', target: name, ok: true };
       this.ops.push(rec);
@@ -221,6 +224,12 @@ export class Workload {
         await new Promise((r) => setTimeout(r, 500));
       }
     }
+  }
+
+  /** The probe's measurement is over: random operations may pick its machine again. */
+  endProbe(name: string): void {
+    const m = this.machines.get(name);
+    if (m) m.probing = false;
   }
 
   #status(name: string, ready: boolean) {
