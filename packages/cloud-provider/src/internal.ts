@@ -4,6 +4,9 @@
  * import from `@ccm-kit/cloud-provider` only.
  */
 export {
+  errorMessage,
+} from './helpers/error-message.js';
+export {
   nodeLabelsPatch,
 } from './helpers/node-labels.js';
 export {

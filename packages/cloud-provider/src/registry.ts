@@ -11,6 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { CloudProvider, CloudProviderFactory } from './cloud.js';
+import { errorMessage } from './helpers/error-message.js';
 import { EXTERNAL_CLOUD_PROVIDER_NAME } from './well-known.js';
 
 const factories = new Map<string, CloudProviderFactory>();
@@ -97,7 +98,7 @@ export async function initCloudProvider(
       config = await readFile(configFilePath, 'utf-8');
     } catch (err) {
       throw new Error(
-        `couldn't read cloud provider configuration "${configFilePath}" for cloud provider "${name}": ${messageOf(err)}`,
+        `couldn't read cloud provider configuration "${configFilePath}" for cloud provider "${name}": ${errorMessage(err)}`,
         { cause: err },
       );
     }
@@ -106,7 +107,7 @@ export async function initCloudProvider(
   try {
     cloud = await getCloudProvider(name, config);
   } catch (err) {
-    throw new Error(`could not init cloud provider "${name}": ${messageOf(err)}`, { cause: err });
+    throw new Error(`could not init cloud provider "${name}": ${errorMessage(err)}`, { cause: err });
   }
   if (cloud === undefined || cloud === null) {
     throw new Error(`unknown cloud provider "${name}"`);
@@ -134,8 +135,4 @@ export function disabledProviderWarnings(name: string): { info: string; warning:
     info: `Please make sure you are running an external cloud controller manager binary for provider "${name}". In-tree cloud providers are disabled. Refer to https://github.com/kubernetes/kubernetes/tree/master/staging/src/k8s.io/cloud-provider/sample for an example implementation.`,
     warning: `built-in cloud providers are disabled. Please set "--cloud-provider=external" and migrate to an external cloud controller manager for provider "${name}"`,
   };
-}
-
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

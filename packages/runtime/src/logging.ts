@@ -7,6 +7,7 @@
  * is ≥ n; errors always print.
  */
 import createDebug from 'debug';
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 
 /** Structured key/values attached to a log line. */
 export type LogFields = Record<string, unknown>;
@@ -115,10 +116,6 @@ interface Entry {
   site: CallSite;
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 /**
  * component-base/logs/json (zapr over zap, k8s.io/component-base logs/json/json.go): `ts` in milliseconds
  * since the epoch (a float), `caller` as `dir/file:line`, `msg`, then `v` for info lines or `err` for
@@ -127,7 +124,7 @@ function errorText(err: unknown): string {
  */
 function jsonLine(e: Entry, epochMicros: number): string {
   const rec: Record<string, unknown> = { ts: epochMicros / 1000, caller: `${tailOfPath(e.site.file, 2)}:${e.site.line}`, msg: e.msg };
-  if (e.severity === 'E') rec.err = errorText(e.err);
+  if (e.severity === 'E') rec.err = errorMessage(e.err);
   else rec.v = e.level;
   rec.logger = e.name;
   Object.assign(rec, e.fields);
@@ -137,7 +134,7 @@ function jsonLine(e: Entry, epochMicros: number): string {
 /** klog's structured text format: header, quoted message, `err=` first for errors (klog.ErrorS), key/values. */
 function textLine(e: Entry, epochMicros: number): string {
   const kv: string[] = [];
-  if (e.severity === 'E') kv.push(` err=${renderValue(errorText(e.err))}`);
+  if (e.severity === 'E') kv.push(` err=${renderValue(errorMessage(e.err))}`);
   kv.push(` logger=${renderValue(e.name)}`);
   for (const [k, v] of Object.entries(e.fields)) kv.push(` ${k}=${renderValue(v)}`);
   return `${klogHeader(e.severity, epochMicros, e.site)}${JSON.stringify(e.msg)}${kv.join('')}`;

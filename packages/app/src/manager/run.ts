@@ -3,10 +3,10 @@
  * `--version`, starts the manager, stops it on SIGTERM/SIGINT, and exits: 0 after a clean stop, 1 with one
  * clear message on bad flags, a bad provider or config, or a fatal runtime error (as upstream's command).
  */
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import { createLogger } from '@ccm-kit/runtime';
 import { FlagError, formatHelp } from '../flags/flag-set.js';
 import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
-import { ConfigError } from '../options/config.js';
 import { type StartOptions, startCloudControllerManager } from './manager.js';
 import { versionLine } from './version.js';
 
@@ -53,11 +53,7 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
     await ccm.done;
     exit(0);
   } catch (err) {
-    const msg =
-      err instanceof FlagError || err instanceof ConfigError
-        ? `Error: ${(err as Error).message}`
-        : `Error: ${(err as Error).message ?? String(err)}`;
-    process.stderr.write(`${msg}\n`);
+    process.stderr.write(`Error: ${errorMessage(err)}\n`);
     if (err instanceof FlagError) process.stderr.write(`Run '${name} --help' for usage.\n`);
     exit(1);
   } finally {

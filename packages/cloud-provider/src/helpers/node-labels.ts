@@ -4,6 +4,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { NodeClient } from './clients.js';
+import { errorMessage } from './error-message.js';
 import { type RetryOnConflictOptions, retryOnConflict } from './retry-on-conflict.js';
 
 /**
@@ -53,7 +54,7 @@ export async function addOrUpdateLabelsOnNode(
       try {
         await client.patchNode(name, patch);
       } catch (err) {
-        throw new Error(`failed to patch the node: ${(err as Error)?.message ?? String(err)}`, {
+        throw new Error(`failed to patch the node: ${errorMessage(err)}`, {
           cause: err,
         });
       }
@@ -62,7 +63,7 @@ export async function addOrUpdateLabelsOnNode(
   } catch (err) {
     options.onError?.(
       new Error(
-        `failed to update labels for node ${JSON.stringify(name)}: ${(err as Error)?.message ?? String(err)}`,
+        `failed to update labels for node ${JSON.stringify(name)}: ${errorMessage(err)}`,
         {
           cause: err,
         },

@@ -4,6 +4,7 @@
  */
 import type { CloudProvider } from '../cloud.js';
 import { InstanceNotFoundError, NotImplementedError } from '../errors.js';
+import { errorMessage } from './error-message.js';
 
 /**
  * The provider ID of the named node: `<providerName()>://<instanceID>`.
@@ -31,8 +32,7 @@ export async function getInstanceProviderID(
     instanceID = await instances.instanceID(nodeName, signal);
   } catch (err) {
     if (err instanceof NotImplementedError || err instanceof InstanceNotFoundError) throw err;
-    const message = err instanceof Error ? err.message : String(err);
-    throw new Error(`failed to get instance ID from cloud provider: ${message}`, { cause: err });
+    throw new Error(`failed to get instance ID from cloud provider: ${errorMessage(err)}`, { cause: err });
   }
   return `${cloud.providerName()}://${instanceID}`;
 }

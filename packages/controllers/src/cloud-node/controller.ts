@@ -17,7 +17,7 @@ import {
   retryOnConflict,
   type SharedInformers,
 } from '@ccm-kit/cloud-provider';
-import { UPDATE_NODE_SPEC_BACKOFF } from '@ccm-kit/cloud-provider/internal';
+import { errorMessage, UPDATE_NODE_SPEC_BACKOFF } from '@ccm-kit/cloud-provider/internal';
 import {
   callOptions,
   controllerStarted,
@@ -85,10 +85,6 @@ function nonNegativeInt(value: number | undefined, fallback: number, field: stri
     throw new RangeError(`CloudNodeController: ${field} must be an integer ≥ 0, got ${value}`);
   }
   return value;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function secondsSince(timestamp: unknown): number | undefined {

@@ -16,12 +16,9 @@ import {
   type Zone,
   type Zones,
 } from '@ccm-kit/cloud-provider';
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import type { Logger } from '@ccm-kit/runtime';
 import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * Thrown by {@link getInstanceMetadata} when an InstancesV2 provider sets no providerID and the Node has none.
@@ -50,7 +47,7 @@ export async function nodeAddressesByProviderIDOrName(
       return await instances.nodeAddresses(nodeName, signal);
     } catch (byName) {
       throw new Error(
-        `error fetching node by provider ID: ${message(byID)}, and error by node name: ${message(byName)}`,
+        `error fetching node by provider ID: ${errorMessage(byID)}, and error by node name: ${errorMessage(byName)}`,
         { cause: byName },
       );
     }
@@ -70,7 +67,7 @@ async function instanceTypeByProviderIDOrName(
       return await instances.instanceType(nodeName, signal);
     } catch (byName) {
       throw new Error(
-        `InstanceType: Error fetching by providerID: ${message(byID)} Error fetching by NodeName: ${message(byName)}`,
+        `InstanceType: Error fetching by providerID: ${errorMessage(byID)} Error fetching by NodeName: ${errorMessage(byName)}`,
         { cause: byName },
       );
     }
@@ -90,7 +87,7 @@ async function zoneByProviderIDOrName(
       return await zones.getZoneByNodeName(nodeName, signal);
     } catch (byName) {
       throw new Error(
-        `failed to get zone from cloud provider: Zone: Error fetching by providerID: ${message(byID)} Error fetching by NodeName: ${message(byName)}`,
+        `failed to get zone from cloud provider: Zone: Error fetching by providerID: ${errorMessage(byID)} Error fetching by NodeName: ${errorMessage(byName)}`,
         { cause: byName },
       );
     }

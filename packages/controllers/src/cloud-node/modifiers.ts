@@ -13,6 +13,7 @@ import {
   LABEL_TOPOLOGY_REGION,
   LABEL_TOPOLOGY_ZONE,
 } from '@ccm-kit/cloud-provider';
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import type { V1Node } from '@kubernetes/client-node';
 import { applyProvidedNodeIP } from './addresses.js';
 import { excludeCloudTaint } from './cloud-taint.js';
@@ -54,7 +55,7 @@ export function nodeModifiersFromMetadata(
   try {
     applyProvidedNodeIP(node, [...(metadata.nodeAddresses ?? [])]);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     throw new Error(`provided node ip for node "${node.metadata?.name ?? ''}" is not valid: ${message}`, {
       cause: err,
     });

@@ -15,6 +15,7 @@ import {
   removeTaintOffNode,
   type SharedInformers,
 } from '@ccm-kit/cloud-provider';
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import {
   callOptions,
   controllerStarted,
@@ -173,7 +174,7 @@ export class CloudNodeLifecycleController {
       } catch (err) {
         this.#log.error(err, 'unable to delete node', { node: name });
         // The API's Status message (`nodes "x" not found`), as Go's error string; else the error's own.
-        const message = errorStatus(err)?.message || (err instanceof Error ? err.message : String(err));
+        const message = errorStatus(err)?.message || errorMessage(err);
         this.#recorder.event(
           ref,
           'Warning',

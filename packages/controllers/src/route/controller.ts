@@ -5,7 +5,7 @@
  * `reconcileNodeRoutes`, `reconcile`, `updateNetworkingCondition`, `handleNodeUpdate`, `processNextWorkItem`).
  */
 import { type CIDR, type Informer, type Route, type Routes, retryOnConflict } from '@ccm-kit/cloud-provider';
-import { UPDATE_NODE_BACKOFF } from '@ccm-kit/cloud-provider/internal';
+import { errorMessage, UPDATE_NODE_BACKOFF } from '@ccm-kit/cloud-provider/internal';
 import {
   controllerStarted,
   controllerStopped,
@@ -190,7 +190,7 @@ export class NodeRouteController {
       honorRetryError: false,
       logger: this.#log,
       onError: ({ err }) =>
-        this.#log.info(`Couldn't reconcile node routes: ${(err as Error)?.message ?? String(err)}, requeuing`),
+        this.#log.info(`Couldn't reconcile node routes: ${errorMessage(err)}, requeuing`),
     };
   }
 
@@ -205,13 +205,13 @@ export class NodeRouteController {
     try {
       routes = await this.#o.routes.listRoutes(this.#o.clusterName, signal);
     } catch (err) {
-      throw new Error(`error listing routes: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      throw new Error(`error listing routes: ${errorMessage(err)}`, { cause: err });
     }
     let nodes: V1Node[];
     try {
       nodes = this.#o.nodes.lister.list();
     } catch (err) {
-      throw new Error(`error listing nodes: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+      throw new Error(`error listing nodes: ${errorMessage(err)}`, { cause: err });
     }
     await this.reconcile(nodes, routes, signal);
   }
@@ -303,7 +303,7 @@ export class NodeRouteController {
             } catch (err) {
               const msg = `Could not create route ${c.nameHint} ${cidr} for node ${c.nodeName} after ${formatGoDuration(
                 performance.now() - start,
-              )}: ${(err as Error)?.message ?? String(err)}`;
+              )}: ${errorMessage(err)}`;
               if (!signal.aborted)
                 this.#o.recorder?.event(nodeReference(c.node), 'Warning', 'FailedToCreateRoute', msg);
               this.#log.v(4).info(msg);

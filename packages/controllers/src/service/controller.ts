@@ -19,6 +19,7 @@ import {
   removeLBFinalizer,
   type ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import {
   controllerStarted,
   controllerStopped,
@@ -137,11 +138,6 @@ export function serviceReference(svc: V1Service): V1ObjectReference {
   if (svc.metadata?.uid) ref.uid = svc.metadata.uid;
   if (svc.metadata?.resourceVersion) ref.resourceVersion = svc.metadata.resourceVersion;
   return ref;
-}
-
-/** The message of an error this controller wrapped itself (its text already carries the cause's). */
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**

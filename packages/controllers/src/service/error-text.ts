@@ -1,3 +1,5 @@
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
+
 /**
  * The text of an error from a Kubernetes API call or a cloud call, as Go's `err.Error()` would read in the
  * service controller's messages and events (upstream formats them with `%v`).
@@ -31,5 +33,5 @@ export function errorText(err: unknown): string {
     const message = statusMessage(err.body);
     if (message !== undefined) return message;
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

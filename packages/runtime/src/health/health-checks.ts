@@ -10,6 +10,7 @@
  *
  * The evaluation is a plain async function of (path, query), so the app can serve it from any server.
  */
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import { createLogger, type Logger } from '../logging.js';
 
 /** A check: returns (or resolves) when healthy, throws (or rejects) with the reason when not. */
@@ -138,7 +139,7 @@ export class HealthChecks {
     if (!entry) return { status: 404, body: '404 page not found\n', headers: textHeaders() };
     const err = await this.#run(entry);
     if (err === undefined) return { status: 200, body: 'ok', headers: textHeaders() };
-    return { status: 500, body: `internal server error: ${describe(err)}\n`, headers: textHeaders() };
+    return { status: 500, body: `internal server error: ${errorMessage(err)}\n`, headers: textHeaders() };
   };
 
   /** Runs the checks of `endpoint`; resolves the names that failed with their errors (empty: healthy). */
@@ -170,7 +171,7 @@ export class HealthChecks {
         out += `[+]${e.name} ok\n`;
       } else {
         out += `[-]${e.name} failed: reason withheld\n`;
-        details += `[-]${e.name} failed: ${describe(err)}\n`;
+        details += `[-]${e.name} failed: ${errorMessage(err)}\n`;
         failed.push(e.name);
       }
     });
@@ -212,8 +213,4 @@ export class HealthChecks {
       if (timer !== undefined) clearTimeout(timer);
     }
   }
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

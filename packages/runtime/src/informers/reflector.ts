@@ -16,6 +16,7 @@
  *   until the signal aborts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import { isGone, statusCode } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
 import { ReconnectBackoff, type ReconnectBackoffOptions } from './backoff.js';
@@ -122,7 +123,7 @@ export class Reflector {
           if (signal.aborted) break;
           informerWatchErrorsTotal.inc({ resource: this.name, reason: 'list_error' });
           const delay = this.#backoff.next();
-          this.#log.warn('list failed; retrying', { err: errText(err), retryInMs: Math.round(delay) });
+          this.#log.warn('list failed; retrying', { err: errorMessage(err), retryInMs: Math.round(delay) });
           await this.#pause(delay, signal, statusCode(err) === undefined);
           continue;
         }
@@ -280,17 +281,17 @@ export class Reflector {
         informerWatchErrorsTotal.inc({ resource: this.name, reason: 'expired' });
         this.#log.info('watch expired (410); relisting', {
           resourceVersion: this.#resourceVersion,
-          err: errText(err),
+          err: errorMessage(err),
         });
         this.#needList = true;
         return 'expired';
       }
       const code = statusCode(err);
       if (state && code !== undefined && code >= 400 && code < 500 && code !== 429)
-        return this.#watchListFallback(errText(err), true);
+        return this.#watchListFallback(errorMessage(err), true);
       const reason = err instanceof WatchInactivityError ? 'inactivity' : 'error';
       informerWatchErrorsTotal.inc({ resource: this.name, reason });
-      this.#log.warn('watch ended with an error; reconnecting', { reason, err: errText(err) });
+      this.#log.warn('watch ended with an error; reconnecting', { reason, err: errorMessage(err) });
       if (events > 0) this.#backoff.reset();
       return statusCode(err) === undefined ? 'unreachable' : 'error';
     } finally {
@@ -305,8 +306,4 @@ export class Reflector {
 function objectKey(obj: Record<string, unknown>): string {
   const m = (obj.metadata ?? {}) as { namespace?: string; name?: string };
   return m.namespace ? `${m.namespace}/${m.name}` : (m.name ?? '');
-}
-
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -21,6 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import { timerDelayMs } from '../util/go-duration.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
@@ -332,7 +333,7 @@ export class LeaderElector implements LeaseFence {
       } catch (err) {
         if (signal.aborted) return false;
         this.#log.warn('failed to update lease optimistically; falling back to slow path', {
-          err: errText(err),
+          err: errorMessage(err),
         });
       }
     }
@@ -342,14 +343,14 @@ export class LeaderElector implements LeaseFence {
       old = await this.lock.get(signal);
     } catch (err) {
       if (!isNotFound(err)) {
-        if (!signal.aborted) this.#log.warn('error retrieving lease', { err: errText(err) });
+        if (!signal.aborted) this.#log.warn('error retrieving lease', { err: errorMessage(err) });
         return false;
       }
       try {
         await this.lock.create(fresh, signal);
       } catch (cerr) {
         if (!signal.aborted && !isAlreadyExists(cerr))
-          this.#log.warn('error creating lease', { err: errText(cerr) });
+          this.#log.warn('error creating lease', { err: errorMessage(cerr) });
         return false;
       }
       this.#setObserved(fresh);
@@ -376,7 +377,7 @@ export class LeaderElector implements LeaseFence {
       await this.lock.update(rec, signal);
     } catch (err) {
       if (!signal.aborted && !isConflict(err))
-        this.#log.warn('failed to update lease', { err: errText(err) });
+        this.#log.warn('failed to update lease', { err: errorMessage(err) });
       return false;
     }
     this.#setObserved(rec);
@@ -400,7 +401,7 @@ export class LeaderElector implements LeaseFence {
       this.#setObserved(rec);
       this.#log.info('released lease');
     } catch (err) {
-      this.#log.warn('failed to release lease', { err: errText(err) });
+      this.#log.warn('failed to release lease', { err: errorMessage(err) });
     }
   }
 
@@ -427,8 +428,4 @@ export async function runLeaderElection(
 ): Promise<void> {
   const { signal, ...rest } = opts;
   await new LeaderElector(rest).run(signal);
-}
-
-function errText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
