@@ -5,9 +5,7 @@
 import type { EventObject, EventRecorder, EventType } from '@ccm-kit/runtime';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { ServiceStore } from '../src/allocation-store.js';
-import type { LocalConfig } from '../src/config.js';
-import { LocalLoadBalancer } from '../src/load-balancer.js';
-import { type DataPlane, ProxyDataPlane } from '../src/proxy/data-plane.js';
+import type { DataPlane } from '../src/proxy/data-plane.js';
 import type { NodeTarget, ServiceProxySpec } from '../src/proxy/service-proxy.js';
 
 /** An error shaped like client-node's ApiException. */
@@ -156,22 +154,4 @@ export function nodeWith(name: string, ...ips: string[]): V1Node {
     metadata: { name },
     status: { addresses: ips.map((address) => ({ type: 'InternalIP', address })) },
   };
-}
-
-/** A load balancer over a real proxy data plane (drain time from `config`), a fake store and recorder. */
-export function proxyLoadBalancer(config: LocalConfig): {
-  store: FakeServiceStore;
-  dataPlane: ProxyDataPlane;
-  lb: LocalLoadBalancer;
-} {
-  const store = new FakeServiceStore();
-  const dataPlane = new ProxyDataPlane({ drainMs: config.drainTimeoutMs });
-  const lb = new LocalLoadBalancer({
-    config,
-    store,
-    recorder: new RecordingRecorder(),
-    dataPlane,
-    isRunning: (k) => dataPlane.get(k) !== undefined,
-  });
-  return { store, dataPlane, lb };
 }

@@ -8,10 +8,9 @@ import { V1ProxyProtocol, V2ProxyProtocol } from 'proxy-protocol-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_IPS, ANNOTATION_PROXY_PROTOCOL } from '../src/annotations.js';
 import { canonicalIP } from '../src/ip.js';
-import { LocalLoadBalancer } from '../src/load-balancer.js';
-import { ProxyDataPlane } from '../src/proxy/data-plane.js';
 import { proxyProtocolHeader } from '../src/proxy/proxy-protocol.js';
-import { type FakeServiceStore, lbService, nodeWith, proxyLoadBalancer } from './fakes.js';
+import { type DataPlaneFixture, dataPlaneFixture } from './data-plane-fixture.js';
+import { lbService, nodeWith } from './fakes.js';
 import { loopbackConfig } from './loopback.js';
 import { freePort } from './net.js';
 
@@ -190,32 +189,27 @@ function exchange(
   });
 }
 
-let backends: Server[];
 let nodePort: number;
 let k8sNodes: V1Node[];
-let store: FakeServiceStore;
-let dataPlane: ProxyDataPlane;
-let lb: LocalLoadBalancer;
-let svcPort: number;
+let fx: DataPlaneFixture;
 
 beforeEach(async () => {
   nodePort = await freePort('127.0.1.1');
-  backends = [await decodingBackend('127.0.1.1', nodePort)];
+  const backend = await decodingBackend('127.0.1.1', nodePort);
   k8sNodes = [nodeWith('n1', '127.0.1.1')];
-  ({ store, dataPlane, lb } = proxyLoadBalancer(loopbackConfig));
-  svcPort = await freePort('127.0.2.1');
+  fx = dataPlaneFixture(loopbackConfig, await freePort('127.0.2.1'));
+  fx.defer(() => new Promise((r) => backend.close(r)));
 });
 
-afterEach(async () => {
-  await dataPlane.close();
-  await Promise.all(backends.map((s) => new Promise((r) => s.close(r))));
-});
+afterEach(() => fx.close());
 
-function service(annotations: Record<string, string>, spec: Parameters<typeof lbService>[1]['spec'] = {}) {
-  return store.put(
+type ServiceSpec = NonNullable<Parameters<typeof lbService>[1]>['spec'];
+
+function service(annotations: Record<string, string>, spec: ServiceSpec = {}) {
+  return fx.store.put(
     lbService('web', {
       annotations,
-      spec: { ports: [{ name: 'tcp', port: svcPort, protocol: 'TCP', nodePort }], ...spec },
+      spec: { ports: [{ name: 'tcp', port: fx.svcPort, protocol: 'TCP', nodePort }], ...spec },
     }),
   );
 }
@@ -223,19 +217,19 @@ function service(annotations: Record<string, string>, spec: Parameters<typeof lb
 describe('PROXY protocol on loopback', () => {
   for (const version of ['v1', 'v2'] as const) {
     it(`sends a ${version} header naming the client and the load balancer, then the client's bytes`, async () => {
-      const status = await lb.ensureLoadBalancer(
+      const status = await fx.lb.ensureLoadBalancer(
         'kubernetes',
         service({ [ANNOTATION_PROXY_PROTOCOL]: version }),
         k8sNodes,
       );
       expect(status.ingress).toEqual([{ ip: '127.0.2.1', ipMode: 'Proxy' }]);
-      const { answer, localPort } = await exchange('127.0.2.1', svcPort, 'hello', '127.0.0.7');
+      const { answer, localPort } = await exchange('127.0.2.1', fx.svcPort, 'hello', '127.0.0.7');
       expect(answer).toEqual({
         version,
         source: '127.0.0.7',
         sourcePort: localPort,
         destination: '127.0.2.1',
-        destinationPort: svcPort,
+        destinationPort: fx.svcPort,
         payload: 'hello',
       });
     });
@@ -243,37 +237,37 @@ describe('PROXY protocol on loopback', () => {
 
   it('sends no header without the annotation, and can be switched on in place', async () => {
     const svc = service({});
-    const status = await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const status = await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
     expect(status.ingress).toEqual([{ ip: '127.0.2.1', ipMode: 'VIP' }]);
-    expect((await exchange('127.0.2.1', svcPort, 'plain')).answer).toEqual({
+    expect((await exchange('127.0.2.1', fx.svcPort, 'plain')).answer).toEqual({
       version: 'none',
       payload: 'plain',
     });
-    const listener = [...dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0];
-    const on = store.put({
+    const listener = [...fx.dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0];
+    const on = fx.store.put({
       ...svc,
       metadata: {
         ...svc.metadata,
         annotations: { ...svc.metadata?.annotations, [ANNOTATION_PROXY_PROTOCOL]: 'v2' },
       },
     });
-    await lb.ensureLoadBalancer('kubernetes', on, k8sNodes);
-    expect([...dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]).toBe(listener);
-    expect((await exchange('127.0.2.1', svcPort, 'x')).answer.version).toBe('v2');
-    expect((await lb.getLoadBalancer('kubernetes', on))?.ingress).toEqual([
+    await fx.lb.ensureLoadBalancer('kubernetes', on, k8sNodes);
+    expect([...fx.dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]).toBe(listener);
+    expect((await exchange('127.0.2.1', fx.svcPort, 'x')).answer.version).toBe('v2');
+    expect((await fx.lb.getLoadBalancer('kubernetes', on))?.ingress).toEqual([
       { ip: '127.0.2.1', ipMode: 'Proxy' },
     ]);
   });
 
   it('names IPv6 ends on an IPv6 listener forwarding to an IPv4 node', async () => {
     const port = await freePort('::1');
-    const svc = store.put(
+    const svc = fx.store.put(
       lbService('v6', {
         annotations: { [ANNOTATION_PROXY_PROTOCOL]: 'v2', [ANNOTATION_IPS]: '::1' },
         spec: { ipFamilies: ['IPv6'], ports: [{ name: 'tcp', port, protocol: 'TCP', nodePort }] },
       }),
     );
-    const status = await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const status = await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
     expect(status.ingress).toEqual([{ ip: '::1', ipMode: 'Proxy' }]);
     const { answer, localPort } = await exchange('::1', port, 'six');
     expect(answer).toEqual({
@@ -288,7 +282,7 @@ describe('PROXY protocol on loopback', () => {
 
   it('rejects an unknown version with the annotation named', async () => {
     await expect(
-      lb.ensureLoadBalancer('kubernetes', service({ [ANNOTATION_PROXY_PROTOCOL]: 'v3' }), k8sNodes),
+      fx.lb.ensureLoadBalancer('kubernetes', service({ [ANNOTATION_PROXY_PROTOCOL]: 'v3' }), k8sNodes),
     ).rejects.toThrow('local.ccm-kit.io/proxy-protocol: "v3" is not one of "v1", "v2"');
   });
 });

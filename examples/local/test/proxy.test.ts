@@ -20,8 +20,8 @@ import { parseConfig } from '../src/config.js';
 import { InventoryWatcher } from '../src/inventory-watcher.js';
 import { LocalLoadBalancer } from '../src/load-balancer.js';
 import { LocalCloud } from '../src/provider.js';
-import { ProxyDataPlane } from '../src/proxy/data-plane.js';
-import { type FakeServiceStore, lbService, nodeWith, proxyLoadBalancer, RecordingRecorder } from './fakes.js';
+import { type DataPlaneFixture, dataPlaneFixture } from './data-plane-fixture.js';
+import { lbService, nodeWith, RecordingRecorder } from './fakes.js';
 import { type FakeNode, failure, fakeNode, waitFor } from './loopback.js';
 import { freePort, get } from './net.js';
 
@@ -35,10 +35,7 @@ pools:
 
 let nodes: FakeNode[];
 let k8sNodes: V1Node[];
-let store: FakeServiceStore;
-let dataPlane: ProxyDataPlane;
-let lb: LocalLoadBalancer;
-let svcPort: number;
+let fx: DataPlaneFixture;
 
 beforeEach(async () => {
   const nodePort = await freePort('127.0.1.1');
@@ -46,36 +43,33 @@ beforeEach(async () => {
   for (const [i, name] of ['n1', 'n2', 'n3'].entries())
     nodes.push(await fakeNode(name, `127.0.1.${i + 1}`, nodePort));
   k8sNodes = nodes.map((n) => nodeWith(n.name, n.ip));
-  ({ store, dataPlane, lb } = proxyLoadBalancer(config));
-  svcPort = await freePort('127.0.2.1');
+  fx = dataPlaneFixture(config, await freePort('127.0.2.1'));
+  fx.defer(...nodes.map((n) => () => n.stop()));
 });
 
-afterEach(async () => {
-  await dataPlane.close();
-  await Promise.all(nodes.map((n) => n.stop()));
-});
+afterEach(() => fx.close());
 
 function service(
   annotations: Record<string, string> = {},
   spec: Partial<NonNullable<V1Service['spec']>> = {},
 ) {
-  return store.put(
+  return fx.store.put(
     lbService('web', {
       annotations: { [ANNOTATION_HEALTH_CHECK_INTERVAL]: '100ms', ...annotations },
-      spec: { ports: [{ name: 'http', port: svcPort, protocol: 'TCP', nodePort: nodes[0]!.port }], ...spec },
+      spec: { ports: [{ name: 'http', port: fx.svcPort, protocol: 'TCP', nodePort: nodes[0]!.port }], ...spec },
     }),
   );
 }
 
 async function sequence(ip: string, n: number, localAddress?: string): Promise<string[]> {
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push(await get(ip, svcPort, localAddress ? { localAddress } : {}));
+  for (let i = 0; i < n; i++) out.push(await get(ip, fx.svcPort, localAddress ? { localAddress } : {}));
   return out;
 }
 
 describe('proxy data plane on loopback', () => {
   it('serves HTTP through the allocated address, round robin across the nodes', async () => {
-    const status = await lb.ensureLoadBalancer('kubernetes', service(), k8sNodes);
+    const status = await fx.lb.ensureLoadBalancer('kubernetes', service(), k8sNodes);
     const ip = status.ingress?.[0]?.ip;
     expect(ip).toBe('127.0.2.1');
     const seen = await sequence(ip!, 6);
@@ -86,8 +80,8 @@ describe('proxy data plane on loopback', () => {
 
   it('moves traffic off a killed node at once, marks it unhealthy, and back when it returns', async () => {
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
-    const proxy = dataPlane.get(svc.metadata!.uid!)!;
+    await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const proxy = fx.dataPlane.get(svc.metadata!.uid!)!;
     await nodes[1]!.stop();
     // Connections to n2 are refused: the proxy tries the next node, so no request fails.
     expect(new Set(await sequence('127.0.2.1', 6))).toEqual(new Set(['n1', 'n3']));
@@ -103,38 +97,38 @@ describe('proxy data plane on loopback', () => {
 
   it('closes connections when no node is healthy', async () => {
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
     await Promise.all(nodes.map((n) => n.stop()));
-    const err = await failure(get('127.0.2.1', svcPort));
+    const err = await failure(get('127.0.2.1', fx.svcPort));
     expect(err.code ?? err.message).toMatch(/ECONNRESET|socket hang up/);
-    const proxy = dataPlane.get(svc.metadata!.uid!)!;
+    const proxy = fx.dataPlane.get(svc.metadata!.uid!)!;
     await waitFor(() => Object.values(proxy.health.snapshot()).every((h) => !h));
-    await failure(get('127.0.2.1', svcPort));
+    await failure(get('127.0.2.1', fx.svcPort));
     expect([...proxy.listeners().values()][0]!.stats.unserved).toBe(2);
   });
 
   it('enforces source ranges, updated in place', async () => {
     const svc = service({ [ANNOTATION_SOURCE_RANGES]: '10.0.0.0/8' });
-    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
-    const listener = [...dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]!;
-    const err = await failure(get('127.0.2.1', svcPort));
+    await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const listener = [...fx.dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]!;
+    const err = await failure(get('127.0.2.1', fx.svcPort));
     expect(err.code ?? err.message).toMatch(/ECONNRESET|socket hang up/);
     expect(listener.stats.rejected).toBe(1);
     expect(nodes.reduce((n, x) => n + x.hits, 0)).toBe(0);
 
-    const allowOne = store.put({
+    const allowOne = fx.store.put({
       ...svc,
       spec: { ...svc.spec, loadBalancerSourceRanges: ['127.0.0.5/32'] },
     });
-    await lb.ensureLoadBalancer('kubernetes', allowOne, k8sNodes);
-    expect([...dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]).toBe(listener);
-    expect(await get('127.0.2.1', svcPort, { localAddress: '127.0.0.5' })).toMatch(/^n\d$/);
-    await failure(get('127.0.2.1', svcPort, { localAddress: '127.0.0.6' }));
+    await fx.lb.ensureLoadBalancer('kubernetes', allowOne, k8sNodes);
+    expect([...fx.dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]).toBe(listener);
+    expect(await get('127.0.2.1', fx.svcPort, { localAddress: '127.0.0.5' })).toMatch(/^n\d$/);
+    await failure(get('127.0.2.1', fx.svcPort, { localAddress: '127.0.0.6' }));
     expect(listener.stats.rejected).toBe(2);
   });
 
   it('pins a client address to a node with source-hash', async () => {
-    await lb.ensureLoadBalancer('kubernetes', service({ [ANNOTATION_ALGORITHM]: 'source-hash' }), k8sNodes);
+    await fx.lb.ensureLoadBalancer('kubernetes', service({ [ANNOTATION_ALGORITHM]: 'source-hash' }), k8sNodes);
     const byClient = new Map<string, Set<string>>();
     for (let c = 10; c < 20; c++) {
       const client = `127.0.0.${c}`;
@@ -147,17 +141,17 @@ describe('proxy data plane on loopback', () => {
 
   it('updateLoadBalancer changes backends in place: the listener and open connections stay', async () => {
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
-    const proxy = dataPlane.get(svc.metadata!.uid!)!;
+    await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const proxy = fx.dataPlane.get(svc.metadata!.uid!)!;
     const listener = [...proxy.listeners().values()][0]!;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const first = await get('127.0.2.1', svcPort, { agent });
+      const first = await get('127.0.2.1', fx.svcPort, { agent });
       const others = k8sNodes.filter((n) => n.metadata?.name !== first);
-      await lb.updateLoadBalancer('kubernetes', svc, others);
+      await fx.lb.updateLoadBalancer('kubernetes', svc, others);
       expect([...proxy.listeners().values()][0]).toBe(listener);
       // The kept-alive connection still reaches the node it was opened to...
-      expect(await get('127.0.2.1', svcPort, { agent })).toBe(first);
+      expect(await get('127.0.2.1', fx.svcPort, { agent })).toBe(first);
       // ...while new connections go to the new set only.
       const fresh = new Set(await sequence('127.0.2.1', 4));
       expect(fresh).toEqual(new Set(others.map((n) => n.metadata!.name!)));
@@ -169,18 +163,18 @@ describe('proxy data plane on loopback', () => {
 
   it('moves listeners when the address changes, keeping the port', async () => {
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
-    const moved = store.put({
+    await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const moved = fx.store.put({
       ...svc,
       metadata: {
         ...svc.metadata,
         annotations: { ...svc.metadata?.annotations, [ANNOTATION_IPS]: '127.0.2.77' },
       },
     });
-    const status = await lb.ensureLoadBalancer('kubernetes', moved, k8sNodes);
+    const status = await fx.lb.ensureLoadBalancer('kubernetes', moved, k8sNodes);
     expect(status.ingress?.[0]?.ip).toBe('127.0.2.77');
-    expect(await get('127.0.2.77', svcPort)).toMatch(/^n\d$/);
-    const err = await failure(get('127.0.2.1', svcPort));
+    expect(await get('127.0.2.77', fx.svcPort)).toMatch(/^n\d$/);
+    const err = await failure(get('127.0.2.1', fx.svcPort));
     expect(err.code).toBe('ECONNREFUSED');
   });
 
@@ -189,32 +183,32 @@ describe('proxy data plane on loopback', () => {
     nodes = [await fakeNode('slow', '127.0.1.1', nodes[0]!.port, 300)];
     k8sNodes = [nodeWith('slow', '127.0.1.1')];
     const svc = service();
-    await lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
-    const inFlight = get('127.0.2.1', svcPort);
+    await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
+    const inFlight = get('127.0.2.1', fx.svcPort);
     await waitFor(() => nodes[0]!.hits === 1);
     const started = Date.now();
-    await lb.ensureLoadBalancerDeleted('kubernetes', store.stored('default', 'web')!);
+    await fx.lb.ensureLoadBalancerDeleted('kubernetes', fx.store.stored('default', 'web')!);
     expect(await inFlight).toBe('slow');
     expect(Date.now() - started).toBeLessThan(2_000); // finished, not cut at the drain timeout
-    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
-    expect(lb.ipam.size).toBe(0);
-    await lb.ensureLoadBalancerDeleted('kubernetes', store.stored('default', 'web')!); // idempotent
+    expect((await failure(get('127.0.2.1', fx.svcPort))).code).toBe('ECONNREFUSED');
+    expect(fx.lb.ipam.size).toBe(0);
+    await fx.lb.ensureLoadBalancerDeleted('kubernetes', fx.store.stored('default', 'web')!); // idempotent
   });
 
   it('reports an address it cannot bind, naming it', async () => {
     const offHost = new LocalLoadBalancer({
       config: parseConfig('inventory: x.yaml\npools: [{ name: global, addresses: [192.0.2.10] }]'),
-      store,
+      store: fx.store,
       recorder: new RecordingRecorder(),
-      dataPlane,
-      isRunning: (k) => dataPlane.get(k) !== undefined,
+      dataPlane: fx.dataPlane,
+      isRunning: (k) => fx.dataPlane.get(k) !== undefined,
     });
     const svc = service();
     await expect(offHost.ensureLoadBalancer('kubernetes', svc, k8sNodes)).rejects.toThrow(
-      `cannot listen on 192.0.2.10:${svcPort}: EADDRNOTAVAIL (not an address of this host`,
+      `cannot listen on 192.0.2.10:${fx.svcPort}: EADDRNOTAVAIL (not an address of this host`,
     );
     // Nothing runs, so an update retries in full (and fails the same way) instead of only moving backends.
-    expect(dataPlane.get(svc.metadata!.uid!)).toBeUndefined();
+    expect(fx.dataPlane.get(svc.metadata!.uid!)).toBeUndefined();
     await expect(offHost.updateLoadBalancer('kubernetes', svc, k8sNodes)).rejects.toThrow(/EADDRNOTAVAIL/);
   });
 });
@@ -245,7 +239,7 @@ describe('LocalCloud shutdown', () => {
     return new LocalCloud({
       config: { ...config, drainTimeoutMs },
       inventory,
-      store,
+      store: fx.store,
       recorder: new RecordingRecorder(),
     });
   }
@@ -279,11 +273,11 @@ describe('LocalCloud shutdown', () => {
     const abort = new AbortController();
     await cloud.initialize(builder, abort.signal);
     await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), k8sNodes);
-    expect(await get('127.0.2.1', svcPort)).toMatch(/^n\d$/);
+    expect(await get('127.0.2.1', fx.svcPort)).toMatch(/^n\d$/);
     abort.abort(); // the controllers stop first: traffic still flows until the manager's shutdown hook
-    expect(await get('127.0.2.1', svcPort)).toMatch(/^n\d$/);
+    expect(await get('127.0.2.1', fx.svcPort)).toMatch(/^n\d$/);
     await cloud.shutdown(new AbortController().signal);
-    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+    expect((await failure(get('127.0.2.1', fx.svcPort))).code).toBe('ECONNREFUSED');
   });
 
   it('shutdown closes the listeners at once and resolves only after in-flight requests finished', async () => {
@@ -291,14 +285,14 @@ describe('LocalCloud shutdown', () => {
     const heldNodes = await heldNode();
     await cloud.initialize(builder, new AbortController().signal);
     await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), heldNodes);
-    const inFlight = get('127.0.2.1', svcPort);
+    const inFlight = get('127.0.2.1', fx.svcPort);
     await waitFor(() => held!.requests === 1);
     let finished = false;
     const shutdown = cloud.shutdown(new AbortController().signal).then(() => {
       finished = true;
     });
     // New connections are refused while the held request is still open...
-    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+    expect((await failure(get('127.0.2.1', fx.svcPort))).code).toBe('ECONNREFUSED');
     expect(finished).toBe(false);
     // ...and the drain ends when it has finished, well before drainTimeout (60 s).
     held!.release();
@@ -312,11 +306,11 @@ describe('LocalCloud shutdown', () => {
     const heldNodes = await heldNode();
     await cloud.initialize(builder, new AbortController().signal);
     await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), heldNodes);
-    const inFlight = failure(get('127.0.2.1', svcPort));
+    const inFlight = failure(get('127.0.2.1', fx.svcPort));
     await waitFor(() => held!.requests === 1);
     const bound = new AbortController();
     const shutdown = cloud.shutdown(bound.signal);
-    expect((await failure(get('127.0.2.1', svcPort))).code).toBe('ECONNREFUSED');
+    expect((await failure(get('127.0.2.1', fx.svcPort))).code).toBe('ECONNREFUSED');
     bound.abort(new Error('provider shutdown timed out'));
     await shutdown;
     expect((await inFlight).code ?? (await inFlight).message).toMatch(/ECONNRESET|socket hang up/);
