@@ -14,3 +14,8 @@ export function kubectl(kubeconfigPath: string, args: string[], input?: string):
   const r = spawnSync(bin, ['--kubeconfig', kubeconfigPath, ...args], { input, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
+
+/** `kubectl apply --dry-run=server -f -` of `yamlText`: the API server validates and admits, nothing is stored. */
+export function applyServerDryRun(kubeconfigPath: string, yamlText: string): KubectlResult {
+  return kubectl(kubeconfigPath, ['apply', '--dry-run=server', '-f', '-'], yamlText);
+}

@@ -1,36 +1,20 @@
 /**
  * The rendered manifests against a real kube-apiserver: `kubectl apply --dry-run=server` into kube-system
- * labelled for Pod Security "restricted" (enforce and warn). A Deployment or DaemonSet only draws warnings
- * from Pod Security, so the Pod template is also applied as a Pod, which "enforce" admits or rejects.
+ * labelled for Pod Security "restricted" (enforce and warn), each workload's Pod template also applied as a
+ * Pod (pod-security.ts). helm-chart.int.test.ts does the same for the Helm chart rendered by helm.
  */
 import { useControlPlane } from '@ccm-kit/testing/vitest';
-import { parseAllDocuments, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { renderManifests } from '../src/manifests/render.js';
 import { defaultManifestValues, type ManifestValues } from '../src/manifests/values.js';
-import { kubectl } from './kubectl.js';
+import { applyServerDryRun } from './kubectl.js';
+import { labelRestricted, podOf } from './pod-security.js';
 
 const controlPlane = useControlPlane();
-const apply = (yamlText: string) => kubectl(controlPlane().kubeconfigPath, ['apply', '--dry-run=server', '-f', '-'], yamlText);
-
-/** The Pod a workload would create, as a Pod object in the same namespace. */
-function podOf(manifests: string, kind: string): string {
-  const workload = parseAllDocuments(manifests)
-    .map((d) => d.toJS() as { kind?: string; metadata: { namespace: string }; spec: { template: { spec: unknown } } } | null)
-    .find((o) => o?.kind === kind)!;
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'ccm-pod-security-probe', namespace: workload.metadata.namespace },
-    spec: workload.spec.template.spec,
-  });
-}
+const apply = (yamlText: string) => applyServerDryRun(controlPlane().kubeconfigPath, yamlText);
 
 beforeAll(() => {
-  const r = kubectl(controlPlane().kubeconfigPath, [
-    'label', '--overwrite', 'namespace', 'kube-system',
-    'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted',
-  ]);
+  const r = labelRestricted(controlPlane().kubeconfigPath, 'kube-system');
   expect(r.stderr).toBe('');
 });
 

@@ -1,0 +1,218 @@
+/**
+ * The Helm chart `npm create ccm-kit` writes (renderHelmChart), rendered by a real helm (tools/helm builds
+ * it from its Go module) for several sets of values: `helm lint --strict` passes, `helm template` gives
+ * exactly the objects `ccm-kit manifests` renders for the same values (decision 0071), and those objects
+ * pass `kubectl apply --dry-run=server` on a real kube-apiserver in kube-system labelled for Pod Security
+ * "restricted", each workload's Pod template also applied as a Pod. The PodMonitor kind is unknown to a
+ * bare kube-apiserver: the test installs a minimal CRD for it (fixtures/podmonitor-crd.yaml) first.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { renderHelmChart, renderManifests } from '../src/manifests/render.js';
+import { CCM_TOLERATIONS, defaultManifestValues, type ManifestValues } from '../src/manifests/values.js';
+import { ensureHelm } from './helm.js';
+import { applyServerDryRun, kubectl } from './kubectl.js';
+import { labelRestricted, podOf } from './pod-security.js';
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: Record<string, unknown>;
+}
+interface PodSpec {
+  hostNetwork: boolean;
+  dnsPolicy: string;
+  priorityClassName: string;
+  nodeSelector: Record<string, string>;
+  tolerations: unknown[];
+  containers: Array<{ image: string; args: string[]; env: unknown[]; resources: unknown }>;
+}
+
+const controlPlane = useControlPlane();
+const apply = (yamlText: string) => applyServerDryRun(controlPlane().kubeconfigPath, yamlText);
+const PROVIDER = 'mycloud';
+const chartDir = mkdtempSync(join(tmpdir(), 'ccm-kit-chart-'));
+let helm = '';
+
+function helmRun(args: string[]) {
+  const r = spawnSync(helm, args, { encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
+
+/** The objects of a multi-document YAML, in a stable order (kind, namespace, name). */
+function objects(yamlText: string): K8sObject[] {
+  const key = (o: K8sObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+  return parseAllDocuments(yamlText)
+    .map((d) => d.toJS() as K8sObject | null)
+    .filter((o): o is K8sObject => o !== null)
+    .sort((a, b) => key(a).localeCompare(key(b)));
+}
+const find = (objs: K8sObject[], kind: string) => objs.find((o) => o.kind === kind);
+const podSpecOf = (o: K8sObject | undefined) => (o?.spec?.template as { spec: PodSpec } | undefined)?.spec;
+
+interface Variant {
+  name: string;
+  values: ManifestValues;
+  /** helm's value arguments; default: the values as a file (`-f`). */
+  helmArgs?: string[];
+  /** Settings that must show in the rendered objects (helm's; `ccm-kit manifests` gives the same). */
+  essentials: (objs: K8sObject[]) => void;
+}
+
+const base = defaultManifestValues(PROVIDER);
+const VARIANTS: Variant[] = [
+  {
+    name: 'defaults, the image tag set on the command line (as docs/getting-started.md installs it)',
+    values: { ...base, image: { ...base.image, tag: 'v0.2.0' } },
+    helmArgs: ['--set', 'image.tag=v0.2.0'],
+    essentials: (objs) => {
+      const d = find(objs, 'Deployment');
+      expect(d?.spec?.replicas).toBe(2);
+      const pod = podSpecOf(d)!;
+      expect(pod.containers[0]!.image).toBe(`registry.example.com/${PROVIDER}/cloud-controller-manager:v0.2.0`);
+      expect(pod.containers[0]!.args).toEqual(
+        expect.arrayContaining([`--cloud-provider=${PROVIDER}`, '--leader-elect=true', `--cloud-config=/etc/${PROVIDER}/cloud.yaml`]),
+      );
+      expect(pod.hostNetwork).toBe(false);
+      expect(objs.map((o) => o.kind)).not.toContain('DaemonSet');
+      expect(objs.map((o) => o.kind)).not.toContain('PodMonitor');
+    },
+  },
+  {
+    name: 'HA: three replicas with leader election tuned',
+    values: {
+      ...base,
+      replicaCount: 3,
+      args: { ...base.args, 'leader-elect-lease-duration': '30s', 'leader-elect-renew-deadline': '20s' },
+    },
+    essentials: (objs) => {
+      const d = find(objs, 'Deployment');
+      expect(d?.spec?.replicas).toBe(3);
+      expect(podSpecOf(d)!.containers[0]!.args).toEqual(
+        expect.arrayContaining(['--leader-elect=true', '--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s']),
+      );
+    },
+  },
+  {
+    name: 'DaemonSet on the control-plane Nodes',
+    values: defaultManifestValues(PROVIDER, 'DaemonSet'),
+    essentials: (objs) => {
+      expect(objs.map((o) => o.kind)).not.toContain('Deployment');
+      const pod = podSpecOf(find(objs, 'DaemonSet'))!;
+      expect(pod.nodeSelector).toEqual({ 'node-role.kubernetes.io/control-plane': '' });
+      expect(pod.priorityClassName).toBe('system-node-critical');
+      expect(pod.tolerations).toEqual(CCM_TOLERATIONS);
+    },
+  },
+  {
+    name: 'env from a Secret, extra and bare flags, resources, tolerations, nodeSelector, priorityClassName',
+    values: {
+      ...base,
+      args: { ...base.args, 'allow-untagged-cloud': '', 'cluster-name': 'prod', 'concurrent-service-syncs': 3 },
+      env: [
+        { name: 'MYCLOUD_TOKEN', valueFrom: { secretKeyRef: { name: 'mycloud-api', key: 'token' } } },
+        { name: 'MYCLOUD_REGION', value: 'eu-1' },
+      ],
+      resources: { requests: { cpu: '200m', memory: '192Mi' }, limits: { cpu: '1', memory: '384Mi' } },
+      tolerations: [...CCM_TOLERATIONS, { key: 'dedicated', operator: 'Equal', value: 'infra', effect: 'NoSchedule' }],
+      nodeSelector: { 'kubernetes.io/os': 'linux', 'node.example.com/pool': 'infra' },
+      priorityClassName: 'cloud-infra',
+    },
+    essentials: (objs) => {
+      const pod = podSpecOf(find(objs, 'Deployment'))!;
+      const c = pod.containers[0]!;
+      expect(c.args).toEqual(expect.arrayContaining(['--allow-untagged-cloud', '--cluster-name=prod', '--concurrent-service-syncs=3']));
+      expect(c.env).toContainEqual({ name: 'MYCLOUD_TOKEN', valueFrom: { secretKeyRef: { name: 'mycloud-api', key: 'token' } } });
+      expect(c.resources).toEqual({ requests: { cpu: '200m', memory: '192Mi' }, limits: { cpu: '1', memory: '384Mi' } });
+      expect(pod.tolerations).toContainEqual({ key: 'dedicated', operator: 'Equal', value: 'infra', effect: 'NoSchedule' });
+      expect(pod.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'node.example.com/pool': 'infra' });
+      expect(pod.priorityClassName).toBe('cloud-infra');
+    },
+  },
+  {
+    name: 'monitoring: the metrics Service and a PodMonitor',
+    values: { ...base, monitoring: { enabled: true, podMonitor: true } },
+    essentials: (objs) => {
+      expect(objs.find((o) => o.kind === 'Service')?.metadata.name).toBe('cloud-controller-manager-metrics');
+      expect(find(objs, 'PodMonitor')?.apiVersion).toBe('monitoring.coreos.com/v1');
+    },
+  },
+];
+
+/** `helm template` of the chart with the variant's values, checked by `helm lint --strict` first. */
+function renderChart(v: Variant): string {
+  let args = v.helmArgs;
+  if (!args) {
+    const file = join(chartDir, `values-${v.name.replace(/\W+/g, '-').slice(0, 40)}.yaml`);
+    writeFileSync(file, stringify(v.values));
+    args = ['-f', file];
+  }
+  const lint = helmRun(['lint', '--strict', chartDir, ...args]);
+  expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+  const r = helmRun(['template', 'ccm', chartDir, '--namespace', 'kube-system', ...args]);
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+beforeAll(async () => {
+  // Built once (a few minutes cold, see tools/helm/README.md), then found in the cache at once.
+  helm = await ensureHelm();
+  for (const [file, content] of Object.entries(renderHelmChart(base))) {
+    mkdirSync(dirname(join(chartDir, file)), { recursive: true });
+    writeFileSync(join(chartDir, file), content);
+  }
+  const kubeconfig = controlPlane().kubeconfigPath;
+  expect(labelRestricted(kubeconfig, 'kube-system').stderr).toBe('');
+  const crd = kubectl(kubeconfig, ['apply', '-f', fileURLToPath(new URL('fixtures/podmonitor-crd.yaml', import.meta.url))]);
+  expect(crd.status, crd.stderr).toBe(0);
+  const established = kubectl(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/podmonitors.monitoring.coreos.com']);
+  expect(established.status, established.stderr).toBe(0);
+  const pc = kubectl(kubeconfig, ['create', 'priorityclass', 'cloud-infra', '--value=1000000']);
+  expect(pc.status, pc.stderr).toBe(0);
+}, 45 * 60_000);
+
+afterAll(() => rmSync(chartDir, { recursive: true, force: true }));
+
+describe('the Helm chart, rendered by helm', () => {
+  it.each(VARIANTS)('$name: equals ccm-kit manifests and applies under Pod Security "restricted"', (v) => {
+    const rendered = renderChart(v);
+    const fromHelm = objects(rendered);
+    expect(fromHelm).toEqual(objects(renderManifests(v.values)));
+    v.essentials(fromHelm);
+
+    const r = apply(rendered);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    for (const o of fromHelm) {
+      const resource = `${o.kind.toLowerCase()}${o.apiVersion.includes('/') ? `.${o.apiVersion.split('/')[0]}` : ''}`;
+      expect(r.stdout).toContain(`${resource}/${o.metadata.name} created (server dry run)`);
+    }
+    const kind = v.values.kind;
+    const pod = apply(podOf(rendered, kind));
+    expect(pod.stderr).toBe('');
+    expect(pod.stdout).toContain('pod/ccm-pod-security-probe created (server dry run)');
+  });
+
+  it('hostNetwork: dnsPolicy Default; valid, and "restricted" rejects its Pod, as documented', () => {
+    const v: Variant = { name: 'hostNetwork', values: { ...base, hostNetwork: true }, essentials: () => undefined };
+    const rendered = renderChart(v);
+    const fromHelm = objects(rendered);
+    expect(fromHelm).toEqual(objects(renderManifests(v.values)));
+    const pod = podSpecOf(find(fromHelm, 'Deployment'))!;
+    expect(pod.hostNetwork).toBe(true);
+    expect(pod.dnsPolicy).toBe('Default');
+    const workload = apply(rendered);
+    expect(workload.status, workload.stderr).toBe(0);
+    expect(workload.stderr).toMatch(/would violate PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
+    const probe = apply(podOf(rendered, 'Deployment'));
+    expect(probe.status).not.toBe(0);
+    expect(probe.stderr).toMatch(/forbidden: violates PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
+  });
+});
