@@ -3,15 +3,18 @@
  * made by create-ccm-kit in a temporary directory outside the repository, its own `npm install` (from
  * the tarballs, third-party packages from the registry) and `npm test` (stubs pending), then the stubs
  * filled with a tiny in-memory cloud and `ccm-kit dev` run until a Node is initialized and a LoadBalancer
- * Service has its ingress. Prints the time of each step.
+ * Service has its ingress; then the provider's source is changed while dev runs, and dev must rebuild and
+ * restart the CCM, whose new behaviour (another zone, another address range) shows on the existing Service
+ * and on a Node and a Service created afterwards. Prints the time of each step.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { kubectl } from '../../cli/test/kubectl.js';
 import { IN_MEMORY_PROVIDER } from './in-memory-provider.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -63,6 +66,50 @@ function useTarballs(pkgPath: string): void {
   writeFileSync(pkgPath, JSON.stringify(pkg, null, 2));
 }
 
+/** Objects created after the provider changed: a Node as a kubelet registers it, and a LoadBalancer Service. */
+const AFTER_THE_CHANGE = `
+apiVersion: v1
+kind: Node
+metadata: { name: node-3 }
+spec:
+  taints: [{ key: node.cloudprovider.kubernetes.io/uninitialized, value: "true", effect: NoSchedule }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: dev-lb-2, namespace: default }
+spec: { type: LoadBalancer, selector: { app: dev-lb-2 }, ports: [{ port: 80, targetPort: 8080 }] }
+`;
+
+/** `ccm-kit dev` in the background (the test changes the source while it runs), its output collected. */
+function startDev(args: string[], cwd: string) {
+  const started = Date.now();
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += stripVTControlCharacters(d.toString())));
+  child.stderr.on('data', (d: Buffer) => (out += stripVTControlCharacters(d.toString())));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return {
+    output: () => out,
+    /** Resolves once the output matches `re` (timing recorded as `step`); rejects with the output after 120 s or when dev exits. */
+    async waitFor(re: RegExp, step: string): Promise<void> {
+      const deadline = Date.now() + 120_000;
+      while (!re.test(out)) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`ccm-kit dev: no ${re} (${step}) in its output:\n${out}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      timings.push([`ccm-kit dev: ${step}`, Date.now() - started]);
+    },
+    /** Ctrl-C, as a vendor stops it. @returns the exit status. */
+    async stop(): Promise<number | null> {
+      if (child.exitCode === null) child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
 describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', () => {
   it('create-ccm-kit writes the project', () => {
     const tools = join(work, 'create');
@@ -92,17 +139,36 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     expect(conformance.out).toContain('PENDING  instancesV2 › instanceExists is true for existingNode — instanceExists not implemented');
   }, 1_200_000);
 
-  it('with the stubs filled in: conformance passes, and ccm-kit dev initializes Nodes and serves a LoadBalancer', () => {
+  it('with the stubs filled in: conformance passes, and ccm-kit dev initializes Nodes, serves a LoadBalancer and restarts on a change', async () => {
     writeFileSync(join(project, 'src/provider.ts'), IN_MEMORY_PROVIDER);
     const cli = join(project, 'node_modules/@ccm-kit/cli/dist/main.js');
     const conformance = run(process.execPath, [cli, 'conformance'], project);
     expect(conformance.status, conformance.out).toBe(0);
     expect(conformance.out).toMatch(/provider conformance: \d+ passed, 0 pending, 0 broke/);
-    const dev = run(process.execPath, [cli, 'dev', '--cloud-config', 'dev/cloud-config.yaml', '--nodes', '2', '--zones', 'a,b', '--service', '--exit-when-ready', '--duration', '120'], project, 180_000);
-    expect(dev.status, dev.out).toBe(0);
-    expect(dev.out).toMatch(/nodes initialized: 2\/2 {3}load balancers served: 1\/1/);
-    expect(dev.out).toMatch(/default\/dev-lb +LoadBalancer +\S+ +203\.0\.113\.10/);
-    expect(dev.out).toMatch(/dev-node-1 +acme:\/\/dev-node-1 +dev-1a +a1\.small/);
+    const dev = startDev([cli, 'dev', '--cloud-config', 'dev/cloud-config.yaml', '--nodes', '2', '--zones', 'a,b', '--service', '--duration', '240'], project);
+    try {
+      await dev.waitFor(/nodes initialized: 2\/2 {3}load balancers served: 1\/1/, 'ready');
+      expect(dev.output()).toMatch(/default\/dev-lb +LoadBalancer +\S+ +203\.0\.113\.10/);
+      expect(dev.output()).toMatch(/dev-node-1 +acme:\/\/dev-node-1 +dev-1a +a1\.small/);
+
+      // The vendor edits the provider while dev runs: another zone, another address range.
+      const edited = IN_MEMORY_PROVIDER.replace("'203.0.113.'", "'198.51.100.'").replace("this.config.region + 'a'", "this.config.region + 'b'");
+      expect(edited).toContain("'198.51.100.'");
+      expect(edited).toContain("this.config.region + 'b'");
+      writeFileSync(join(project, 'src/provider.ts'), edited);
+      await dev.waitFor(/\[ccm-kit dev\] provider\.ts changed: building \(npm run build --silent\) and restarting the CCM/, 'restart announced');
+      // Only the rebuilt CCM hands out 198.51.100.x: its service controller re-ensures dev-lb at start.
+      await dev.waitFor(/default\/dev-lb +LoadBalancer +\S+ +198\.51\.100\.10/, 'dev-lb re-ensured by the new CCM');
+      const kubeconfigPath = /kubectl --kubeconfig (\S+)/.exec(dev.output())?.[1];
+      expect(kubeconfigPath, dev.output()).toBeDefined();
+      const created = kubectl(kubeconfigPath!, ['apply', '-f', '-'], AFTER_THE_CHANGE);
+      expect(created.status, created.stderr).toBe(0);
+      await dev.waitFor(/default\/dev-lb-2 +LoadBalancer +\S+ +198\.51\.100\.11/, 'the new Service served by the new CCM');
+      await dev.waitFor(/node-3 +acme:\/\/node-3 +dev-1b +a1\.small/, 'the new Node initialized by the new CCM');
+    } finally {
+      const status = await dev.stop();
+      expect(status, dev.output()).toBe(0);
+    }
   }, 300_000);
 
   it('ccm-kit build bundles the CCM into one file that runs without node_modules', () => {
