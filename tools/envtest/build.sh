@@ -11,15 +11,14 @@
 # skips it.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=go-build-lib.sh
+. "$here/go-build-lib.sh"
 k8s_version="$(awk '$1=="k8s.io/kubernetes"{print $2}' "$here/go.mod" | head -n1)"
 etcd_version="$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2}' "$here/go.mod" | head -n1)"
 if [ -z "$k8s_version" ] || [ -z "$etcd_version" ]; then
   echo "tools/envtest: cannot read the pinned versions from $here/go.mod" >&2; exit 1
 fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "tools/envtest: Go is not on PATH. Install Go >= 1.26, or point TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries." >&2
-  exit 1
-fi
+require_go_1_26 tools/envtest "point TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries."
 goos="$(go env GOOS)"; goarch="$(go env GOARCH)"
 root="${CCM_KIT_ENVTEST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccm-kit/envtest}"
 assets="$root/${k8s_version#v}-$goos-$goarch"
@@ -29,40 +28,8 @@ built() {
   [ -f "$assets/VERSION" ] && [ "$(cat "$assets/VERSION")" = "$stamp" ] \
     && [ -x "$assets/kube-apiserver" ] && [ -x "$assets/etcd" ] && [ -x "$assets/kubectl" ]
 }
-if built; then
-  echo "tools/envtest: $stamp already built" >&2
-  echo "$assets"; exit 0
-fi
-
-# Go >= 1.26 is required (the staging modules declare go 1.26.0; GOTOOLCHAIN=local forbids a download).
-gov="$(go env GOVERSION)"; gov="${gov#go}"
-gomajor="${gov%%.*}"; gominor="$(echo "$gov" | cut -d. -f2)"
-if [ "$gomajor" -lt 1 ] || { [ "$gomajor" -eq 1 ] && [ "${gominor%%[!0-9]*}" -lt 26 ]; }; then
-  echo "tools/envtest: Go $gov is too old; Kubernetes $k8s_version needs Go >= 1.26." >&2; exit 1
-fi
-
-mkdir -p "$root" "$assets"
-# One build per assets directory at a time. flock releases the lock when this
-# shell exits, whatever the reason; without flock, fall back to an atomic mkdir.
-lock="$root/.build-${k8s_version#v}-$goos-$goarch.lock"
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"$lock"
-  if ! flock -n 9; then
-    echo "tools/envtest: another build holds $lock; waiting for it ..." >&2
-    flock 9
-  fi
-else
-  until mkdir "$lock.d" 2>/dev/null; do
-    # A lock directory left by a build that died more than 2 h ago is stale.
-    if [ -n "$(find "$lock.d" -maxdepth 0 -mmin +120 2>/dev/null)" ]; then rmdir "$lock.d" 2>/dev/null || true; continue; fi
-    echo "tools/envtest: another build holds $lock.d; waiting ..." >&2; sleep 5
-  done
-  trap 'rmdir "$lock.d" 2>/dev/null || true' EXIT
-fi
-if built; then
-  echo "tools/envtest: $stamp was built by another process" >&2
-  echo "$assets"; exit 0
-fi
+skip_or_lock tools/envtest "$stamp" "$assets" "$root/.build-${k8s_version#v}-$goos-$goarch.lock"
+mkdir -p "$assets"
 
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 minor="$(echo "$k8s_version" | cut -d. -f2)"
