@@ -3,7 +3,8 @@
  * the Helm chart (manifests/workload.ts).
  */
 import { parseArgs } from 'node:util';
-import { rbacManifest, renderManifests, renderWorkload } from '../manifests/render.js';
+import { renderManifests, renderRbac, renderWorkload } from '../manifests/render.js';
+import { DEFAULT_NAMESPACE } from '../manifests/source.js';
 import { defaultManifestValues, type ManifestValues } from '../manifests/values.js';
 import { UsageError } from '../usage-error.js';
 
@@ -13,13 +14,14 @@ export const MANIFESTS_USAGE = `ccm-kit manifests --provider <name> [options]
   --image <repo:tag>       the CCM image (default registry.example.com/<name>/cloud-controller-manager:v0.1.0)
   --kind <kind>            Deployment (default; 2 replicas, leader election) or DaemonSet (control-plane Nodes)
   --replicas <n>           replicas of the Deployment (default 2)
-  --namespace <ns>         namespace (default kube-system)
+  --namespace <ns>         the CCM's namespace (default kube-system), as "helm install -n <ns>" of the chart;
+                           the leader-election Role follows --arg leader-elect-resource-namespace=<ns>
   --arg <name=value>       a CCM flag, repeatable (e.g. --arg v=4 --arg cluster-name=prod)
   --host-network           run in the Node's network (dnsPolicy Default); needs a "privileged" namespace
   --rbac-only | --no-rbac  only the RBAC, or only the workload`;
 
 /** Parses `ccm-kit manifests` flags into chart values. @throws UsageError naming the bad flag. */
-export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues; rbac: 'only' | 'no' | 'with' } {
+export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues; namespace: string; rbac: 'only' | 'no' | 'with' } {
   const { values: o } = parseArgs({
     args: argv,
     options: {
@@ -49,7 +51,9 @@ export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues
     if (!Number.isInteger(n) || n < 1) throw new UsageError(`--replicas: "${o.replicas}" is not a whole number ≥ 1`);
     values.replicaCount = n;
   }
-  if (o.namespace) values.namespace = o.namespace;
+  const namespace = o.namespace ?? DEFAULT_NAMESPACE;
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63)
+    throw new UsageError(`--namespace: "${namespace}" is not a namespace name (lower-case letters, digits and "-", at most 63)`);
   for (const a of o.arg) {
     const m = /^-{0,2}([a-z0-9][-a-z0-9]*)(?:=(.*))?$/.exec(a);
     if (!m) throw new UsageError(`--arg: "${a}" is not name=value`);
@@ -57,11 +61,12 @@ export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues
   }
   values.hostNetwork = o['host-network'];
   if (o['rbac-only'] && o['no-rbac']) throw new UsageError('--rbac-only and --no-rbac exclude each other');
-  return { values, rbac: o['rbac-only'] ? 'only' : o['no-rbac'] ? 'no' : 'with' };
+  return { values, namespace, rbac: o['rbac-only'] ? 'only' : o['no-rbac'] ? 'no' : 'with' };
 }
 
 /** Runs the command: the YAML goes to stdout. */
 export function manifestsCommand(argv: string[], out: (text: string) => void): void {
-  const { values, rbac } = manifestValuesFromArgs(argv);
-  out(rbac === 'only' ? rbacManifest() : rbac === 'no' ? renderWorkload(values) : renderManifests(values));
+  const { values, namespace, rbac } = manifestValuesFromArgs(argv);
+  const render = rbac === 'only' ? renderRbac : rbac === 'no' ? renderWorkload : renderManifests;
+  out(render(values, namespace));
 }

@@ -3,6 +3,8 @@
  * {@link valuesSource} reads concrete {@link ManifestValues} (`ccm-kit manifests`, docs/deploy), and
  * {@link helmSource} returns Helm template expressions (`{{ .Values.… }}`), which `renderHelmChart` writes
  * into the chart's templates. The templates never branch on a value themselves: they ask the source.
+ * The namespace is not a value: it is Helm's release namespace (`helm install -n <ns>`, `.Release.Namespace`),
+ * given to {@link valuesSource} by `ccm-kit manifests --namespace` (decision 0425).
  */
 import type { ManifestValues } from './values.js';
 
@@ -12,6 +14,10 @@ export type ValuePath = string;
 export interface TemplateSource {
   /** The value at `path` (a scalar, list or map). */
   value<T = unknown>(path: ValuePath): T;
+  /** The string at `path`, or `fallback` when it is missing or empty (Helm's `default`). */
+  valueOr(path: ValuePath, fallback: string): string;
+  /** The namespace the CCM is installed in (the release namespace). */
+  namespace(): string;
   /** `whenTrue` if the value at `path` is truthy, else `whenFalse`. */
   choose<T>(path: ValuePath, whenTrue: T, whenFalse: T): T;
   /** The flags in the map at `path`, as `--name=value` strings. */
@@ -36,10 +42,21 @@ export function flagList(args: Record<string, unknown>): string[] {
     .map(([k, v]) => (v === '' ? `--${k}` : `--${k}=${String(v)}`));
 }
 
-/** Reads concrete values. `include` conditions are `path` or `path==literal`. */
-export function valuesSource(values: ManifestValues): TemplateSource {
+/** The namespace of `ccm-kit manifests` without `--namespace`, and upstream's for the CCM. */
+export const DEFAULT_NAMESPACE = 'kube-system';
+
+/**
+ * Reads concrete values, for a CCM installed in `namespace`. `include` conditions are `path` or
+ * `path==literal`.
+ */
+export function valuesSource(values: ManifestValues, namespace = DEFAULT_NAMESPACE): TemplateSource {
   return {
     value: <T>(path: ValuePath) => lookup(values, path) as T,
+    valueOr: (path, fallback) => {
+      const v = lookup(values, path);
+      return v === undefined || v === null || v === '' ? fallback : String(v);
+    },
+    namespace: () => namespace,
     choose: (path, a, b) => (lookup(values, path) ? a : b),
     flags: (path) => flagList(lookup(values, path) as Record<string, unknown>),
     concat: (...parts) => parts.map(String).join(''),
@@ -58,9 +75,16 @@ const BLOCK = (action: string) => `@@block@@${action}@@`;
 
 /** Returns Helm template expressions; {@link toHelmTemplate} turns the markers into actions. */
 export function helmSource(): TemplateSource {
-  const ref = (path: ValuePath) => `.Values.${path}`;
+  // A key that is not an identifier (a flag name: `args.leader-elect-resource-namespace`) needs `index`;
+  // Go's raw strings (backquotes) keep the action free of `"`, which YAML would escape.
+  const ref = (path: ValuePath) => {
+    const keys = path.split('.');
+    return keys.every((k) => /^[A-Za-z_]\w*$/.test(k)) ? `.Values.${path}` : `(index .Values ${keys.map((k) => `\`${k}\``).join(' ')})`;
+  };
   return {
     value: <T>(path: ValuePath) => BLOCK(`toYaml ${ref(path)}`) as T,
+    valueOr: (path, fallback) => RAW(`${ref(path)} | default \`${fallback}\``),
+    namespace: () => RAW('.Release.Namespace'),
     choose: <T>(path: ValuePath, a: T, b: T) =>
       RAW(`if ${ref(path)} }}${String(a)}{{ else }}${String(b)}{{ end`) as T,
     flags: (path) => [BLOCK(`flags ${ref(path)}`)],

@@ -3,7 +3,8 @@
  * (which `renderHelmChart` writes from {@link defaultManifestValues}), so `ccm-kit manifests` flags, the
  * chart's values and docs/deploy/*.yaml all describe one thing. Modelled on the charts vendors ship
  * (hcloud-cloud-controller-manager's chart: image, args, env from secrets, resources, tolerations, node
- * selector, priority class, monitoring).
+ * selector, priority class, monitoring). The namespace is not a value: the chart installs into the release
+ * namespace, `ccm-kit manifests` into `--namespace` (decision 0425).
  */
 import type { V1EnvVar, V1ResourceRequirements, V1Toleration } from '@kubernetes/client-node';
 
@@ -11,8 +12,6 @@ import type { V1EnvVar, V1ResourceRequirements, V1Toleration } from '@kubernetes
 export interface ManifestValues {
   /** The provider name registered with `registerCloudProvider` (`--cloud-provider`). */
   providerName: string;
-  /** Namespace of every namespaced object (default `kube-system`). */
-  namespace: string;
   /** `Deployment` (HA: replicas with leader election) or `DaemonSet` (one per control-plane Node). */
   kind: 'Deployment' | 'DaemonSet';
   /** Replicas of the Deployment (default 2; one leader). */
@@ -50,7 +49,6 @@ export const CCM_TOLERATIONS: V1Toleration[] = [
 export function defaultManifestValues(providerName: string, kind: ManifestValues['kind'] = 'Deployment'): ManifestValues {
   return {
     providerName,
-    namespace: 'kube-system',
     kind,
     replicaCount: 2,
     image: { repository: `registry.example.com/${providerName}/cloud-controller-manager`, tag: 'v0.1.0', pullPolicy: 'IfNotPresent' },

@@ -84,7 +84,7 @@ function podTemplate(t: TemplateSource, kind: 'Deployment' | 'DaemonSet') {
 
 /** Every object the chart can render; `renderManifests` keeps those whose condition holds. */
 export function workloadTemplates(t: TemplateSource): TemplateObject[] {
-  const metadata = { name: CCM_NAME, namespace: t.value<string>('namespace'), labels };
+  const metadata = { name: CCM_NAME, namespace: t.namespace(), labels };
   return [
     {
       file: 'deployment.yaml',
