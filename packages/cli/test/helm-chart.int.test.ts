@@ -2,9 +2,12 @@
  * The Helm chart `npm create ccm-kit` writes (renderHelmChart), rendered by a real helm (tools/helm builds
  * it from its Go module) for several sets of values: `helm lint --strict` passes, `helm template` gives
  * exactly the objects `ccm-kit manifests` renders for the same values (decision 0071), and those objects
- * pass `kubectl apply --dry-run=server` on a real kube-apiserver in kube-system labelled for Pod Security
- * "restricted", each workload's Pod template also applied as a Pod. The PodMonitor kind is unknown to a
- * bare kube-apiserver: the test installs a minimal CRD for it (fixtures/podmonitor-crd.yaml) first.
+ * pass `kubectl apply --dry-run=server` on a real kube-apiserver in the release namespace (kube-system, or
+ * cloud-system for `helm install -n cloud-system`) labelled for Pod Security "restricted", each workload's Pod
+ * template also applied as a Pod. The PodMonitor kind is unknown to a bare kube-apiserver: the test installs a
+ * minimal CRD for it (fixtures/podmonitor-crd.yaml) first. Installed in cloud-system, the chart's RBAC is
+ * applied for real and the API server's RBAC authorizer answers, for the ServiceAccount in cloud-system,
+ * every request the CCM makes (decision 0425).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +28,7 @@ interface K8sObject {
   kind: string;
   metadata: { name: string; namespace?: string };
   spec?: Record<string, unknown>;
+  subjects?: Array<{ kind: string; name: string; namespace?: string }>;
 }
 interface PodSpec {
   hostNetwork: boolean;
@@ -55,11 +59,29 @@ function objects(yamlText: string): K8sObject[] {
     .sort((a, b) => key(a).localeCompare(key(b)));
 }
 const find = (objs: K8sObject[], kind: string) => objs.find((o) => o.kind === kind);
+const LEASE_RBAC = 'system:cloud-controller-manager:leader-election';
+const AUTH_READER_BINDING = 'system:cloud-controller-manager:apiserver-authentication-reader';
+/** A namespace other than kube-system, labelled "restricted" in beforeAll. */
+const OTHER_NS = 'cloud-system';
+
+/** Every namespaced object of the CCM in `ns`, every subject naming the ServiceAccount in `ns`. */
+function expectInstalledIn(objs: K8sObject[], ns: string, leaseNs: string) {
+  for (const o of objs) {
+    const expected =
+      o.metadata.name === LEASE_RBAC ? leaseNs : o.metadata.name === AUTH_READER_BINDING ? 'kube-system' : o.kind.startsWith('Cluster') ? undefined : ns;
+    expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(expected);
+  }
+  const subjects = objs.flatMap((o) => o.subjects ?? []);
+  expect(subjects.length).toBe(4); // the lease RoleBinding, two ClusterRoleBindings, the authentication reader
+  for (const s of subjects) expect(s).toEqual({ kind: 'ServiceAccount', name: 'cloud-controller-manager', namespace: ns });
+}
 const podSpecOf = (o: K8sObject | undefined) => (o?.spec?.template as { spec: PodSpec } | undefined)?.spec;
 
 interface Variant {
   name: string;
   values: ManifestValues;
+  /** `helm template -n`; `ccm-kit manifests --namespace` (default kube-system). */
+  namespace?: string;
   /** helm's value arguments; default: the values as a file (`-f`). */
   helmArgs?: string[];
   /** Settings that must show in the rendered objects (helm's; `ccm-kit manifests` gives the same). */
@@ -144,6 +166,21 @@ const VARIANTS: Variant[] = [
       expect(find(objs, 'PodMonitor')?.apiVersion).toBe('monitoring.coreos.com/v1');
     },
   },
+  {
+    name: `helm install -n ${OTHER_NS}: every CCM object and RBAC subject there, the Lease RBAC and authentication reader in kube-system`,
+    values: { ...base, monitoring: { enabled: true, podMonitor: true } },
+    namespace: OTHER_NS,
+    essentials: (objs) => expectInstalledIn(objs, OTHER_NS, 'kube-system'),
+  },
+  {
+    name: `helm install -n ${OTHER_NS} with the Lease there too (--leader-elect-resource-namespace): the Lease RBAC follows`,
+    values: { ...base, args: { ...base.args, 'leader-elect-resource-namespace': OTHER_NS } },
+    namespace: OTHER_NS,
+    essentials: (objs) => {
+      expectInstalledIn(objs, OTHER_NS, OTHER_NS);
+      expect(podSpecOf(find(objs, 'Deployment'))!.containers[0]!.args).toContain(`--leader-elect-resource-namespace=${OTHER_NS}`);
+    },
+  },
 ];
 
 /** `helm template` of the chart with the variant's values, checked by `helm lint --strict` first. */
@@ -156,7 +193,7 @@ function renderChart(v: Variant): string {
   }
   const lint = helmRun(['lint', '--strict', chartDir, ...args]);
   expect(lint.status, lint.stdout + lint.stderr).toBe(0);
-  const r = helmRun(['template', 'ccm', chartDir, '--namespace', 'kube-system', ...args]);
+  const r = helmRun(['template', 'ccm', chartDir, '--namespace', v.namespace ?? 'kube-system', ...args]);
   expect(r.status, r.stderr).toBe(0);
   return r.stdout;
 }
@@ -170,6 +207,9 @@ beforeAll(async () => {
   }
   const kubeconfig = controlPlane().kubeconfigPath;
   expect(labelRestricted(kubeconfig, 'kube-system').stderr).toBe('');
+  const ns = kubectl(kubeconfig, ['create', 'namespace', OTHER_NS]);
+  expect(ns.status, ns.stderr).toBe(0);
+  expect(labelRestricted(kubeconfig, OTHER_NS).stderr).toBe('');
   const crd = kubectl(kubeconfig, ['apply', '-f', fileURLToPath(new URL('fixtures/podmonitor-crd.yaml', import.meta.url))]);
   expect(crd.status, crd.stderr).toBe(0);
   const established = kubectl(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/podmonitors.monitoring.coreos.com']);
@@ -184,7 +224,7 @@ describe('the Helm chart, rendered by helm', () => {
   it.each(VARIANTS)('$name: equals ccm-kit manifests and applies under Pod Security "restricted"', (v) => {
     const rendered = renderChart(v);
     const fromHelm = objects(rendered);
-    expect(fromHelm).toEqual(objects(renderManifests(v.values)));
+    expect(fromHelm).toEqual(objects(renderManifests(v.values, v.namespace)));
     v.essentials(fromHelm);
 
     const r = apply(rendered);
@@ -214,5 +254,47 @@ describe('the Helm chart, rendered by helm', () => {
     const probe = apply(podOf(rendered, 'Deployment'));
     expect(probe.status).not.toBe(0);
     expect(probe.stderr).toMatch(/forbidden: violates PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
+  });
+
+  it(`installed in ${OTHER_NS}, the chart's RBAC authorizes the ServiceAccount there for every request the CCM makes`, () => {
+    const kubeconfig = controlPlane().kubeconfigPath;
+    const rendered = helmRun(['template', 'ccm', chartDir, '--namespace', OTHER_NS, '--show-only', 'templates/rbac.yaml']);
+    expect(rendered.status, rendered.stderr).toBe(0);
+    const applied = kubectl(kubeconfig, ['apply', '-f', '-'], rendered.stdout);
+    expect(applied.status, applied.stderr).toBe(0);
+    try {
+      const canI = (user: string, args: string[]) => kubectl(kubeconfig, ['auth', 'can-i', `--as=${user}`, ...args]).stdout.trim();
+      const sa = `system:serviceaccount:${OTHER_NS}:cloud-controller-manager`;
+      // The requests of the controllers, leader election (Lease in kube-system, upstream's default) and the
+      // secure port's delegated authentication and authorization (docs/deploy/rbac.yaml, comment by comment).
+      const requests = [
+        ['create', 'events', '-n', 'default'],
+        ['patch', 'events', '-n', 'default'],
+        ...['get', 'list', 'watch', 'update', 'patch', 'delete'].map((verb) => [verb, 'nodes']),
+        ['patch', 'nodes', '--subresource=status'],
+        ...['get', 'list', 'watch', 'patch'].map((verb) => [verb, 'services', '-A']),
+        ['patch', 'services', '--subresource=status', '-n', 'default'],
+        ['create', 'leases.coordination.k8s.io', '-n', 'kube-system'],
+        ['get', 'leases.coordination.k8s.io/cloud-controller-manager', '-n', 'kube-system'],
+        ['update', 'leases.coordination.k8s.io/cloud-controller-manager', '-n', 'kube-system'],
+        ['create', 'tokenreviews.authentication.k8s.io'],
+        ['create', 'subjectaccessreviews.authorization.k8s.io'],
+        ['get', 'configmaps/extension-apiserver-authentication', '-n', 'kube-system'],
+      ];
+      for (const r of requests) expect(`${r.join(' ')}: ${canI(sa, r)}`).toBe(`${r.join(' ')}: yes`);
+      // Least privilege kept, and nothing granted to the ServiceAccount of the same name in kube-system.
+      for (const [user, r] of [
+        [sa, ['create', 'leases.coordination.k8s.io', '-n', OTHER_NS]],
+        [sa, ['get', 'secrets', '-n', OTHER_NS]],
+        ['system:serviceaccount:kube-system:cloud-controller-manager', ['update', 'nodes']],
+        ['system:serviceaccount:kube-system:cloud-controller-manager', ['create', 'leases.coordination.k8s.io', '-n', 'kube-system']],
+      ] as const) {
+        expect(`${user} ${r.join(' ')}: ${canI(user, [...r])}`).toBe(`${user} ${r.join(' ')}: no`);
+      }
+    } finally {
+      // The other tests dry-run the same names and expect "created".
+      const deleted = kubectl(kubeconfig, ['delete', '-f', '-'], rendered.stdout);
+      expect(deleted.status, deleted.stderr).toBe(0);
+    }
   });
 });

@@ -1,9 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { manifestsCommand, manifestValuesFromArgs } from '../src/commands/manifests.js';
+import { rbacManifest } from '../src/manifests/render.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML, checked field by field
-const objects = (yamlText: string) => parseAllDocuments(yamlText).map((d) => d.toJS() as { kind: string; spec?: Record<string, any> });
+const objects = (yamlText: string) =>
+  parseAllDocuments(yamlText).map(
+    (d) =>
+      d.toJS() as {
+        kind: string;
+        metadata: { name: string; namespace?: string };
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML, checked field by field
+        spec?: Record<string, any>;
+        subjects?: Array<{ kind: string; name: string; namespace: string }>;
+      },
+  );
+/** `kind/name → namespace` of the namespaced objects, and the namespaces of the ServiceAccount subjects. */
+function placement(yamlText: string) {
+  const objs = objects(yamlText);
+  return {
+    namespaces: Object.fromEntries(objs.filter((o) => o.metadata.namespace).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.namespace])),
+    subjects: [...new Set(objs.flatMap((o) => o.subjects ?? []).map((s) => `${s.kind}:${s.namespace}:${s.name}`))],
+  };
+}
 
 describe('ccm-kit manifests', () => {
   it('renders RBAC and the workload for the provider, image and flags', () => {
@@ -40,8 +58,43 @@ describe('ccm-kit manifests', () => {
     });
   });
 
+  it('--namespace cloud-system: the ServiceAccount, the workload and every subject there; the Lease RBAC and the authentication reader in kube-system', () => {
+    let out = '';
+    manifestsCommand(['--provider', 'acme', '--namespace', 'cloud-system'], (t) => (out = t));
+    expect(placement(out)).toEqual({
+      namespaces: {
+        'ServiceAccount/cloud-controller-manager': 'cloud-system',
+        'Role/system:cloud-controller-manager:leader-election': 'kube-system',
+        'RoleBinding/system:cloud-controller-manager:leader-election': 'kube-system',
+        'RoleBinding/system:cloud-controller-manager:apiserver-authentication-reader': 'kube-system',
+        'Deployment/cloud-controller-manager': 'cloud-system',
+      },
+      subjects: ['ServiceAccount:cloud-system:cloud-controller-manager'],
+    });
+  });
+
+  it('--arg leader-elect-resource-namespace: the Lease Role and RoleBinding follow the flag', () => {
+    let out = '';
+    manifestsCommand(
+      ['--provider', 'acme', '--namespace', 'cloud-system', '--arg', 'leader-elect-resource-namespace=cloud-system', '--rbac-only'],
+      (t) => (out = t),
+    );
+    const { namespaces } = placement(out);
+    expect(namespaces['Role/system:cloud-controller-manager:leader-election']).toBe('cloud-system');
+    expect(namespaces['RoleBinding/system:cloud-controller-manager:leader-election']).toBe('cloud-system');
+    expect(namespaces['RoleBinding/system:cloud-controller-manager:apiserver-authentication-reader']).toBe('kube-system');
+    expect(objects(out).map((o) => o.kind)).not.toContain('Deployment');
+  });
+
+  it('without --namespace, --rbac-only prints docs/deploy/rbac.yaml as shipped', () => {
+    let out = '';
+    manifestsCommand(['--provider', 'acme', '--rbac-only'], (t) => (out = t));
+    expect(out).toBe(rbacManifest());
+  });
+
   it.each([
     [[], /--provider: give the provider name/],
+    [['--provider', 'a', '--namespace', 'Cloud_System'], /--namespace: "Cloud_System" is not a namespace name/],
     [['--provider', 'Bad_Name'], /--provider/],
     [['--provider', 'a', '--kind', 'StatefulSet'], /--kind: "StatefulSet"/],
     [['--provider', 'a', '--image', 'repo/only'], /--image: "repo\/only" has no tag/],
