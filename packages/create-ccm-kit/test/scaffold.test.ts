@@ -43,6 +43,9 @@ describe('create-ccm-kit', () => {
     expect(files.Dockerfile).toContain('USER 65532:65532');
     expect(files['chart/Chart.yaml']).toContain('name: acme-cloud-controller-manager');
     expect(files['chart/values.yaml']).toContain('providerName: acme');
+    expect(files['chart/values.yaml']).not.toContain('namespace');
+    expect(files['chart/templates/rbac.yaml']).toContain('namespace: {{ .Release.Namespace }}');
+    expect(files['chart/README.md']).toContain('Everything of the CCM goes to the release namespace');
     expect(files['chart/templates/deployment.yaml']).toContain('{{- if eq .Values.kind "Deployment" }}');
   });
 

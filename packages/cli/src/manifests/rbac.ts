@@ -16,7 +16,7 @@ import { CCM_NAME } from './workload.js';
 export const LEADER_ELECTION_RBAC = 'system:cloud-controller-manager:leader-election';
 /** The kube-system Role that reads the client CA ConfigMap `extension-apiserver-authentication`. */
 const AUTHENTICATION_READER = 'extension-apiserver-authentication-reader';
-/** The flag naming the Lease's namespace, and its upstream default (k8s.io/component-base config/options). */
+/** The flag naming the Lease's namespace, and its default (upstream's, docs/operations.md). */
 const LEASE_NAMESPACE_FLAG = 'leader-elect-resource-namespace';
 const LEASE_NAMESPACE_DEFAULT = 'kube-system';
 

@@ -4,6 +4,7 @@
  * the release namespace (`helm install -n <ns>`); the manifests into `namespace` (decision 0425).
  */
 import { stringify } from 'yaml';
+import { chartReadme } from './chart-readme.js';
 import { rbacTemplate } from './rbac.js';
 import { DEFAULT_NAMESPACE, helmCondition, helmSource, toHelmTemplate, valuesSource } from './source.js';
 import type { ManifestValues } from './values.js';
@@ -50,6 +51,7 @@ export function renderHelmChart(values: ManifestValues, chartVersion = '0.1.0'):
       version: chartVersion,
       appVersion: values.image.tag,
     }),
+    'README.md': chartReadme(values),
     'values.yaml': yaml(values),
     'templates/rbac.yaml': toHelmTemplate(rbacTemplate(helmSource())),
   };

@@ -159,6 +159,8 @@ npx ccm-kit manifests --provider ${o.provider} --image registry.example.com/${o.
 
 The chart's values: image, args (CCM flags), env (e.g. the API token from a Secret), resources, tolerations,
 nodeSelector, priorityClassName, kind (Deployment with leader election, or DaemonSet on control-plane
-Nodes), hostNetwork, monitoring. Pods pass Pod Security "restricted" unless hostNetwork is on.
+Nodes), hostNetwork, monitoring (chart/README.md). It installs into the release namespace (\`-n\`), where the
+Secrets it reads must be; \`ccm-kit manifests --namespace\` does the same. Pods pass Pod Security "restricted"
+unless hostNetwork is on.
 `;
 }
