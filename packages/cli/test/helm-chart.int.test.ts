@@ -6,19 +6,23 @@
  * cloud-system for `helm install -n cloud-system`) labelled for Pod Security "restricted", each workload's Pod
  * template also applied as a Pod. The PodMonitor kind is unknown to a bare kube-apiserver: the test installs a
  * minimal CRD for it (fixtures/podmonitor-crd.yaml) first. Installed in cloud-system, the chart's RBAC is
- * applied for real and the API server's RBAC authorizer answers, for the ServiceAccount in cloud-system,
- * every request the CCM makes (decision 0425).
+ * applied for real, the API server's RBAC authorizer grants the ServiceAccount in cloud-system every request
+ * the CCM makes, and the minimal example's CCM running as that ServiceAccount serves its secure port, takes
+ * the Lease and initializes a Node (decision 0425).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
+import type { ControlPlane } from '@ccm-kit/testing';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { renderHelmChart, renderManifests } from '../src/manifests/render.js';
 import { CCM_TOLERATIONS, defaultManifestValues, type ManifestValues } from '../src/manifests/values.js';
+// The app's process harness: the CCM as a child process, its secure port.
+import { freePort, httpsGet, repoRoot, type RunningProcess, startProcess } from '../../app/test/ccm-harness.js';
 import { ensureHelm } from './helm.js';
 import { applyServerDryRun, kubectl } from './kubectl.js';
 import { labelRestricted, podOf } from './pod-security.js';
@@ -44,6 +48,7 @@ const apply = (yamlText: string) => applyServerDryRun(controlPlane().kubeconfigP
 const PROVIDER = 'mycloud';
 const chartDir = mkdtempSync(join(tmpdir(), 'ccm-kit-chart-'));
 let helm = '';
+const running: RunningProcess[] = [];
 
 function helmRun(args: string[]) {
   const r = spawnSync(helm, args, { encoding: 'utf8', timeout: 60_000 });
@@ -218,7 +223,49 @@ beforeAll(async () => {
   expect(pc.status, pc.stderr).toBe(0);
 }, 45 * 60_000);
 
-afterAll(() => rmSync(chartDir, { recursive: true, force: true }));
+afterAll(() => {
+  for (const p of running) p.child.kill('SIGKILL');
+  rmSync(chartDir, { recursive: true, force: true });
+});
+
+/**
+ * The minimal example's CCM (a provider binary built with ccm-kit) as the ServiceAccount `user` of namespace
+ * `ns`, with only the chart's RBAC: it serves its secure port (delegated authentication reads the client CA
+ * from kube-system), takes the Lease in kube-system and initializes a Node, as packages/app's least-privilege
+ * process test does for docs/deploy/rbac.yaml in kube-system.
+ */
+async function expectCcmWorksAs(cp: ControlPlane, user: string, ns: string): Promise<void> {
+  const kubeconfig = cp.kubeconfigPath;
+  const identity = await cp.addUser(user, ['system:serviceaccounts', `system:serviceaccounts:${ns}`]);
+  const cloudConfig = join(chartDir, 'minimal-cloud.yaml');
+  writeFileSync(cloudConfig, 'machines:\n  - { name: chart-ns-node, id: n1, zone: zone-1, region: region-1, type: small, address: 10.0.0.21 }\n');
+  const port = await freePort();
+  const proc = startProcess(join(repoRoot, 'examples/minimal/dist/main.js'), [
+    '--cloud-provider=minimal',
+    `--cloud-config=${cloudConfig}`,
+    `--kubeconfig=${identity.kubeconfigPath}`,
+    `--secure-port=${port}`,
+    '--bind-address=127.0.0.1',
+  ]);
+  running.push(proc);
+  await eventuallyValue(async () => (await httpsGet(port, '/healthz').catch(() => ({ status: 0 }))).status === 200, {
+    what: 'the secure port to answer',
+    timeoutMs: 30_000,
+  });
+  const leaseHolder = () =>
+    kubectl(kubeconfig, ['-n', 'kube-system', 'get', 'lease', 'cloud-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}']).stdout;
+  await eventuallyValue(() => leaseHolder() !== '', { what: 'the Lease kube-system/cloud-controller-manager to be held', timeoutMs: 30_000 });
+  // As a kubelet with --cloud-provider=external registers: the uninitialized taint, no providerID.
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'chart-ns-node' }, spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }] } };
+  const created = kubectl(kubeconfig, ['create', '-f', '-'], JSON.stringify(node));
+  expect(created.status, created.stderr).toBe(0);
+  const providerID = await eventuallyValue(
+    () => kubectl(kubeconfig, ['get', 'node', 'chart-ns-node', '-o', 'jsonpath={.spec.providerID}']).stdout || undefined,
+    { what: 'chart-ns-node to be initialized', timeoutMs: 45_000 },
+  );
+  expect(providerID).toBe('minimal://n1');
+  expect(proc.output()).not.toMatch(/forbidden/i);
+}
 
 describe('the Helm chart, rendered by helm', () => {
   it.each(VARIANTS)('$name: equals ccm-kit manifests and applies under Pod Security "restricted"', (v) => {
@@ -256,7 +303,7 @@ describe('the Helm chart, rendered by helm', () => {
     expect(probe.stderr).toMatch(/forbidden: violates PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
   });
 
-  it(`installed in ${OTHER_NS}, the chart's RBAC authorizes the ServiceAccount there for every request the CCM makes`, () => {
+  it(`installed in ${OTHER_NS}, the chart's RBAC authorizes the ServiceAccount there for every request the CCM makes, and a CCM running as it does its job`, async () => {
     const kubeconfig = controlPlane().kubeconfigPath;
     const rendered = helmRun(['template', 'ccm', chartDir, '--namespace', OTHER_NS, '--show-only', 'templates/rbac.yaml']);
     expect(rendered.status, rendered.stderr).toBe(0);
@@ -291,7 +338,9 @@ describe('the Helm chart, rendered by helm', () => {
       ] as const) {
         expect(`${user} ${r.join(' ')}: ${canI(user, [...r])}`).toBe(`${user} ${r.join(' ')}: no`);
       }
+      await expectCcmWorksAs(controlPlane(), sa, OTHER_NS);
     } finally {
+      for (const p of running.splice(0)) p.child.kill('SIGKILL');
       // The other tests dry-run the same names and expect "created".
       const deleted = kubectl(kubeconfig, ['delete', '-f', '-'], rendered.stdout);
       expect(deleted.status, deleted.stderr).toBe(0);
