@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileCredential, metricsRegistry } from '@ccm-kit/runtime';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fetch as undiciFetch } from 'undici';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import {
   isAuthError,
@@ -221,9 +222,9 @@ describe('client: Retry-After', () => {
     api.faults.setRateLimit({ limit: 5, windowMs: 1_000 });
     const s = api.state.addServer({ name: 'a' });
     const events: { at: number; what: string }[] = [];
-    const recording: typeof fetch = async (input, init) => {
+    const recording: typeof undiciFetch = async (input, init) => {
       events.push({ at: performance.now(), what: 'send' });
-      const res = await fetch(input, init);
+      const res = await undiciFetch(input, init);
       events.push({ at: performance.now(), what: `answer ${res.status}` });
       return res;
     };

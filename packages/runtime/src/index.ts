@@ -119,6 +119,8 @@ export {
   checkFence,
   fenceSignal,
   leaseFenceSignal,
+  leaseFenceInterceptor,
+  type LeaseFenceInterceptorOptions,
   leaseWriteGuard,
   type LeaseFence,
   LeaseFencedError,

@@ -11,15 +11,18 @@
  */
 import {
   CloudCallGuard,
+  type CloudCallContext,
   type CloudCallOptions,
   CloudCallThrottledError,
   CloudCallTimeoutError,
   classifyCloudError,
   type CredentialProvider,
+  isLeaseFencedError,
   leaseFenceSignal,
   parseRetryAfter,
   staticCredential,
 } from '@ccm-kit/runtime';
+import { fetch as undiciFetch } from 'undici';
 import { VERSION } from '../version.js';
 import type { WireLoadBalancer, WireRoute, WireServer, WireServerList } from '../wire.js';
 import { isNotFound, MockCloudApiError, MockCloudNetworkError, MockCloudTimeoutError } from './errors.js';
@@ -66,8 +69,11 @@ export interface MockCloudClientOptions {
   concurrency?: number;
   /** User-Agent; default `mockcloud-cloud-controller-manager/<version> (ccm-kit)`. */
   userAgent?: string;
-  /** The fetch implementation; default the global `fetch`. */
-  fetch?: typeof fetch;
+  /**
+   * The fetch implementation; default undici's `fetch`, which sends through the guard's dispatcher (the lease
+   * fence checked as each request is written; Node's global `fetch` cannot take that dispatcher).
+   */
+  fetch?: typeof undiciFetch;
   /** The clock of the guard (Retry-After deadlines), in epoch ms; default `Date.now`. */
   now?: () => number;
 }
@@ -108,7 +114,7 @@ export class MockCloudClient {
   readonly #base: string;
   readonly #guard: CloudCallGuard;
   readonly #userAgent: string;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: typeof undiciFetch;
 
   /**
    * @throws Error when `apiURL` is not an http(s) URL or carries credentials (never echoed), or a number option is
@@ -148,7 +154,7 @@ export class MockCloudClient {
       throw new Error(`mockcloud: ${(err as Error).message}`, { cause: err });
     }
     this.#userAgent = options.userAgent ?? `mockcloud-cloud-controller-manager/${VERSION} (ccm-kit)`;
-    this.#fetch = options.fetch ?? fetch;
+    this.#fetch = options.fetch ?? undiciFetch;
   }
 
   // ---- servers ---------------------------------------------------------------------------------
@@ -340,7 +346,7 @@ export class MockCloudClient {
     try {
       return await this.#guard.call(
         operation,
-        ({ signal, credential }) => this.#send<T>(operation, method, path, init, signal, credential ?? ''),
+        (ctx) => this.#send<T>(operation, method, path, init, ctx),
         options,
       );
     } catch (err) {
@@ -363,23 +369,23 @@ export class MockCloudClient {
     method: string,
     path: string,
     init: RequestInit,
-    signal: AbortSignal,
-    token: string,
+    { signal, credential, dispatcher }: CloudCallContext,
   ): Promise<T> {
     const url = new URL(this.#base + path);
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
     // Lease fencing (ccm-kit decision 0050): no request while this replica cannot prove it leads, and none sent
-    // late; checked per request (each guard attempt) because one facet call may make several. A LeaseFencedError
-    // has no HTTP status, so the guard does not retry it.
+    // late. Refused here per request (each guard attempt, since one facet call may make several), and again by
+    // the guard's dispatcher at the moment the request is written, which also stops one that was queued for a
+    // connection when the fence closed. A LeaseFencedError has no HTTP status, so the guard does not retry it.
     const fence = leaseFenceSignal(`cloud request ${method} ${path}`);
     const requestSignal = fence ? AbortSignal.any([signal, fence]) : signal;
     const headers: Record<string, string> = {
-      authorization: `Bearer ${token}`,
+      authorization: `Bearer ${credential ?? ''}`,
       'user-agent': this.#userAgent,
       accept: 'application/json',
     };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
+    let res: Awaited<ReturnType<typeof undiciFetch>>;
     let text: string;
     try {
       res = await this.#fetch(url, {
@@ -387,11 +393,14 @@ export class MockCloudClient {
         headers,
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
         signal: requestSignal,
+        dispatcher,
       });
       text = await res.text();
     } catch (err) {
       if (fence?.aborted) throw fence.reason;
       if (signal.aborted) throw signal.reason;
+      const cause = (err as Error | undefined)?.cause;
+      if (isLeaseFencedError(cause)) throw cause; // refused by the dispatcher as it was about to be written
       throw new MockCloudNetworkError(operation, err);
     }
     if (!res.ok) {

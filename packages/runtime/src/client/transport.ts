@@ -16,6 +16,7 @@
 import * as fs from 'node:fs';
 import type { HttpLibrary, RequestContext } from '@kubernetes/client-node';
 import { Agent, buildConnector, type Dispatcher, fetch, ProxyAgent, type Response } from 'undici';
+import { checkAtSendInterceptor, leaseFencedCause, type SendCheck } from '../leader-election/fence-interceptor.js';
 import { createLogger } from '../logging.js';
 import { clientNode } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
@@ -87,7 +88,7 @@ export class RestTransport {
   readonly answers: ServerAnswers;
   readonly #opts: RestTransportOptions;
   readonly #dispatcher: Dispatcher | undefined;
-  #writeGuard: ((method: string, url: URL) => AbortSignal | undefined) | undefined;
+  #writeGuard: SendCheck | undefined;
   #connectionsOpened = 0;
   #closed = false;
 
@@ -132,12 +133,15 @@ export class RestTransport {
       h2Options: { pingInterval: 30_000 },
       ...(opts.maxConnections ? { connections: opts.maxConnections } : {}),
     };
+    // The write guard runs again at the moment each request is written to its connection, so a write that
+    // waited in the pool (for a connection, or while the process was paused) is not sent late.
+    const atSend = checkAtSendInterceptor(() => this.#writeGuard);
     const proxy = cluster.proxyUrl;
     if (proxy && /^socks/i.test(proxy)) {
       log.warn('SOCKS proxies use client-node per-request connections; connection reuse is off', { proxy });
       this.#dispatcher = undefined;
     } else if (proxy) {
-      this.#dispatcher = new ProxyAgent({ uri: proxy, requestTls: tlsOpts, ...pool });
+      this.#dispatcher = new ProxyAgent({ uri: proxy, requestTls: tlsOpts, ...pool }).compose(atSend);
     } else {
       const connector = buildConnector(tlsOpts);
       this.#dispatcher = new Agent({
@@ -147,16 +151,18 @@ export class RestTransport {
             if (!err) this.#connectionsOpened++;
             (cb as (e: Error | null, s: unknown) => void)(err, socket);
           }),
-      });
+      }).compose(atSend);
     }
   }
 
   /**
-   * Installs a check run just before each request is sent (after the limiter); it throws to refuse the
-   * request, or returns a signal that cancels it (the manager's lease fence, see `leaseWriteGuard`).
-   * Undefined removes it.
+   * Installs a check of each request (the manager's lease fence, see `leaseWriteGuard`); it throws to refuse
+   * the request. It runs twice: before the request waits for the limiter (a cheap refusal), and inside the
+   * shared dispatcher at the moment the request is written to its connection, so a request that waited for a
+   * connection is refused then rather than sent late (not with a SOCKS proxy, whose connections client-node
+   * makes). Undefined removes it.
    */
-  setWriteGuard(guard: ((method: string, url: URL) => AbortSignal | undefined) | undefined): void {
+  setWriteGuard(guard: ((method: string, url: URL) => void) | undefined): void {
     this.#writeGuard = guard;
   }
 
@@ -169,7 +175,8 @@ export class RestTransport {
    * Sends a prepared request (authentication already applied) through the shared dispatcher,
    * after the limiter, with the user agent, timeout and metrics.
    * @throws the abort reason when cancelled or timed out; {@link TransportError} when no response came;
-   *   whatever the write guard throws when it refuses the request.
+   *   whatever the write guard throws when it refuses the request (before it is queued or when it would be
+   *   written).
    */
   async send(ctx: TransportRequest, userAgent: string, watch = false): Promise<Response> {
     if (this.#closed) throw new Error('RestTransport: closed');
@@ -180,6 +187,7 @@ export class RestTransport {
       ctx.setHeaderParam('Accept', this.#opts.accept ?? 'application/json');
     }
     const callerSignal = ctx.getSignal();
+    this.#writeGuard?.(method, new URL(ctx.getUrl()));
     if (this.limiter) {
       const t0 = performance.now();
       await this.limiter.wait(callerSignal);
@@ -189,8 +197,6 @@ export class RestTransport {
       );
     }
     const signals: AbortSignal[] = [];
-    const guardSignal = this.#writeGuard?.(method, new URL(ctx.getUrl()));
-    if (guardSignal) signals.push(guardSignal);
     if (callerSignal) signals.push(callerSignal);
     if (!watch && this.#opts.timeoutMs > 0) signals.push(AbortSignal.timeout(this.#opts.timeoutMs));
     const signal =
@@ -220,6 +226,8 @@ export class RestTransport {
         (performance.now() - start) / 1000,
       );
       if (signal?.aborted) throw signal.reason;
+      const fenced = leaseFencedCause(err);
+      if (fenced) throw fenced;
       this.answers.unreachable();
       const cause = (err as { cause?: Error }).cause;
       throw new TransportError(`${method} ${ctx.getUrl()}: ${cause?.message ?? (err as Error).message}`, err);

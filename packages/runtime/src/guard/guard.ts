@@ -11,11 +11,15 @@
  * - optional coalescing of identical reads in flight and a TTL cache for list-style reads (`key`, `cacheTtlMs`);
  * - per-operation Prometheus metrics ({@link guardMetrics});
  * - a {@link CredentialProvider} read before each attempt and re-read once at once after an auth failure, so a
- *   rotated token file takes effect without a restart. Credentials are never logged.
+ *   rotated token file takes effect without a restart. Credentials are never logged;
+ * - an undici dispatcher with the lease fence checked at the moment each request is written
+ *   ({@link leaseFenceInterceptor}, docs/decisions/0050-lease-fencing.md), handed to each attempt.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
 import type { Registry } from 'prom-client';
+import { Agent, type Dispatcher } from 'undici';
+import { leaseFencedCause, leaseFenceInterceptor } from '../leader-election/fence-interceptor.js';
 import { createLogger, type Logger } from '../logging.js';
 import { sleep } from '../util/sleep.js';
 import type { CredentialProvider } from './credentials.js';
@@ -56,6 +60,11 @@ export interface CloudCallGuardOptions {
   logger?: Logger;
   /** The clock, in epoch ms (Retry-After deadlines and the cache); default `Date.now`. */
   now?: () => number;
+  /**
+   * The undici dispatcher (an `Agent`, `Pool`, `ProxyAgent`, ...) the provider's requests go through; the guard
+   * hands it out as `ctx.dispatcher` with the lease fence composed onto it. Default: a new undici `Agent`.
+   */
+  dispatcher?: Dispatcher;
 }
 
 /** What one attempt receives. */
@@ -66,6 +75,11 @@ export interface CloudCallContext {
   credential?: string;
   /** 1 for the first attempt. */
   attempt: number;
+  /**
+   * The guard's undici dispatcher with the lease fence ({@link CloudCallGuard.dispatcher}): send the attempt's
+   * requests through it with undici's `fetch` or `request` (`{ dispatcher, signal }`).
+   */
+  readonly dispatcher: Dispatcher;
 }
 
 /** Options of one {@link CloudCallGuard.call}. */
@@ -128,6 +142,8 @@ export class CloudCallGuard {
   readonly #shared: SharedCalls;
   /** Epoch ms before which no attempt is sent (set by `Retry-After`). */
   #blockedUntil = 0;
+  #base: Dispatcher | undefined;
+  #fencedDispatcher: Dispatcher | undefined;
 
   /** @throws Error naming the option when a number is out of range or `provider` is not a metric name part. */
   constructor(options: CloudCallGuardOptions) {
@@ -144,6 +160,20 @@ export class CloudCallGuard {
     this.#log = options.logger ?? createLogger(`${options.provider}-api`);
     this.#now = options.now ?? Date.now;
     this.#shared = new SharedCalls(this.#now);
+    this.#base = options.dispatcher;
+  }
+
+  /**
+   * The undici dispatcher for the provider's requests (the `dispatcher` option, or an `Agent` made on first use)
+   * with {@link leaseFenceInterceptor} composed onto it: with `--leader-elect`, a request is refused with
+   * `LeaseFencedError` when, at the moment it would be written to its connection, this replica cannot prove it
+   * holds the lease — also one that waited for a connection or was queued when the process was paused. Use it
+   * with undici's `fetch`/`request` (Node's global `fetch` bundles another undici and cannot take it). The
+   * guard does not retry a refused attempt and rethrows the `LeaseFencedError` itself (not fetch's wrapper).
+   */
+  get dispatcher(): Dispatcher {
+    this.#fencedDispatcher ??= (this.#base ??= new Agent()).compose(leaseFenceInterceptor());
+    return this.#fencedDispatcher;
   }
 
   /**
@@ -271,14 +301,22 @@ export class CloudCallGuard {
     signal?.throwIfAborted();
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const ctx: CloudCallContext = { signal: combined, attempt };
+    const guard = this;
+    const ctx: CloudCallContext = {
+      signal: combined,
+      attempt,
+      get dispatcher() {
+        return guard.dispatcher;
+      },
+    };
     if (credential !== undefined) ctx.credential = credential;
     try {
       const value = await Promise.race([fn(ctx), abortRejection(combined)]);
       this.#metrics.attempts.inc({ request: operation, result: 'ok' });
       return value;
     } catch (caught) {
-      let err = caught;
+      // A request refused at the lease fence: not a network error (fetch wraps it in `fetch failed`), not retried.
+      let err = leaseFencedCause(caught) ?? caught;
       if (signal?.aborted) err = signal.reason;
       else if (timeout.aborted) err = new CloudCallTimeoutError(operation, this.#timeoutMs);
       this.#metrics.attempts.inc({

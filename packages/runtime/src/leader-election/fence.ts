@@ -51,8 +51,9 @@ export function checkFence(fence: LeaseFence | undefined, action: string): void 
 
 /**
  * For one request about to be sent: throws {@link LeaseFencedError} when `fence` is fenced, otherwise returns a
- * signal that aborts with a LeaseFencedError when the fence closes (so a request still waiting for a
- * connection is not sent late), or undefined without a fence.
+ * signal that aborts with a LeaseFencedError when the fence closes, or undefined without a fence. The signal
+ * fires on a timer, so it does not stop a request that a paused process writes on resuming before the timer
+ * runs: with an undici client, use {@link leaseFenceInterceptor}, which checks at the moment of the write.
  */
 export function fenceSignal(fence: LeaseFence | undefined, action: string): AbortSignal | undefined {
   if (!fence) return undefined;
@@ -71,11 +72,18 @@ export function setProcessLeaseFence(fence: LeaseFence | undefined): void {
   processFence = fence;
 }
 
+/** The lease fence of this process, if the manager installed one. */
+export function processLeaseFence(): LeaseFence | undefined {
+  return processFence;
+}
+
 /**
- * For a provider's HTTP client, before each cloud request: {@link fenceSignal} with the process' lease fence
- * (installed by the manager with leader election on). A provider whose facet calls make several requests
- * (lookups, retries, waits for Retry-After) should call this per request: the manager's check before each facet
- * call cannot stop the later requests of a call that was under way when the process was paused.
+ * For a provider's HTTP client that is not built on undici, before each cloud request: {@link fenceSignal} with
+ * the process' lease fence (installed by the manager with leader election on). A provider whose facet calls
+ * make several requests (lookups, retries, waits for Retry-After) should check per request: the manager's check
+ * before each facet call cannot stop the later requests of a call that was under way when the process was
+ * paused. An undici client should compose {@link leaseFenceInterceptor} instead (or use `CloudCallGuard`'s
+ * `ctx.dispatcher`), which also stops a request already queued when the fence closes.
  * @throws LeaseFencedError while fenced.
  */
 export function leaseFenceSignal(action: string): AbortSignal | undefined {
@@ -86,15 +94,14 @@ export function leaseFenceSignal(action: string): AbortSignal | undefined {
 const exemptWrite = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(\/|$)|^\/api\/v1\/namespaces\/[^/]+\/events(\/|$)|^\/apis\/events\.k8s\.io\//;
 
 /**
- * A write guard for {@link RestTransport.setWriteGuard}: refuses every non-GET request while `fence()` is
- * fenced, except Lease requests and Events, and aborts a write still unsent when the fence closes.
+ * A write guard for {@link RestTransport.setWriteGuard}: throws {@link LeaseFencedError} for every request but
+ * GET/HEAD, Lease requests and Events while `fence()` is fenced. The transport runs it before a request enters
+ * its queue and again at the moment the request is written to its connection.
  * @param fence returns the current fence (undefined while there is none yet: nothing is refused).
  */
-export function leaseWriteGuard(
-  fence: () => LeaseFence | undefined,
-): (method: string, url: URL) => AbortSignal | undefined {
+export function leaseWriteGuard(fence: () => LeaseFence | undefined): (method: string, url: URL) => void {
   return (method, url) => {
-    if (method === 'GET' || method === 'HEAD' || exemptWrite.test(url.pathname)) return undefined;
-    return fenceSignal(fence(), `API write ${method} ${url.pathname}`);
+    if (method === 'GET' || method === 'HEAD' || exemptWrite.test(url.pathname)) return;
+    checkFence(fence(), `API write ${method} ${url.pathname}`);
   };
 }

@@ -4,3 +4,4 @@ export * from './lease-lock.js';
 export * from './metrics.js';
 export * from './record.js';
 export * from './fence.js';
+export * from './fence-interceptor.js';
