@@ -44,3 +44,16 @@ it('a call retrying after a 503 stops at the fence instead of sending its retry'
   expect(isLeaseFencedError(await call)).toBe(true);
   expect(api.requests().map((r) => r.status)).toEqual([503]);
 });
+
+it('a request that passed the per-request check is still refused as it is written once the fence has closed', async () => {
+  api = await startApi();
+  api.state.addServer({ name: 'a' });
+  // The early check (validForMs) sees an open fence; by the time the request is written (isFenced) the replica
+  // has been deposed — as when the process is paused between the check and the write.
+  setProcessLeaseFence({ isFenced: () => true, validForMs: () => 60_000, describe: () => 'kube-system/ccm' });
+  const client = fastClient(api, { retry: { retries: 3, minDelayMs: 10, maxDelayMs: 10 } });
+  const err = await client.listServers().catch((e: unknown) => e);
+  expect(isLeaseFencedError(err)).toBe(true);
+  expect((err as Error).message).toMatch(/^cloud request GET \/.*servers refused/);
+  expect(api.requests()).toEqual([]);
+});

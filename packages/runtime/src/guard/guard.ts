@@ -301,14 +301,11 @@ export class CloudCallGuard {
     signal?.throwIfAborted();
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const guard = this;
-    const ctx: CloudCallContext = {
-      signal: combined,
-      attempt,
-      get dispatcher() {
-        return guard.dispatcher;
-      },
-    };
+    // The dispatcher is made on first use: providers that do not send through it never create an Agent.
+    const ctx = Object.defineProperty({ signal: combined, attempt }, 'dispatcher', {
+      get: () => this.dispatcher,
+      enumerable: true,
+    }) as CloudCallContext;
     if (credential !== undefined) ctx.credential = credential;
     try {
       const value = await Promise.race([fn(ctx), abortRejection(combined)]);
