@@ -60,7 +60,7 @@ export function fencedCloud(cloud: CloudProvider, fence: () => LeaseFence | unde
 /**
  * Fences the leader's work in one place: installs the lease write guard on the given client factories'
  * transports (API writes other than the Lease and Events are refused while fenced), installs the process'
- * lease fence for the provider's own HTTP client (`leaseFenceSignal`), and returns the fenced provider for the
+ * lease fence for the provider's own HTTP client (`leaseFenceInterceptor`, `leaseFenceSignal`), and returns the fenced provider for the
  * controllers.
  */
 export function fenceLeaderWork(
