@@ -1,0 +1,56 @@
+/**
+ * The lease fence at the moment of the write (decision 0050) against a real kube-apiserver, over the shared
+ * transport's TLS connection (HTTP/2, as kube-apiserver offers it): a write that passed the early check and
+ * whose process is deposed before the write leaves is not written — the object does not exist afterwards.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import { useControlPlane } from '@ccm-kit/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { createClientFactory, isLeaseFencedError, leaseWriteGuard } from '../src/index.js';
+
+const cp = useControlPlane();
+
+describe('lease fence at send against a real API server', () => {
+  it('a write deposed between the early check and the write never reaches kube-apiserver', async () => {
+    const clients = createClientFactory({ kubeConfig: cp().kubeConfig, qps: -1 });
+    const state = { fenced: false };
+    const guard = leaseWriteGuard(() => ({
+      isFenced: () => state.fenced,
+      validForMs: () => (state.fenced ? 0 : 60_000),
+      describe: () => 'kube-system/ccm',
+    }));
+    clients.transport.setWriteGuard((method, url) => {
+      guard(method, url);
+      if (method === 'POST') state.fenced = true; // deposed right after the early check passed
+    });
+    const protocols: unknown[] = [];
+    const onConnected = (m: unknown) => protocols.push((m as { socket?: { alpnProtocol?: unknown } }).socket?.alpnProtocol);
+    diagnostics.subscribe('undici:client:connected', onConnected);
+    const path = '/api/v1/namespaces/default/configmaps';
+    const body = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    try {
+      // Warm the connection so the write is not held up by a connect.
+      expect((await clients.transport.request(path, 'fence-test')).status).toBe(200);
+      expect(protocols).toEqual(['h2']); // the HTTP/2 write path (client-h2.js writeH2)
+      const err = await clients.transport
+        .request(path, 'fence-test', { method: 'POST', body: body('fenced-write'), headers: { 'content-type': 'application/json' } })
+        .catch((e: unknown) => e);
+      expect(isLeaseFencedError(err)).toBe(true);
+      expect((await clients.transport.request(`${path}/fenced-write`, 'fence-test')).status).toBe(404);
+
+      // Once the fence opens, writes go out on the same transport.
+      clients.transport.setWriteGuard(guard);
+      state.fenced = false;
+      const ok = await clients.transport.request(path, 'fence-test', {
+        method: 'POST',
+        body: body('after-renewal'),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(ok.status).toBe(201);
+      await ok.body?.cancel();
+    } finally {
+      diagnostics.unsubscribe('undici:client:connected', onConnected);
+      await clients.close();
+    }
+  });
+});
