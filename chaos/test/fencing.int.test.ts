@@ -3,8 +3,9 @@
  * paused with SIGSTOP for longer than the lease, right after taking over (while its initial sync is in full
  * flow), then resumed with SIGCONT while another process holds the lease. The resumed process must refuse its
  * pending work (its log shows the refusals) and make no cloud call and no API write after that — counted from the
- * cloud's request log and the audit log. Requests it had already checked and was about to write when it was
- * paused can still land right after it resumes (the residual window of decision 0050); they are allowed within
+ * cloud's request log and the audit log. The fence is checked in the HTTP dispatcher just before each request is
+ * written; requests already written when it was paused (the remaining window of decision 0050) can still be
+ * recorded right after it resumes; they are allowed within
  * 1 s of SIGCONT and reported in the assertion message.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
