@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import type { Configuration, KubeConfig } from '@kubernetes/client-node';
-import type { Response } from 'undici';
+import type { TransportResponse } from './transport-response.js';
 import { clientNode } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { cachedApiClient, type RawApiConfig } from './raw-api.js';
@@ -130,7 +130,7 @@ export class ClientFactory implements ControllerClientBuilder {
   }
 
   /** A raw request (see {@link RestTransport.request}) with the named client's user agent. */
-  request(name: string, path: string, opts?: RawRequestOptions): Promise<Response> {
+  request(name: string, path: string, opts?: RawRequestOptions): Promise<TransportResponse> {
     return this.transport.request(path, this.userAgent(name), opts);
   }
 

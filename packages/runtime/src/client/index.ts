@@ -11,3 +11,4 @@ export * from './raw-request.js';
 export * from './server-answers.js';
 export * from './time.js';
 export * from './transport.js';
+export * from './transport-response.js';

@@ -21,7 +21,7 @@ import type {
   V1Service,
   V1Status,
 } from '@kubernetes/client-node';
-import type { Response } from 'undici';
+import type { TransportResponse } from './transport-response.js';
 import { RawRequest } from './raw-request.js';
 import { throwForStatus } from './status-error.js';
 
@@ -32,7 +32,7 @@ export interface RawApiConfig {
   /** Adds the credentials to a request. */
   authenticate(req: RawRequest): Promise<void>;
   /** Sends a prepared request (limiter, user agent, timeout, metrics). */
-  send(req: RawRequest): Promise<Response>;
+  send(req: RawRequest): Promise<TransportResponse>;
 }
 
 /** Marks the classes `ClientFactory.client()` builds from a {@link RawApiConfig}. */

@@ -17,26 +17,33 @@ export interface TransportRequest {
 }
 
 export class RawRequest implements TransportRequest {
-  #url: URL;
+  /** The URL without its query; kept as a string so that no request parses a URL (they add up). */
+  #base: string;
+  #query: URLSearchParams | undefined;
   readonly #method: string;
   readonly #headers: Record<string, string> = {};
   #body: string | undefined;
   #signal: AbortSignal | undefined;
   #dispatcher: Dispatcher | undefined;
 
+  /** @param url an absolute URL whose path segments are already percent-encoded. */
   constructor(url: string, method: string) {
-    this.#url = new URL(url);
+    this.#base = url;
     this.#method = method;
+    this.setUrl(url);
   }
 
   getUrl(): string {
-    return this.#url.toString();
+    const q = this.#query?.toString();
+    return q ? `${this.#base}?${q}` : this.#base;
   }
   setUrl(url: string): void {
-    this.#url = new URL(url);
+    const i = url.indexOf('?');
+    this.#base = i < 0 ? url : url.slice(0, i);
+    this.#query = i < 0 ? undefined : new URLSearchParams(url.slice(i + 1));
   }
   setQueryParam(name: string, value: string): void {
-    this.#url.searchParams.set(name, value);
+    (this.#query ??= new URLSearchParams()).set(name, value);
   }
   getHttpMethod(): string {
     return this.#method;

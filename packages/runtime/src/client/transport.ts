@@ -6,8 +6,10 @@
  *   every 30 s (client-go's HTTP/2 `ReadIdleTimeout`);
  * - a client-side token-bucket QPS/burst limiter shared by all clients;
  * - a `User-Agent` per client name;
- * - a per-request timeout through an `AbortSignal` (watches are exempt: they end by `timeoutSeconds`
+ * - a per-request timeout, one timer per request (watches are exempt: they end by `timeoutSeconds`
  *   and their own inactivity timer);
+ * - undici's `Dispatcher.request` rather than `fetch`: the answer's body is a Node stream, with no web
+ *   streams, `Headers` or URL parsing per request (a third of the CCM's CPU went to them, bench/README.md);
  * - client-go's `rest_client_*` metrics.
  *
  * Authentication still comes from the KubeConfig (`applySecurityAuthentication`: tokens, token files,
@@ -15,13 +17,16 @@
  */
 import * as fs from 'node:fs';
 import type { HttpLibrary, RequestContext } from '@kubernetes/client-node';
-import { Agent, buildConnector, type Dispatcher, fetch, ProxyAgent, type Response } from 'undici';
+import { Readable } from 'node:stream';
+import { Agent, buildConnector, type Dispatcher, getGlobalDispatcher, ProxyAgent } from 'undici';
 import { checkAtSendInterceptor, leaseFencedCause, type SendCheck } from '../leader-election/fence-interceptor.js';
 import { createLogger } from '../logging.js';
 import { clientNode } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { RawRequest, type TransportRequest } from './raw-request.js';
+import { RequestAbort } from './request-abort.js';
 import { ServerAnswers } from './server-answers.js';
+import { TransportResponse } from './transport-response.js';
 import {
   restClientRateLimiterDuration,
   restClientRequestDuration,
@@ -83,6 +88,9 @@ export class RestTransport {
   /** `host:port` of the API server, the `host` label of the metrics. */
   readonly host: string;
   readonly server: string;
+  /** The origin and path prefix of {@link server}, parsed once. */
+  readonly #origin: string;
+  readonly #basePath: string;
   readonly limiter: ClientRateLimiter | undefined;
   /** Whether the server answers; reflectors wait on it after losing the server. */
   readonly answers: ServerAnswers;
@@ -107,11 +115,14 @@ export class RestTransport {
     this.kubeConfig = kubeConfig;
     this.#opts = opts;
     this.server = cluster.server.replace(/\/+$/, '');
-    this.host = new URL(this.server).host;
+    const serverUrl = new URL(this.server);
+    this.host = serverUrl.host;
+    this.#origin = serverUrl.origin;
+    this.#basePath = serverUrl.pathname.replace(/\/+$/, '');
     this.limiter = opts.qps > 0 ? new ClientRateLimiter(opts.qps, opts.burst) : undefined;
     this.answers = new ServerAnswers(async (signal) => {
       const resp = await this.request('/readyz', 'ccm-kit-server-probe', { signal });
-      await resp.body?.cancel();
+      await resp.cancel();
       return resp.status;
     });
 
@@ -173,19 +184,27 @@ export class RestTransport {
 
   /**
    * Sends a prepared request (authentication already applied) through the shared dispatcher,
-   * after the limiter, with the user agent, timeout and metrics.
-   * @throws the abort reason when cancelled or timed out; {@link TransportError} when no response came;
-   *   whatever the write guard throws when it refuses the request (before it is queued or when it would be
-   *   written).
+   * after the limiter, with the user agent, timeout and metrics. The timeout covers the response body:
+   * read or {@link TransportResponse.cancel} it.
+   * @throws the abort reason when cancelled or timed out (a `TimeoutError` `DOMException`, as
+   *   `AbortSignal.timeout`); {@link TransportError} when no response came; whatever the write guard throws
+   *   when it refuses the request (before it is queued or when it would be written).
    */
-  async send(ctx: TransportRequest, userAgent: string, watch = false): Promise<Response> {
+  async send(ctx: TransportRequest, userAgent: string, watch = false): Promise<TransportResponse> {
     if (this.#closed) throw new Error('RestTransport: closed');
     const method = ctx.getHttpMethod().toString();
     const headers = ctx.getHeaders();
     ctx.setHeaderParam('User-Agent', userAgent);
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'accept')) {
-      ctx.setHeaderParam('Accept', this.#opts.accept ?? 'application/json');
+    let hasAccept = false;
+    let hasEncoding = false;
+    for (const h in headers) {
+      const l = h.toLowerCase();
+      if (l === 'accept') hasAccept = true;
+      else if (l === 'accept-encoding') hasEncoding = true;
     }
+    if (!hasAccept) ctx.setHeaderParam('Accept', this.#opts.accept ?? 'application/json');
+    // As client-go (Go's transport) and fetch before: large answers may come gzip-compressed.
+    if (!hasEncoding) ctx.setHeaderParam('Accept-Encoding', 'gzip');
     const callerSignal = ctx.getSignal();
     this.#writeGuard?.(method, new URL(ctx.getUrl()));
     if (this.limiter) {
@@ -196,30 +215,32 @@ export class RestTransport {
         (performance.now() - t0) / 1000,
       );
     }
-    const signals: AbortSignal[] = [];
-    if (callerSignal) signals.push(callerSignal);
-    if (!watch && this.#opts.timeoutMs > 0) signals.push(AbortSignal.timeout(this.#opts.timeoutMs));
-    const signal =
-      signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
-    const dispatcher = this.#dispatcher ?? ctx.getDispatcher();
+    const url = ctx.getUrl();
+    const abort = new RequestAbort(callerSignal, watch ? 0 : this.#opts.timeoutMs);
+    const signal = abort.signal;
+    const dispatcher = this.#dispatcher ?? ctx.getDispatcher() ?? getGlobalDispatcher();
+    const { origin, path } = this.#splitUrl(url);
     const start = performance.now();
     try {
       const body = ctx.getBody();
-      const resp = await fetch(ctx.getUrl(), {
-        method,
+      const resp = await dispatcher.request({
+        origin,
+        path,
+        method: method as Dispatcher.HttpMethod,
         headers: ctx.getHeaders(),
-        ...(body !== undefined ? { body: body as string } : {}),
+        body: (body as string | undefined) ?? null,
         ...(signal ? { signal } : {}),
-        ...(dispatcher ? { dispatcher } : {}),
       });
-      restClientRequestsTotal.inc({ code: String(resp.status), host: this.host, method });
-      this.answers.answered(resp.status);
+      abort.until(resp.body);
+      restClientRequestsTotal.inc({ code: String(resp.statusCode), host: this.host, method });
+      this.answers.answered(resp.statusCode);
       restClientRequestDuration.observe(
         { verb: method, host: this.host },
         (performance.now() - start) / 1000,
       );
-      return resp;
+      return new TransportResponse(resp.statusCode, resp.headers, resp.body);
     } catch (err) {
+      abort.done();
       restClientRequestsTotal.inc({ code: '<error>', host: this.host, method });
       restClientRequestDuration.observe(
         { verb: method, host: this.host },
@@ -229,9 +250,18 @@ export class RestTransport {
       const fenced = leaseFencedCause(err);
       if (fenced) throw fenced;
       this.answers.unreachable();
-      const cause = (err as { cause?: Error }).cause;
-      throw new TransportError(`${method} ${ctx.getUrl()}: ${cause?.message ?? (err as Error).message}`, err);
+      throw new TransportError(`${method} ${url}: ${(err as Error).message}`, err);
     }
+  }
+
+  /** `url`'s origin and path with query, without parsing it when it starts with the server's URL. */
+  #splitUrl(url: string): { origin: string; path: string } {
+    const next = url.charAt(this.server.length);
+    if (url.startsWith(this.server) && (next === '/' || next === '?')) {
+      return { origin: this.#origin, path: this.#basePath + url.slice(this.server.length) };
+    }
+    const u = new URL(url);
+    return { origin: u.origin, path: u.pathname + u.search };
   }
 
   /** A client-node `HttpLibrary` sending through this transport with the given user agent (loads client-node). */
@@ -246,23 +276,23 @@ export class RestTransport {
         });
         return new ResponseContext(resp.status, headers, {
           text: () => resp.text(),
-          binary: async () => Buffer.from(await resp.arrayBuffer()),
-          stream: () => resp.body as ReadableStream<Uint8Array> | null,
+          binary: () => resp.bytes(),
+          stream: () => Readable.toWeb(resp.body) as ReadableStream<Uint8Array>,
         });
       },
     });
   }
 
   /**
-   * A raw request to `path` (for example `/api/v1/nodes`), authenticated from the KubeConfig. The
-   * caller reads (or cancels) the response body. Non-2xx responses are returned, not thrown.
+   * A raw request to `path` (for example `/api/v1/nodes`, path segments percent-encoded), authenticated
+   * from the KubeConfig. The caller reads (or cancels) the response body. Non-2xx responses are returned,
+   * not thrown.
    */
-  async request(path: string, userAgent: string, opts: RawRequestOptions = {}): Promise<Response> {
-    const url = new URL(this.server + path);
+  async request(path: string, userAgent: string, opts: RawRequestOptions = {}): Promise<TransportResponse> {
+    const ctx = new RawRequest(this.server + path, opts.method ?? 'GET');
     for (const [k, v] of Object.entries(opts.query ?? {})) {
-      if (v !== undefined) url.searchParams.set(k, String(v));
+      if (v !== undefined) ctx.setQueryParam(k, String(v));
     }
-    const ctx = new RawRequest(url.toString(), opts.method ?? 'GET');
     await this.kubeConfig.applySecurityAuthentication(ctx);
     for (const [k, v] of Object.entries(opts.headers ?? {})) ctx.setHeaderParam(k, v);
     if (opts.body !== undefined) ctx.setBody(opts.body);

@@ -173,22 +173,24 @@ async function* watchStream(
       watch: true,
     });
     await throwForStatus(resp, `watch ${path}`);
-    if (!resp.body) return;
-    const decoder = new TextDecoder();
+    // One JSON document per line; a Node stream decoded by its StringDecoder (no web streams or TextDecoder).
+    resp.body.setEncoding('utf8');
     let buf = '';
-    for await (const chunk of resp.body as AsyncIterable<Uint8Array>) {
+    for await (const chunk of resp.body as AsyncIterable<string>) {
       arm();
-      buf += decoder.decode(chunk, { stream: true });
+      buf += chunk;
+      let from = 0;
       let nl = buf.indexOf('\n');
       while (nl >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        nl = buf.indexOf('\n');
+        const line = buf.slice(from, nl).trim();
+        from = nl + 1;
+        nl = buf.indexOf('\n', from);
         if (line === '') continue;
         yield JSON.parse(line) as WatchEvent;
       }
+      buf = buf.slice(from);
     }
-    const rest = (buf + decoder.decode()).trim();
+    const rest = buf.trim();
     if (rest !== '') yield JSON.parse(rest) as WatchEvent;
   } catch (err) {
     if (inactive) throw new WatchInactivityError(inactivityMs);

@@ -1,0 +1,74 @@
+/**
+ * The API server's answer to one request sent by {@link RestTransport}: status, headers and the body as a
+ * Node stream (undici's `Dispatcher.request` answer, which costs less CPU than `fetch`'s web `Response`).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+
+/** Response headers by lower-case name; a repeated header's values are joined with `, ` (as `fetch`'s `Headers`). */
+export class ResponseHeaders {
+  readonly #raw: IncomingHttpHeaders;
+  constructor(raw: IncomingHttpHeaders) {
+    this.#raw = raw;
+  }
+  /** The value of header `name` (any case), or null. */
+  get(name: string): string | null {
+    const v = this.#raw[name.toLowerCase()];
+    if (v === undefined) return null;
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+  forEach(fn: (value: string, name: string) => void): void {
+    for (const [k, v] of Object.entries(this.#raw)) {
+      if (v !== undefined) fn(Array.isArray(v) ? v.join(', ') : v, k);
+    }
+  }
+}
+
+/** The part of undici's response body this class reads. */
+interface UndiciBody extends Readable {
+  dump(opts?: { limit?: number }): Promise<void>;
+}
+
+export class TransportResponse {
+  /** HTTP status code. */
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  /** The body, decompressed when the server sent it gzip-encoded; an async iterable of `Buffer`s. */
+  readonly body: Readable;
+  readonly #raw: UndiciBody;
+
+  constructor(status: number, headers: IncomingHttpHeaders, body: Readable) {
+    this.status = status;
+    this.headers = new ResponseHeaders(headers);
+    this.#raw = body as UndiciBody;
+    const encoding = headers['content-encoding'];
+    this.body = encoding === 'gzip' ? pipeline(body, createGunzip(), () => undefined) : body;
+  }
+
+  /** The whole body as UTF-8 text. @throws the abort reason when the request was cancelled or timed out. */
+  async text(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const c of this.body) chunks.push(c as Buffer);
+    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** The body parsed as JSON. @throws SyntaxError for a body that is not JSON. */
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown;
+  }
+
+  /** The whole body as bytes. */
+  async bytes(): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for await (const c of this.body) chunks.push(c as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  /** Discards the body (reads a small remainder so the connection can be reused, else closes the stream). */
+  async cancel(): Promise<void> {
+    if (this.body !== this.#raw) this.body.destroy();
+    await this.#raw.dump().catch(() => undefined);
+  }
+}
