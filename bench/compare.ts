@@ -12,7 +12,9 @@
  * an empty list disables the workload), --qps=<n> --burst=<n> (default 20/30), --latency-ms=<n>
  * (fakebench latency, default 0), --no-warmup,
  * --out=<dir> (default ~/.cache/ccm-kit/bench/results), --ts-node-args='<node flags for the TS CCM>' (for example
- * '--cpu-prof --cpu-prof-dir=/tmp/prof'; NODE_OPTIONS refuses --cpu-prof).
+ * '--cpu-prof --cpu-prof-dir=/tmp/prof'; NODE_OPTIONS refuses --cpu-prof), --ts-entry=bundle|unbundled (default
+ * bundle: bench/ts-ccm.ts built by `ccm-kit build` and run as the scaffolded image runs it; unbundled: the tsc
+ * output through node_modules).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { ensureControlPlaneBinaries } from '@ccm-kit/testing';
 import { buildPlan, type Config, configKey as keyOf } from './compare/plan.ts';
 import { pinSelf, taskset } from './compare/process.ts';
 import { renderReport } from './compare/report.ts';
+import { tsCcmBundle, vendorNodeArgs } from './compare/ts-bundle.ts';
 import { type Impl, type ImplId, type RunResult, runOnce } from './compare/run.ts';
 import { median } from './compare/stats.ts';
 import { workloadById } from './compare/workloads/index.ts';
@@ -50,7 +53,7 @@ function num(name: string, def: number): number {
   if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got ${JSON.stringify(v)}`);
   return n;
 }
-const known = ['quick', 'reps', 'impls', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8', 'qps', 'burst', 'latency-ms', 'no-warmup', 'out', 'ts-node-args'];
+const known = ['quick', 'reps', 'impls', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8', 'qps', 'burst', 'latency-ms', 'no-warmup', 'out', 'ts-node-args', 'ts-entry'];
 for (const a of argv) {
   const name = a.replace(/^--/, '').split('=')[0]!;
   if (!a.startsWith('--') || !known.includes(name)) {
@@ -75,12 +78,17 @@ function buildGo(): string {
   return out.trim().split('\n').at(-1)!;
 }
 const goBinary = buildGo();
+const tsEntry = opt('ts-entry') ?? 'bundle';
+if (tsEntry !== 'bundle' && tsEntry !== 'unbundled') throw new Error(`--ts-entry must be bundle or unbundled, got ${JSON.stringify(tsEntry)}`);
+// As a vendor ships it: the `ccm-kit build` bundle with the image's node flags; or the tsc output for comparison.
+const tsProgram =
+  tsEntry === 'bundle' ? [...vendorNodeArgs, await tsCcmBundle(repo, (l) => console.log(l))] : [join(here, 'ts-ccm.ts')];
 const allImpls: Record<ImplId, Impl> = {
   ts: {
     id: 'ts',
-    label: 'ccm-kit (TS, JSON)',
+    label: tsEntry === 'bundle' ? 'ccm-kit (TS, JSON)' : 'ccm-kit (TS, JSON, unbundled)',
     command: process.execPath,
-    prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), join(here, 'ts-ccm.ts')],
+    prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), ...tsProgram],
     extraArgs: [],
   },
   go: { id: 'go', label: 'upstream (Go, protobuf)', command: goBinary, prefixArgs: [], extraArgs: [] },
