@@ -25,7 +25,7 @@ import { ensureControlPlaneBinaries } from '@ccm-kit/testing';
 import { buildPlan, type Config, configKey as keyOf } from './compare/plan.ts';
 import { pinSelf, taskset } from './compare/process.ts';
 import { renderReport } from './compare/report.ts';
-import { tsCcmBundle, vendorNodeArgs } from './compare/ts-bundle.ts';
+import { tsCcmBundle, vendorEnv } from './compare/ts-bundle.ts';
 import { type Impl, type ImplId, type RunResult, runOnce } from './compare/run.ts';
 import { median } from './compare/stats.ts';
 import { workloadById } from './compare/workloads/index.ts';
@@ -80,15 +80,15 @@ function buildGo(): string {
 const goBinary = buildGo();
 const tsEntry = opt('ts-entry') ?? 'bundle';
 if (tsEntry !== 'bundle' && tsEntry !== 'unbundled') throw new Error(`--ts-entry must be bundle or unbundled, got ${JSON.stringify(tsEntry)}`);
-// As a vendor ships it: the `ccm-kit build` bundle with the image's node flags; or the tsc output for comparison.
-const tsProgram =
-  tsEntry === 'bundle' ? [...vendorNodeArgs, await tsCcmBundle(repo, (l) => console.log(l))] : [join(here, 'ts-ccm.ts')];
+// As a vendor ships it: the `ccm-kit build` bundle; or the tsc output for comparison. Both with the image's NODE_OPTIONS.
+const tsProgram = tsEntry === 'bundle' ? await tsCcmBundle(repo, (l) => console.log(l)) : join(here, 'ts-ccm.ts');
 const allImpls: Record<ImplId, Impl> = {
   ts: {
     id: 'ts',
     label: tsEntry === 'bundle' ? 'ccm-kit (TS, JSON)' : 'ccm-kit (TS, JSON, unbundled)',
     command: process.execPath,
-    prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), ...tsProgram],
+    prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), tsProgram],
+    env: vendorEnv,
     extraArgs: [],
   },
   go: { id: 'go', label: 'upstream (Go, protobuf)', command: goBinary, prefixArgs: [], extraArgs: [] },

@@ -29,6 +29,8 @@ export interface Impl {
   prefixArgs: string[];
   /** Arguments after the shared CCM flags. */
   extraArgs: string[];
+  /** Environment variables of the CCM process (for ccm-kit: the scaffolded image's `NODE_OPTIONS`). */
+  env?: Record<string, string>;
 }
 
 export interface RunSpec {
@@ -192,6 +194,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         FAKEBENCH_COUNTERS_FILE: files.countersFile,
         FAKEBENCH_STATE_FILE: files.stateFile,
         FAKEBENCH_LATENCY_MS: String(spec.latencyMs),
+        ...spec.impl.env,
         ...workload.env?.(spec),
       },
     });

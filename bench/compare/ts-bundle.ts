@@ -5,13 +5,14 @@
  * fake cloud, the built `dist` of the workspace packages and package-lock.json), like the Go binary.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { bundle } from '@ccm-kit/cli';
+import { nodeOptions } from 'create-ccm-kit';
 
-/** The node flags of the scaffolded image's ENTRYPOINT (packages/create-ccm-kit, `dockerfile()`), before the bundle. */
-export const vendorNodeArgs = ['--enable-source-maps'];
+/** The environment the scaffolded image gives the CCM (`ENV NODE_OPTIONS` of create-ccm-kit's Dockerfile). */
+export const vendorEnv: Record<string, string> = { NODE_OPTIONS: nodeOptions };
 
 function* files(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -36,7 +37,11 @@ export async function tsCcmBundle(repo: string, log: (line: string) => void): Pr
   const dir = join(homedir(), '.cache', 'ccm-kit', 'bench', 'ts-bundle', h.digest('hex').slice(0, 16));
   const outfile = join(dir, 'ts-ccm.mjs');
   if (existsSync(outfile)) return outfile;
-  const r = await bundle(join(repo, 'bench', 'ts-ccm.ts'), outfile);
+  // Built aside and renamed into place, so an interrupted build never leaves a partial bundle in the cache.
+  const tmp = `${dir}.tmp-${process.pid}`;
+  const r = await bundle(join(repo, 'bench', 'ts-ccm.ts'), join(tmp, 'ts-ccm.mjs'));
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(tmp, dir);
   log(`bundled bench/ts-ccm.ts with ccm-kit build: ${(r.bytes / 1024 / 1024).toFixed(2)} MiB in ${r.ms} ms → ${outfile}`);
   return outfile;
 }

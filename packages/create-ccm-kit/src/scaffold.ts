@@ -11,6 +11,7 @@ import { configTestTs, configTs, conformanceOptionsTs, conformanceTestTs, devClo
 
 
 export { FACETS, type Facet, type ProjectOptions } from './options.js';
+export { nodeOptions } from './templates/project.js';
 
 /** Every file of the project, `path → content`. */
 export function projectFiles(o: ProjectOptions): Record<string, string> {

@@ -67,6 +67,12 @@ export function tsconfigJson(): string {
   )}\n`;
 }
 
+/**
+ * The Node options of the scaffolded image (`ENV NODE_OPTIONS`): a 2 MiB semi-space (decision 0412). bench:compare
+ * runs ccm-kit with the same options.
+ */
+export const nodeOptions = '--max-semi-space-size=2';
+
 export function dockerfile(o: ProjectOptions): string {
   return `# The ${o.provider} cloud-controller-manager image: the production bundle (npx ccm-kit build) on the
 # official Node.js image, running as a non-root user (numeric, so Kubernetes' runAsNonRoot can verify it).
@@ -80,8 +86,11 @@ RUN npx ccm-kit build
 FROM node:22-slim
 WORKDIR /app
 COPY --from=build /src/dist/bundle/ /app/
+# A smaller V8 young generation: about a sixth less peak memory for no measurable CPU (ccm-kit decision 0412).
+# Set NODE_OPTIONS in the pod to change it; add --enable-source-maps there to map stack traces to the sources.
+ENV NODE_OPTIONS=${nodeOptions}
 USER 65532:65532
-ENTRYPOINT ["node", "--enable-source-maps", "/app/main.mjs"]
+ENTRYPOINT ["node", "/app/main.mjs"]
 `;
 }
 
