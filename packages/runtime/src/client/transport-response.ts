@@ -49,9 +49,7 @@ export class TransportResponse {
 
   /** The whole body as UTF-8 text. @throws the abort reason when the request was cancelled or timed out. */
   async text(): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const c of this.body) chunks.push(c as Buffer);
-    return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    return (await this.bytes()).toString('utf8');
   }
 
   /** The body parsed as JSON. @throws SyntaxError for a body that is not JSON. */
@@ -59,11 +57,11 @@ export class TransportResponse {
     return JSON.parse(await this.text()) as unknown;
   }
 
-  /** The whole body as bytes. */
+  /** The whole body as bytes. @throws the abort reason when the request was cancelled or timed out. */
   async bytes(): Promise<Buffer> {
     const chunks: Buffer[] = [];
     for await (const c of this.body) chunks.push(c as Buffer);
-    return Buffer.concat(chunks);
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }
 
   /** Discards the body (reads a small remainder so the connection can be reused, else closes the stream). */
