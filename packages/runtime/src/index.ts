@@ -38,6 +38,8 @@ export {
   type ApiMethodParams,
   type AuthRequest,
   type TransportRequest,
+  type TransportResponse,
+  type ResponseHeaders,
   type ServerAnswers,
 } from './client/index.js';
 export {
