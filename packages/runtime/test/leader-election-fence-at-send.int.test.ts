@@ -47,7 +47,7 @@ describe('lease fence at send against a real API server', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(ok.status).toBe(201);
-      await ok.body?.cancel();
+      await ok.cancel();
     } finally {
       diagnostics.unsubscribe('undici:client:connected', onConnected);
       await clients.close();
