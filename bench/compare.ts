@@ -81,15 +81,14 @@ const goBinary = buildGo();
 const tsEntry = opt('ts-entry') ?? 'bundle';
 if (tsEntry !== 'bundle' && tsEntry !== 'unbundled') throw new Error(`--ts-entry must be bundle or unbundled, got ${JSON.stringify(tsEntry)}`);
 // As a vendor ships it: the `ccm-kit build` bundle; or the tsc output for comparison. Both with the image's NODE_OPTIONS.
-const tsProgram =
-  tsEntry === 'bundle' ? await tsCcmBundle(repo, (l) => console.log(l)) : { file: join(here, 'ts-ccm.ts'), env: vendorEnv };
+const tsProgram = tsEntry === 'bundle' ? await tsCcmBundle(repo, (l) => console.log(l)) : join(here, 'ts-ccm.ts');
 const allImpls: Record<ImplId, Impl> = {
   ts: {
     id: 'ts',
     label: tsEntry === 'bundle' ? 'ccm-kit (TS, JSON)' : 'ccm-kit (TS, JSON, unbundled)',
     command: process.execPath,
-    prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), tsProgram.file],
-    env: tsProgram.env,
+    prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), tsProgram],
+    env: vendorEnv,
     extraArgs: [],
   },
   go: { id: 'go', label: 'upstream (Go, protobuf)', command: goBinary, prefixArgs: [], extraArgs: [] },

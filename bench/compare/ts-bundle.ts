@@ -4,7 +4,6 @@
  * image runs its bundle. Built once per source version and cached by a hash of its inputs (the entry, the
  * fake cloud, the built `dist` of the workspace packages and package-lock.json), like the Go binary.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -14,12 +13,8 @@ import { nodeOptions } from 'create-ccm-kit';
 
 /** The environment the scaffolded image gives the CCM (`ENV NODE_OPTIONS` of create-ccm-kit's Dockerfile). */
 export const vendorEnv: Record<string, string> = { NODE_OPTIONS: nodeOptions };
-
-/** The bundle and the environment to run it with (the image's, and the compile cache warmed next to it). */
-export interface TsCcmBundle {
-  file: string;
-  env: Record<string, string>;
-}
+// No NODE_COMPILE_CACHE: one warmed by `--version` gave W1 (1,000 Nodes, QPS 1000) 11 MiB less peak but 0.4 CPU s
+// more (bench/README.md, "measured on the way"), so neither the image nor the bench sets one.
 
 function* files(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -33,7 +28,7 @@ function* files(dir: string): Generator<string> {
  * The path of the bundle of `<repo>/bench/ts-ccm.ts`, building it when the cache has none for these sources.
  * @throws Error with rolldown's diagnostics when the bundle cannot be built.
  */
-export async function tsCcmBundle(repo: string, log: (line: string) => void): Promise<TsCcmBundle> {
+export async function tsCcmBundle(repo: string, log: (line: string) => void): Promise<string> {
   const h = createHash('sha256');
   const inputs = [join(repo, 'bench', 'ts-ccm.ts'), join(repo, 'bench', 'fakebench.ts'), join(repo, 'package-lock.json')];
   for (const pkg of readdirSync(join(repo, 'packages')).sort()) {
@@ -43,15 +38,12 @@ export async function tsCcmBundle(repo: string, log: (line: string) => void): Pr
   for (const f of inputs) h.update(f.slice(repo.length)).update('\0').update(readFileSync(f)).update('\0');
   const dir = join(homedir(), '.cache', 'ccm-kit', 'bench', 'ts-bundle', h.digest('hex').slice(0, 16));
   const outfile = join(dir, 'ts-ccm.mjs');
-  // As the image: V8's compile cache of the bundle, made once by a run of `--version` (decision 0413).
-  const env = { ...vendorEnv, NODE_COMPILE_CACHE: join(dir, 'node-compile-cache') };
-  if (existsSync(outfile)) return { file: outfile, env };
+  if (existsSync(outfile)) return outfile;
   // Built aside and renamed into place, so an interrupted build never leaves a partial bundle in the cache.
   const tmp = `${dir}.tmp-${process.pid}`;
   const r = await bundle(join(repo, 'bench', 'ts-ccm.ts'), join(tmp, 'ts-ccm.mjs'));
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
-  execFileSync(process.execPath, [outfile, '--version'], { env: { ...process.env, ...env }, stdio: 'ignore' });
   log(`bundled bench/ts-ccm.ts with ccm-kit build: ${(r.bytes / 1024 / 1024).toFixed(2)} MiB in ${r.ms} ms → ${outfile}`);
-  return { file: outfile, env };
+  return outfile;
 }
