@@ -41,6 +41,9 @@ describe('create-ccm-kit', () => {
     expect(files.Dockerfile).toMatch(/^FROM node:22-slim$/m);
     expect(files.Dockerfile).toContain('RUN npx ccm-kit build');
     expect(files.Dockerfile).toContain('USER 65532:65532');
+    // Decisions 0411, 0412: a smaller young generation by default, no source-map parsing at start.
+    expect(files.Dockerfile).toContain('ENV NODE_OPTIONS=--max-semi-space-size=2');
+    expect(files.Dockerfile).toContain('ENTRYPOINT ["node", "/app/main.mjs"]');
     expect(files['chart/Chart.yaml']).toContain('name: acme-cloud-controller-manager');
     expect(files['chart/values.yaml']).toContain('providerName: acme');
     expect(files['chart/values.yaml']).not.toContain('namespace');
