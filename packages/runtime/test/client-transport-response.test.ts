@@ -13,6 +13,12 @@ describe('RestTransport responses', () => {
     await srv.close();
   });
   const make = (timeoutMs: number) => createClientFactory({ kubeConfig: srv.kubeConfig, qps: -1, timeoutMs });
+  /** Answers with headers and the start of a body, then nothing more. */
+  const stallBody = () =>
+    srv.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"items": [');
+    });
 
   it('asks for gzip as client-go does and decodes a gzip answer', async () => {
     const big = { items: Array.from({ length: 200 }, (_, i) => ({ name: `n-${i}` })) };
@@ -33,10 +39,7 @@ describe('RestTransport responses', () => {
   });
 
   it('times out a response whose body stalls, with the TimeoutError of AbortSignal.timeout', async () => {
-    srv.setHandler((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"items": [');
-    });
+    stallBody();
     const f = make(300);
     const resp = await f.request('c', '/api/v1/nodes');
     const err = await resp.text().catch((e: unknown) => e);
@@ -45,10 +48,7 @@ describe('RestTransport responses', () => {
   });
 
   it('ends a body read with the caller abort reason, and cancel() discards a body', async () => {
-    srv.setHandler((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{');
-    });
+    stallBody();
     const f = make(0);
     const ac = new AbortController();
     const resp = await f.request('c', '/api/v1/nodes', { signal: ac.signal });
