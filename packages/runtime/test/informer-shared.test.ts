@@ -230,6 +230,22 @@ describe('SharedInformer', () => {
     expect(w3.req.resourceVersion).toBe('6');
   });
 
+  it('retries a failure the server answered with the delay the list-watch gives (short right after an outage)', async () => {
+    const { lw, inf, ac } = setup({ backoff: { initialMs: 60_000, maxMs: 60_000, jitter: 0 } });
+    const asked: number[] = [];
+    lw.retryDelayMs = (ms) => {
+      asked.push(ms);
+      return 5; // the server has just come back: retry at once
+    };
+    void inf.run(ac.signal);
+    const w1 = await lw.nextWatch();
+    // A restarted kube-apiserver whose authorizer has not synced yet refuses the watch.
+    w1.fail(new ApiException(403, 'Forbidden', JSON.stringify({ code: 403, reason: 'Forbidden' }), {}));
+    const w2 = await lw.nextWatch(2);
+    expect(asked).toEqual([60_000]);
+    expect(w2.req.resourceVersion).toBe(w1.req.resourceVersion);
+  });
+
   it('retries a failing LIST forever with backoff until it succeeds', async () => {
     const { lw, inf, ac } = setup();
     let n = 0;

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { ServerAnswers } from '../src/client/server-answers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { RECOVERY_RETRY_MS, RECOVERY_WINDOW_MS, ServerAnswers } from '../src/client/server-answers.js';
 
 const never = () => new AbortController().signal;
 
@@ -50,6 +50,24 @@ describe('ServerAnswers', () => {
     expect(probes).toBe(3);
     await new Promise((r) => setTimeout(r, 50));
     expect(probes).toBe(3); // nobody waits: no more probes
+    answers.close();
+  });
+
+  it('keeps retry delays short right after the server came back, and only then', () => {
+    const answers = new ServerAnswers(async () => 200, 60_000);
+    expect(answers.retryDelayMs(6_400)).toBe(6_400); // never lost: the backoff stands
+    answers.unreachable();
+    expect(answers.retryDelayMs(6_400)).toBe(6_400); // still down
+    answers.answered(403); // a restarted server whose authorizer has not synced
+    expect(answers.retryDelayMs(6_400)).toBe(RECOVERY_RETRY_MS);
+    expect(answers.retryDelayMs(300)).toBe(300);
+    const later = performance.now() + RECOVERY_WINDOW_MS + 1;
+    const now = vi.spyOn(performance, 'now').mockReturnValue(later);
+    try {
+      expect(answers.retryDelayMs(6_400)).toBe(6_400); // the window is over
+    } finally {
+      now.mockRestore();
+    }
     answers.close();
   });
 });

@@ -6,12 +6,22 @@
  * answers healthy again (a status below 500). So caches resync within about a second of the server's
  * recovery, not after a backoff of up to 30 s, while a server that stays reachable (a watch reset by a
  * proxy) does not cut the backoff short (decision 0032).
+ *
+ * A restarted kube-apiserver answers before it is ready to serve: for a few seconds its authorizer has not synced
+ * and it refuses requests with 403 (or 401, 429, 5xx). Those answers end the wait above, and the request that
+ * follows fails with them; {@link ServerAnswers.retryDelayMs} keeps the retries after such a failure short for
+ * {@link RECOVERY_WINDOW_MS} after the server came back, instead of a backoff that grew during the outage.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Sends the probe; resolves with the HTTP status, rejects when there is no response. */
 export type ServerProbe = (signal: AbortSignal) => Promise<number>;
+
+/** How long after the server came back a failed request is retried quickly (ms). */
+export const RECOVERY_WINDOW_MS = 15_000;
+/** The longest retry delay in that window (ms). */
+export const RECOVERY_RETRY_MS = 1_000;
 
 export class ServerAnswers {
   readonly #probe: ServerProbe;
@@ -21,6 +31,8 @@ export class ServerAnswers {
   #probing = false;
   /** True after a request or probe got no response, until a healthy answer. */
   #down = false;
+  /** `performance.now()` of the last healthy answer after the server was unreachable. */
+  #backAt = -Infinity;
 
   constructor(probe: ServerProbe, probeIntervalMs = 1000) {
     this.#probe = probe;
@@ -31,9 +43,18 @@ export class ServerAnswers {
   answered(status: number): void {
     if (status >= 500 || !this.#down) return;
     this.#down = false;
+    this.#backAt = performance.now();
     const waiters = [...this.#waiters];
     this.#waiters.clear();
     for (const w of waiters) w();
+  }
+
+  /**
+   * The delay before retrying a request that failed with an answer from the server: `ms` (a backoff), or at
+   * most {@link RECOVERY_RETRY_MS} within {@link RECOVERY_WINDOW_MS} after the server came back.
+   */
+  retryDelayMs(ms: number): number {
+    return performance.now() - this.#backAt < RECOVERY_WINDOW_MS ? Math.min(ms, RECOVERY_RETRY_MS) : ms;
   }
 
   /** A request got no response. */

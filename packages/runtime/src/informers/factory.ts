@@ -118,6 +118,7 @@ function listFnListerWatcher(
     },
     watch: (req) => base.watch(req),
     ...(base.waitForServer ? { waitForServer: (ms: number, signal: AbortSignal) => base.waitForServer!(ms, signal) } : {}),
+    ...(base.retryDelayMs ? { retryDelayMs: (ms: number) => base.retryDelayMs!(ms) } : {}),
   };
 }
 

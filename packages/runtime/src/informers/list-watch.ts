@@ -65,6 +65,12 @@ export interface ListerWatcher {
    * transport's `ServerAnswers`). Reflectors use it to back off after losing the server.
    */
   waitForServer?(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: the delay before retrying after a failure the server answered (403, 5xx, …), given the backoff
+   * `ms`: shorter right after the server came back from an outage, while it finishes starting (the
+   * transport's `ServerAnswers.retryDelayMs`). Both in milliseconds.
+   */
+  retryDelayMs?(ms: number): number;
   /** Events until the server closes the stream (normal end) or an error is thrown. */
   watch(req: WatchRequest): AsyncIterable<WatchEvent>;
   /** True when `watch` supports `sendInitialEvents` (reflectors then stream the initial state instead of a LIST). */
@@ -132,6 +138,9 @@ export function restListerWatcher(clients: ClientFactory, opts: RestListerWatche
     },
     waitForServer(ms, signal) {
       return clients.transport.answers.waitForServer(ms, signal);
+    },
+    retryDelayMs(ms) {
+      return clients.transport.answers.retryDelayMs(ms);
     },
   };
 }

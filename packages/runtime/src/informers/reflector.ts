@@ -12,8 +12,9 @@
  *   it retries the watch after an exponential, jittered backoff (800 ms .. 30 s); a failed LIST is
  *   retried the same way. When the failure got no answer from the server (connection refused or reset,
  *   a silent watch), the backoff ends early as soon as the server answers again (`waitForServer`), and
- *   the backoff starts over after every successful LIST or watch (decision 0032). It never gives up
- *   until the signal aborts.
+ *   the backoff starts over after every successful LIST or watch (decision 0032); a failure the server
+ *   answered (its authorizer not synced yet: 403) right after it came back is retried within a second
+ *   (`retryDelayMs`). It never gives up until the signal aborts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
@@ -137,7 +138,6 @@ export class Reflector {
     }
   }
 
-  /** Sleeps `ms`; after a failure without an answer from the server, ends early once it answers again. */
   /**
    * client-go's fallback: LIST + WATCH for this sync; from now on when the server rejected the request
    * (`permanent`), once when the stream ended early.
@@ -151,10 +151,14 @@ export class Reflector {
     return 'unsupported';
   }
 
+  /**
+   * Sleeps `ms`; after a failure without an answer from the server, ends early once it answers again; after
+   * one the server answered, at most a second while it has just come back.
+   */
   async #pause(ms: number, signal: AbortSignal, unreachable: boolean): Promise<void> {
     try {
       if (unreachable && this.#lw.waitForServer && !this.#customSleep) await this.#lw.waitForServer(ms, signal);
-      else await this.#sleep(ms, signal);
+      else await this.#sleep(this.#lw.retryDelayMs?.(ms) ?? ms, signal);
     } catch {
       // aborted
     }
