@@ -6,6 +6,7 @@
 export {
   parseTime,
   clientNode,
+  loadClientNode,
   asClientNodeKubeConfig,
   isRawApiClient,
   rawApiClient,

@@ -16,6 +16,7 @@ import {
   setVerbosity,
   type TransformFunc,
 } from '@ccm-kit/runtime';
+import { loadClientNode } from '@ccm-kit/runtime/internal';
 import type { FlagSet } from '../flags/flag-set.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configure, type FlagDefaults } from '../options/configure.js';
@@ -118,6 +119,8 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   let clients!: ManagerClients, events!: AppEvents, serving!: Serving, plan!: MigrationPlan;
   try {
     const userAgent = managerUserAgent(opts.commandName, opts.version);
+    // A bundled binary has client-node's typed clients only through loadClientNode() (decision 0413).
+    if (config.useServiceAccountCredentials) await loadClientNode();
     parts.clients = clients = managerClients(config, opts.kubeConfig, userAgent, logger);
     parts.events = events = appEvents(clients.root, logger);
     const { kubeConfig } = clients;

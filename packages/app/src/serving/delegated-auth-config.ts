@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { type KubeConfigLike, type Logger, loadKubeConfig } from '@ccm-kit/runtime';
-import { asClientNodeKubeConfig } from '@ccm-kit/runtime/internal';
+import { asClientNodeKubeConfig, loadClientNode } from '@ccm-kit/runtime/internal';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { StartupError } from '../errors.js';
 import type { AuthConfig } from '../options/config.js';
@@ -31,6 +31,7 @@ export async function delegatedAuthFromConfig(
   kubeConfigLike: KubeConfigLike,
   logger: Logger,
 ): Promise<{ auth: DelegatedAuth; clientCaPem?: string }> {
+  await loadClientNode(); // in a bundled binary, the KubeConfig and review APIs come from here (decision 0413)
   const kubeConfig: KubeConfig = asClientNodeKubeConfig(kubeConfigLike);
   const authnKc = auth.authenticationKubeconfig
     ? asClientNodeKubeConfig(loadKubeConfig({ kubeconfig: auth.authenticationKubeconfig }))

@@ -8,7 +8,8 @@
  * resolve; `client-node-parts.test.ts` fails if an upgrade moves them. See decision 0030.
  *
  * {@link clientNode} loads the whole package, synchronously, for what only some configurations use
- * (a vendor's typed `CoreV1Api`, OIDC/Azure/GCP auth providers).
+ * (a vendor's typed `CoreV1Api`, OIDC/Azure/GCP auth providers); {@link loadClientNode} does it in a way a
+ * bundler follows.
  */
 import { createRequire } from 'node:module';
 
@@ -20,14 +21,30 @@ export { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
 export { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 export { V1MicroTime } from '@kubernetes/client-node/dist/types.js';
 
-type ClientNode = typeof import('@kubernetes/client-node');
-let loaded: ClientNode | undefined;
+/** What the runtime and app take from the whole package (see `client-node-named.ts`). */
+export type ClientNodeParts = typeof import('./client-node-named.js').clientNodeNamed;
+let loaded: ClientNodeParts | undefined;
 
 /**
- * The whole `@kubernetes/client-node` package, loaded on first call (`require` of an ES module, which
- * Node ≥ 22.12 does synchronously; client-node has no top-level await).
+ * The parts of `@kubernetes/client-node` that need its whole package (typed clients' `Configuration`, the
+ * `KubeConfig` class, the review APIs of delegated authentication), loaded on first call: by
+ * {@link loadClientNode} if it ran, else by `require` of the package (an ES module, which Node ≥ 22.12 loads
+ * synchronously; client-node has no top-level await) from node_modules.
+ * @throws Error "Cannot find module" in a `ccm-kit build` bundle (no node_modules) unless
+ *   {@link loadClientNode} ran first.
  */
-export function clientNode(): ClientNode {
-  loaded ??= createRequire(import.meta.url)('@kubernetes/client-node') as ClientNode;
+export function clientNode(): ClientNodeParts {
+  loaded ??= createRequire(import.meta.url)('@kubernetes/client-node') as ClientNodeParts;
+  return loaded;
+}
+
+/**
+ * Loads the parts {@link clientNode} answers by a dynamic `import()` of modules that name them, so that a
+ * `ccm-kit build` bundle carries them (decision 0413). The app calls it before what needs them (secure
+ * serving's delegated authentication, `--use-service-account-credentials`); a bundled vendor binary that builds
+ * typed clients (`ClientFactory.client(name, CoreV1Api)`) calls it once before.
+ */
+export async function loadClientNode(): Promise<ClientNodeParts> {
+  loaded ??= (await import('./client-node-named.js')).clientNodeNamed;
   return loaded;
 }

@@ -1,4 +1,4 @@
-export { clientNode } from './client-node-parts.js';
+export { clientNode, loadClientNode } from './client-node-parts.js';
 export * from './errors.js';
 export * from './factory.js';
 export * from './kubeconfig.js';

@@ -1,0 +1,39 @@
+/**
+ * A `ccm-kit build` bundle runs without node_modules, so what the runtime takes from client-node's whole package
+ * (secure serving's delegated authentication, `--use-service-account-credentials`, typed clients) must reach
+ * it through `loadClientNode()`, whose dynamic import the bundler follows (decision 0413).
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bundle } from '../src/commands/build.js';
+
+const work = mkdtempSync(join(tmpdir(), 'ccm-kit-bundle-client-node-'));
+const alone = join(work, 'alone');
+
+beforeAll(async () => {
+  const out = join(import.meta.dirname, '..', '.tmp-bundle-client-node');
+  try {
+    await bundle(join(import.meta.dirname, 'fixtures', 'client-node-entry.ts'), join(out, 'main.mjs'));
+    cpSync(out, alone, { recursive: true }); // outside the repository: no node_modules above it
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}, 60_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function runAlone(arg: string): string {
+  const r = spawnSync(process.execPath, [join(alone, 'main.mjs'), arg], { cwd: alone, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stdout.trim();
+}
+
+it('after loadClientNode(), clientNode() answers client-node from the bundle', () => {
+  expect(runAlone('load')).toBe('server https://127.0.0.1:6443');
+});
+
+it('without it, clientNode() cannot find the package in a bundle (why the app calls loadClientNode first)', () => {
+  expect(runAlone('no-load')).toMatch(/^error Cannot find module '@kubernetes\/client-node'/);
+});
