@@ -17,7 +17,7 @@ const write = (text: string) => process.stdout.write(text.endsWith('\n') ? text 
 const COMMANDS: Record<string, Command> = {
   build: {
     usage: BUILD_USAGE,
-    summary: "a production bundle of your provider's main (one ES module, rolldown)",
+    summary: "a production bundle of your provider's main (one ES module and its on-demand chunks, rolldown)",
     run: (argv) => buildCommand(argv, process.cwd(), write),
   },
   conformance: {

@@ -4,7 +4,7 @@
  * it through `loadClientNode()`, whose dynamic import the bundler follows (decision 0413).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -36,4 +36,10 @@ it('after loadClientNode(), clientNode() answers client-node from the bundle', (
 
 it('without it, clientNode() cannot find the package in a bundle (why the app calls loadClientNode first)', () => {
   expect(runAlone('no-load')).toMatch(/^error Cannot find module '@kubernetes\/client-node'/);
+});
+
+it('client-node\'s typed API is in a chunk next to the bundle, not in the module every start compiles', () => {
+  expect(readFileSync(join(alone, 'main.mjs'), 'utf8')).not.toContain('CoreV1Api');
+  const chunks = readdirSync(join(alone, 'chunks')).filter((f) => f.endsWith('.mjs'));
+  expect(chunks.some((f) => readFileSync(join(alone, 'chunks', f), 'utf8').includes('CoreV1Api'))).toBe(true);
 });
