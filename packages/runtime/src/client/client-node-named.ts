@@ -1,9 +1,9 @@
 /**
- * The members of `@kubernetes/client-node` that {@link clientNode} answers, imported by name. Loaded only by
+ * The members of `@kubernetes/client-node` that `clientNode()` answers, re-exported by name. Loaded only by
  * `loadClientNode()` (dynamic import): `ccm-kit build` sees these names and bundles them, where the
  * `require` of `clientNode()` is opaque to it and fails in an image without node_modules (decision 0413).
  */
-import {
+export {
   AuthenticationV1Api,
   AuthorizationV1Api,
   CoreV1Api,
@@ -13,14 +13,3 @@ import {
   ServerConfiguration,
   wrapHttpLibrary,
 } from '@kubernetes/client-node';
-
-export const clientNodeNamed = {
-  AuthenticationV1Api,
-  AuthorizationV1Api,
-  CoreV1Api,
-  createConfiguration,
-  KubeConfig,
-  ResponseContext,
-  ServerConfiguration,
-  wrapHttpLibrary,
-};

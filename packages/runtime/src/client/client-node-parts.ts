@@ -22,7 +22,7 @@ export { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 export { V1MicroTime } from '@kubernetes/client-node/dist/types.js';
 
 /** What the runtime and app take from the whole package (see `client-node-named.ts`). */
-export type ClientNodeParts = typeof import('./client-node-named.js').clientNodeNamed;
+export type ClientNodeParts = typeof import('./client-node-named.js');
 let loaded: ClientNodeParts | undefined;
 
 /**
@@ -45,6 +45,6 @@ export function clientNode(): ClientNodeParts {
  * typed clients (`ClientFactory.client(name, CoreV1Api)`) calls it once before.
  */
 export async function loadClientNode(): Promise<ClientNodeParts> {
-  loaded ??= (await import('./client-node-named.js')).clientNodeNamed;
+  loaded ??= await import('./client-node-named.js');
   return loaded;
 }
