@@ -21,8 +21,11 @@ export { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
 export { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 export { V1MicroTime } from '@kubernetes/client-node/dist/types.js';
 
-/** What the runtime and app take from the whole package (see `client-node-named.ts`). */
-export type ClientNodeParts = typeof import('./client-node-named.js');
+/** What the runtime and app take from the whole package (the names `client-node-named.ts` re-exports). */
+export type ClientNodeParts = Pick<
+  typeof import('@kubernetes/client-node'),
+  'AuthenticationV1Api' | 'AuthorizationV1Api' | 'CoreV1Api' | 'createConfiguration' | 'KubeConfig' | 'ResponseContext' | 'ServerConfiguration' | 'wrapHttpLibrary'
+>;
 let loaded: ClientNodeParts | undefined;
 
 /**
