@@ -171,7 +171,7 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     }
   }, 300_000);
 
-  it('ccm-kit build bundles the CCM into one file that runs without node_modules', () => {
+  it('ccm-kit build bundles the CCM into dist/bundle/ (main.mjs and its chunks), which runs without node_modules', () => {
     const cli = join(project, 'node_modules/@ccm-kit/cli/dist/main.js');
     const built = run(process.execPath, [cli, 'build'], project);
     expect(built.status, built.out).toBe(0);

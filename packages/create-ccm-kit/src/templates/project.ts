@@ -159,7 +159,7 @@ runs against an existing cluster instead.
 ## Ship
 
 \`\`\`sh
-npx ccm-kit build                                   # dist/bundle/main.mjs: one file, no node_modules
+npx ccm-kit build                                   # dist/bundle/: main.mjs + chunks/, no node_modules
 docker build -t registry.example.com/${o.provider}/cloud-controller-manager:v0.1.0 .
 helm install ${o.provider}-ccm ./chart -n kube-system --set image.tag=v0.1.0
 # or without Helm, from the same templates:
