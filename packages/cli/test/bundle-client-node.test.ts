@@ -1,7 +1,8 @@
 /**
  * A `ccm-kit build` bundle runs without node_modules, so what the runtime takes from client-node's whole package
  * (secure serving's delegated authentication, `--use-service-account-credentials`, typed clients) must reach
- * it through `loadClientNode()`, whose dynamic import the bundler follows (decision 0413).
+ * it through `loadClientNode()`, whose dynamic import the bundler follows (decision 0413). A vendor's typed client
+ * (`ClientFactory.client(name, CoreV1Api)`) needs only light client-node modules and works without it.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -12,20 +13,27 @@ import { bundle } from '../src/commands/build.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ccm-kit-bundle-client-node-'));
 const alone = join(work, 'alone');
+const vendor = join(work, 'vendor');
 
-beforeAll(async () => {
-  const out = join(import.meta.dirname, '..', '.tmp-bundle-client-node');
+/** Bundles a fixture and copies the bundle outside the repository (no node_modules above it). */
+async function bundleAlone(fixture: string, to: string): Promise<void> {
+  const out = join(import.meta.dirname, '..', `.tmp-bundle-${fixture}`);
   try {
-    await bundle(join(import.meta.dirname, 'fixtures', 'client-node-entry.ts'), join(out, 'main.mjs'));
-    cpSync(out, alone, { recursive: true }); // outside the repository: no node_modules above it
+    await bundle(join(import.meta.dirname, 'fixtures', `${fixture}.ts`), join(out, 'main.mjs'));
+    cpSync(out, to, { recursive: true });
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
-}, 60_000);
+}
+
+beforeAll(async () => {
+  await bundleAlone('client-node-entry', alone);
+  await bundleAlone('typed-client-entry', vendor);
+}, 120_000);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function runAlone(arg: string): string {
-  const r = spawnSync(process.execPath, [join(alone, 'main.mjs'), arg], { cwd: alone, encoding: 'utf8' });
+function runAlone(arg: string, dir = alone): string {
+  const r = spawnSync(process.execPath, [join(dir, 'main.mjs'), arg], { cwd: dir, encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.trim();
 }
@@ -42,4 +50,8 @@ it('client-node\'s typed API is in a chunk next to the bundle, not in the module
   expect(readFileSync(join(alone, 'main.mjs'), 'utf8')).not.toContain('CoreV1Api');
   const chunks = readdirSync(join(alone, 'chunks')).filter((f) => f.endsWith('.mjs'));
   expect(chunks.some((f) => readFileSync(join(alone, 'chunks', f), 'utf8').includes('CoreV1Api'))).toBe(true);
+});
+
+it('a vendor\'s bundled binary builds a typed client with its own CoreV1Api, without loadClientNode()', () => {
+  expect(runAlone('', vendor)).toBe('typed client true');
 });

@@ -17,6 +17,11 @@ export { newClusters, newContexts, newUsers } from '@kubernetes/client-node/dist
 export { ExecAuth } from '@kubernetes/client-node/dist/exec_auth.js';
 export { FileAuth } from '@kubernetes/client-node/dist/file_auth.js';
 export { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
+// What a typed client (`ClientFactory.client(name, CoreV1Api)`) needs besides the vendor's own API class: light
+// modules too, so a bundled vendor binary builds typed clients without `loadClientNode()` first.
+export { createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';
+export { ResponseContext, wrapHttpLibrary } from '@kubernetes/client-node/dist/gen/http/http.js';
+export { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
 export { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
 export { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 export { V1MicroTime } from '@kubernetes/client-node/dist/types.js';

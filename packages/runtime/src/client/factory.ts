@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import type { Configuration, KubeConfig } from '@kubernetes/client-node';
 import type { TransportResponse } from './transport-response.js';
-import { clientNode } from './client-node-parts.js';
+import { clientNode, createConfiguration, ServerConfiguration } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { cachedApiClient, type RawApiConfig } from './raw-api.js';
 import { type RawRequestOptions, RestTransport } from './transport.js';
@@ -99,9 +99,8 @@ export class ClientFactory implements ControllerClientBuilder {
     return kc;
   }
 
-  /** A client-node `Configuration` for the named client, sending through the shared transport (loads client-node). */
+  /** A client-node `Configuration` for the named client, sending through the shared transport. */
   configuration(name: string): Configuration {
-    const { createConfiguration, ServerConfiguration } = clientNode();
     return createConfiguration({
       baseServer: new ServerConfiguration(this.transport.server, {}),
       authMethods: { default: this.kubeConfig as KubeConfig },

@@ -21,7 +21,7 @@ import { Readable } from 'node:stream';
 import { Agent, buildConnector, type Dispatcher, getGlobalDispatcher, ProxyAgent } from 'undici';
 import { checkAtSendInterceptor, leaseFencedCause, type SendCheck } from '../leader-election/fence-interceptor.js';
 import { createLogger } from '../logging.js';
-import { clientNode } from './client-node-parts.js';
+import { ResponseContext, wrapHttpLibrary } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { RawRequest, type TransportRequest } from './raw-request.js';
 import { RequestAbort } from './request-abort.js';
@@ -264,9 +264,8 @@ export class RestTransport {
     return { origin: u.origin, path: u.pathname + u.search };
   }
 
-  /** A client-node `HttpLibrary` sending through this transport with the given user agent (loads client-node). */
+  /** A client-node `HttpLibrary` sending through this transport with the given user agent. */
   httpLibrary(userAgent: string): HttpLibrary {
-    const { wrapHttpLibrary, ResponseContext } = clientNode();
     return wrapHttpLibrary({
       send: async (ctx: RequestContext) => {
         const resp = await this.send(ctx, userAgent);
