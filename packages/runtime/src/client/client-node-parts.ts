@@ -49,8 +49,8 @@ export function clientNode(): ClientNodeParts {
 /**
  * Loads the parts {@link clientNode} answers by a dynamic `import()` of modules that name them, so that a
  * `ccm-kit build` bundle carries them (decision 0413). The app calls it before what needs them (secure
- * serving's delegated authentication, `--use-service-account-credentials`); a bundled vendor binary that builds
- * typed clients (`ClientFactory.client(name, CoreV1Api)`) calls it once before.
+ * serving's delegated authentication, `--use-service-account-credentials`). Typed clients
+ * (`ClientFactory.client(name, CoreV1Api)`) do not need it: their parts come from the light modules above.
  */
 export async function loadClientNode(): Promise<ClientNodeParts> {
   loaded ??= await import('./client-node-named.js');
