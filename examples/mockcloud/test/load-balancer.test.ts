@@ -177,6 +177,25 @@ describe('LoadBalancer: targets', () => {
     expect(api.state.getLoadBalancer('lb-000001')!.targets).toEqual([{ server_id: late.id }]);
   });
 
+  it('reads the server list again when a cached server was deleted, instead of failing every Service (regression: chaos settle time)', async () => {
+    const p = provider({ instancesCacheMaxAgeMs: 600_000 });
+    const a = api.state.addServer({ name: 'a' });
+    const b = api.state.addServer({ name: 'b' });
+    await p.instancesV2().instanceExists(node('warm-up')); // a snapshot with both servers
+    api.state.removeServer(b.id); // the machine is deleted; its Node is still listed
+    const nodes = [node('a', `mockcloud://${a.id}`), node('b', `mockcloud://${b.id}`)];
+    await expectRetry(p.loadBalancer().ensureLoadBalancer('kubernetes', service(), nodes), 5_000);
+    expect(api.state.getLoadBalancer('lb-000001')!.targets).toEqual([{ server_id: a.id }]);
+
+    const c = api.state.addServer({ name: 'c' });
+    const later = provider({ instancesCacheMaxAgeMs: 600_000 });
+    await later.instancesV2().instanceExists(node('warm-up')); // a snapshot with a and c
+    api.state.removeServer(c.id);
+    const recorded = withRecordedID(service(), 'lb-000001');
+    await later.loadBalancer().updateLoadBalancer('kubernetes', recorded, [nodes[0]!, node('c', `mockcloud://${c.id}`)]);
+    expect(api.state.getLoadBalancer('lb-000001')!.targets).toEqual([{ server_id: a.id }]);
+  });
+
   it('honours the node-selector annotation', async () => {
     const a = api.state.addServer({ name: 'a' });
     const b = api.state.addServer({ name: 'b' });

@@ -136,19 +136,19 @@ export class MockCloudLoadBalancers implements LoadBalancer {
   ): Promise<V1LoadBalancerStatus> {
     const desired = desiredLoadBalancer(service, this.#d.healthCheckIntervalSeconds);
     const owner = this.#ownerLabels(service);
-    const targetServerIDs = await this.#targets(service, nodes, desired, signal);
-    let lb = await this.#find(service, true, signal);
-    const spec: LoadBalancerSpec = {
-      labels: { ...(lb?.labels ?? {}), ...owner, ...this.#infoLabels(service) },
-      listeners: desired.listeners,
-      targetServerIDs,
-      healthCheck: desired.healthCheck,
-    };
-    if (!lb) lb = await this.#create(service, spec, signal);
-    else if (!matches(lb, spec)) {
-      this.#log(service).v(2).info('Updating load balancer', { id: lb.id });
-      lb = await this.#d.client.updateLoadBalancer(lb.id, spec, signal);
-    }
+    const lb = await this.#withTargets(service, nodes, desired, signal, async (targetServerIDs) => {
+      const found = await this.#find(service, true, signal);
+      const spec: LoadBalancerSpec = {
+        labels: { ...(found?.labels ?? {}), ...owner, ...this.#infoLabels(service) },
+        listeners: desired.listeners,
+        targetServerIDs,
+        healthCheck: desired.healthCheck,
+      };
+      if (!found) return this.#create(service, spec, signal);
+      if (matches(found, spec)) return found;
+      this.#log(service).v(2).info('Updating load balancer', { id: found.id });
+      return this.#d.client.updateLoadBalancer(found.id, spec, signal);
+    });
     await this.#recordID(service, lb.id);
     if (lb.status !== 'active' || !lb.publicIP) {
       throw new RetryError(
@@ -172,10 +172,9 @@ export class MockCloudLoadBalancers implements LoadBalancer {
     const desired = desiredLoadBalancer(service, this.#d.healthCheckIntervalSeconds);
     const lb = await this.#find(service, false, signal);
     if (!lb) throw new Error(`mockcloud: service ${key(service)} has no load balancer yet`);
-    const targetServerIDs = await this.#targets(service, nodes, desired, signal);
-    if (!matches(lb, { targetServerIDs })) {
-      await this.#d.client.updateLoadBalancer(lb.id, { targetServerIDs }, signal);
-    }
+    await this.#withTargets(service, nodes, desired, signal, async (targetServerIDs) => {
+      if (!matches(lb, { targetServerIDs })) await this.#d.client.updateLoadBalancer(lb.id, { targetServerIDs }, signal);
+    });
   }
 
   /**
@@ -324,15 +323,37 @@ export class MockCloudLoadBalancers implements LoadBalancer {
     }
   }
 
+  /**
+   * Sends a create or update with the target servers of `nodes`. The server list is cached, so a server deleted
+   * since may still be in it, and the API refuses the whole request (400 `invalid_input`, `server_id … does not
+   * exist`): then the list is read again and the request sent once more with the servers that exist.
+   */
+  async #withTargets<T>(
+    service: V1Service,
+    nodes: readonly V1Node[],
+    desired: DesiredLoadBalancer,
+    signal: AbortSignal | undefined,
+    send: (targetServerIDs: string[]) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await send(await this.#targets(service, nodes, desired, signal));
+    } catch (err) {
+      if (!isUnknownTargetError(err)) throw err;
+      this.#log(service).info('A target server is gone; reading the server list again', { err: err.message });
+      return send(await this.#targets(service, nodes, desired, signal, true));
+    }
+  }
+
   async #targets(
     service: V1Service,
     nodes: readonly V1Node[],
     desired: DesiredLoadBalancer,
     signal?: AbortSignal,
+    fresh = false,
   ): Promise<string[]> {
-    let snap = await this.#d.cache.get(signal);
+    let snap = await this.#d.cache.get(signal, fresh);
     let sel = selectTargets(nodes, desired.nodeSelector, (id) => snap.byID.has(id));
-    if (sel.skipped.some((s) => s.unknownServer)) {
+    if (!fresh && sel.skipped.some((s) => s.unknownServer)) {
       // A Node may point at a server created after the snapshot: list once more before skipping it.
       snap = await this.#d.cache.get(signal, true);
       sel = selectTargets(nodes, desired.nodeSelector, (id) => snap.byID.has(id));
@@ -394,4 +415,14 @@ export class MockCloudLoadBalancers implements LoadBalancer {
       throw new Error(`mockcloud: ${text.failed}: ${(err as Error).message ?? String(err)}`, { cause: err });
     }
   }
+}
+
+/** The API's answer to targets naming a server that does not exist (any more). */
+function isUnknownTargetError(err: unknown): err is MockCloudApiError {
+  return (
+    err instanceof MockCloudApiError &&
+    err.status === 400 &&
+    err.code === 'invalid_input' &&
+    /server_id \S+ does not exist/.test(err.message)
+  );
 }
