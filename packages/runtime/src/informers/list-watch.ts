@@ -158,17 +158,13 @@ async function* watchStream(
   const onAbort = () => ac.abort(req.signal.reason);
   req.signal.addEventListener('abort', onAbort, { once: true });
   let inactive = false;
-  let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      inactive = true;
-      ac.abort(new WatchInactivityError(inactivityMs));
-    }, inactivityMs);
-    timer.unref?.();
-  };
+  // One timer for the whole watch, pushed back on every chunk (`refresh`, not a new timer per chunk).
+  const timer = setTimeout(() => {
+    inactive = true;
+    ac.abort(new WatchInactivityError(inactivityMs));
+  }, inactivityMs);
+  timer.unref();
   try {
-    arm();
     const resp = await clients.request(name, path, {
       query: {
         ...selectors,
@@ -186,7 +182,7 @@ async function* watchStream(
     resp.body.setEncoding('utf8');
     let buf = '';
     for await (const chunk of resp.body as AsyncIterable<string>) {
-      arm();
+      timer.refresh();
       buf += chunk;
       let from = 0;
       let nl = buf.indexOf('\n');
