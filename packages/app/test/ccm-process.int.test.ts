@@ -1,5 +1,5 @@
 /**
- * The cloud-controller-manager as a process (issue 6): a provider binary built with ccm-kit (the minimal
+ * The cloud-controller-manager as a process: a provider binary built with ccm-kit (the minimal
  * example) runs against a real kube-apiserver as a least-privilege user bound only to docs/deploy/rbac.yaml,
  * initializes Nodes, serves a LoadBalancer Service, elects one leader among replicas, hands over on a kill,
  * releases the lease on SIGTERM, serves health and metrics, and rejects bad flags and configs with exit 1.
