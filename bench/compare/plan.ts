@@ -15,7 +15,7 @@ export type Config = Omit<RunSpec, 'impl' | 'timeoutMs' | 'keepLogsDir'> & { rep
 /**
  * Per workload: the quick profile (about 3 minutes on a quiet 2-core machine) and the full matrix (about 30
  * minutes, a third of it W6's 10-minute idle window). The full matrix compares ccm-kit with Go protobuf
- * (issue 11's targets) and adds Go JSON only where it costs little.
+ * (the performance targets) and adds Go JSON only where it costs little.
  */
 export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
   quick: {

@@ -1,7 +1,7 @@
 /**
  * The Markdown report of a bench:compare run: per workload the figures of each implementation (median
  * and IQR over the repetitions), API requests by verb/resource and cloud calls by method; the ratios
- * ccm-kit / Go protobuf with the targets of issue 11 and PASS/FAIL; the parity of the final states.
+ * ccm-kit / Go protobuf with the performance targets and PASS/FAIL; the parity of the final states.
  */
 import { diffStates } from './parity.ts';
 import { type Config, configKey } from './plan.ts';
@@ -34,7 +34,7 @@ function fmt(x: number, digits = 1): string {
 const cloudTotal = (r: RunResult) => Object.values(r.calls).reduce((a, b) => a + b, 0);
 const load = (r: RunResult) => (r.loadStart + r.loadEnd) / 2;
 
-/** A target of issue 11 for one config, from the medians of ccm-kit and Go protobuf. */
+/** A performance target for one config, from the medians of ccm-kit and Go protobuf. */
 interface Target {
   what: string;
   holds: (ts: Medians, go: Medians) => boolean;
@@ -46,7 +46,7 @@ interface Medians {
   startupS: number;
 }
 
-/** The targets of issue 11 that apply to a config. */
+/** The performance targets that apply to a config. */
 function targetsFor(c: Config): Target[] {
   const out: Target[] = [];
   const w12 = c.workload === 'W1' || c.workload === 'W2';
@@ -127,7 +127,7 @@ export function renderReport(input: ReportInput): string {
   // ---- ratios and targets ----
   const ts = configs[0]?.impls.find((i) => i.id === 'ts');
   out();
-  out('## ccm-kit / Go protobuf, and the targets of issue 11');
+  out('## ccm-kit / Go protobuf, and the performance targets');
   out();
   out(
     'Ratios of the medians (ccm-kit ÷ Go protobuf); start-up as the difference ccm-kit − Go; load: the median 1-minute load average over both implementations\' runs. Targets: VmHWM ≤ 1.0× on W1/W2 at N ≥ 1000 and ≤ 0.6× on W8; CPU ≤ 1.5× on W1/W2 at N ≥ 1000; wall ≤ 1.0× on W1/W2 at N ≥ 1000 and QPS ≥ 1000; start-up ≤ Go + 0.3 s on W1/W2 without cloud latency.',
