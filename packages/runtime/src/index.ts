@@ -43,6 +43,16 @@ export {
   type ServerAnswers,
 } from './client/index.js';
 export {
+  type CloudLane,
+  CLOUD_LANES,
+  withCloudLane,
+  currentCloudLane,
+  withCloudController,
+  currentCloudController,
+  type CloudBudgetCharge,
+  onCloudBudgetCharge,
+} from './budget/index.js';
+export {
   processNextWorkItem,
   type ReconcileFunc,
   type ReconcileQueue,

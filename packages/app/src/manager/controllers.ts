@@ -5,7 +5,7 @@
  */
 import { type CloudProvider, type ControllerClientBuilder, isInformerUser } from '@ccm-kit/cloud-provider';
 import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
-import { type HealthChecks, type Logger, type SharedInformerFactory, sleep } from '@ccm-kit/runtime';
+import { type HealthChecks, type Logger, type SharedInformerFactory, sleep, withCloudController } from '@ccm-kit/runtime';
 import { jitter } from '@ccm-kit/runtime/internal';
 import { isControllerEnabled } from '../options/controller-selection.js';
 import { forgetCheck, instrumentedCheck } from '../serving/slis.js';
@@ -64,7 +64,8 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     let result: Awaited<ReturnType<ControllerDescriptor['init']>>;
     try {
       const rename = opts.clientRenames?.get(d.name);
-      result = await d.init({
+      // Cloud calls the controller makes, also from its workers and timers, are counted for it in the budget.
+      result = await withCloudController(d.name, () => d.init({
         cloud,
         clients: rename ? renamingClientBuilder(opts.clients, rename[0], rename[1]) : opts.clients,
         informers: opts.informers,
@@ -73,7 +74,7 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
         // The manager's logger: each controller derives its named child (ControllerContext.logger), so the name
         // is not doubled (`cloud-controller-manager/cloud-node-controller`).
         logger,
-      });
+      }));
     } catch (err) {
       logger.error(err, `Error starting ${JSON.stringify(d.name)}`);
       // Fatal for the manager; the controllers already started are stopped and awaited first, so none

@@ -1,0 +1,9 @@
+export {
+  type CloudLane,
+  CLOUD_LANES,
+  withCloudLane,
+  currentCloudLane,
+  withCloudController,
+  currentCloudController,
+} from './lane.js';
+export { type CloudBudgetCharge, onCloudBudgetCharge } from './charge.js';
