@@ -128,12 +128,26 @@ describe('parseFlags', () => {
     ).toThrow(/flag redefined: x/);
   });
 
-  it('renders help by section with defaults', () => {
+  it('renders help as pflag: aligned usage column, zero defaults omitted, deprecated flags hidden', () => {
     const help = formatHelp(sets());
-    expect(help).toContain('Generic flags:');
-    expect(help).toContain('--node-monitor-period duration');
-    expect(help).toContain('(default 5s)');
-    expect(help).toContain('-v, --v int');
-    expect(help).toContain('(DEPRECATED: going away)');
+    expect(help.startsWith('\nGeneric flags:\n\n')).toBe(true);
+    expect(help).toContain('      --node-monitor-period duration   period (default 5s)\n');
+    expect(help).toContain('      --cloud-provider string          provider\n');
+    expect(help).toContain('      --leader-elect                   elect (default true)\n');
+    expect(help).toContain('\nGlobal flags:\n\n  -h, --help    help\n  -v, --v int   verbosity\n');
+    expect(help).not.toContain('allow-untagged-cloud');
+  });
+
+  it('indents continuation lines to the usage column and shows typeName, noOptDefVal and defaultText', () => {
+    const set = new FlagSet('global')
+      .string('version', 'false', 'prints', { typeName: 'version', noOptDefVal: 'true', defaultText: '' })
+      .stringArray('sni', [], 'one\ntwo', { typeName: 'namedCertKey', defaultText: '[]' });
+    expect(formatHelp([set])).toBe(
+      '\nGlobal flags:\n\n' +
+        '      --sni namedCertKey         one\n                                 two (default [])\n' +
+        '      --version version[=true]   prints\n',
+    );
+    expect(parseFlags(['--version'], [set]).values.version).toBe('true');
+    expect(parseFlags(['--version=raw'], [set]).values.version).toBe('raw');
   });
 });

@@ -557,6 +557,40 @@ describe("the vendor's command name and version (run options)", () => {
     }
   });
 
+  it('--version=raw prints the version information as JSON and quits', async () => {
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      const exit = vi.fn();
+      await runCloudControllerManager({ argv: ['--version=raw'], commandName: 'mycloud-ccm', version: '1.4.2', exit });
+      expect(exit.mock.calls).toEqual([[0]]);
+      expect(JSON.parse(String(out.mock.calls[0]![0]))).toMatchObject({
+        command: 'mycloud-ccm',
+        version: 'v1.4.2',
+        ccmKitVersion: `v${packageVersion}`,
+      });
+    } finally {
+      out.mockRestore();
+    }
+  });
+
+  it('--help lists the controllers it would run, a vendor controller included', async () => {
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      const extra = { ...recordingController('mycloud-tagger', []), disabledByDefault: true };
+      await runCloudControllerManager({
+        argv: ['--help'],
+        controllers: [extra],
+        exit: vi.fn(),
+      });
+      const text = out.mock.calls.map((c) => String(c[0])).join('');
+      expect(text).toMatch(
+        /All controllers: cloud-node-controller, cloud-node-lifecycle-controller, mycloud-tagger, node-route-controller, service-lb-controller\n\s+Disabled-by-default controllers: mycloud-tagger \(default \[\*\]\)/,
+      );
+    } finally {
+      out.mockRestore();
+    }
+  });
+
   it('--help names the command', async () => {
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {

@@ -142,7 +142,12 @@ describe('options tests (upstream `k8s.io/cloud-provider app/controllermanager_t
       v: 0,
       vmodule: '',
       'log-flush-frequency': 5_000,
-      version: false,
+      version: 'false',
+      'disable-http2-serving': false,
+      'log-json-split-stream': false,
+      'log-text-split-stream': false,
+      'log-json-info-buffer-size': '0',
+      'log-text-info-buffer-size': '0',
     });
     const c = build(['--cloud-provider=fake']);
     expect(c.secureServing).toMatchObject({ securePort: 10258, bindAddress: '0.0.0.0', pairName: 'cloud-controller-manager' });

@@ -15,11 +15,92 @@ export type LogFields = Record<string, unknown>;
 /** Output format: `text` (klog's header and structured key/values) or `json` (component-base's JSON, one object per line). */
 export type LogFormat = 'text' | 'json';
 
-const state: { verbosity: number; format: LogFormat; write: (line: string) => void } = {
+/** Where lines go: one writer (tests, {@link setLogWriter}) or the process's streams per {@link LogStreamOptions}. */
+const state: {
+  verbosity: number;
+  format: LogFormat;
+  write: ((line: string) => void) | undefined;
+  streams: LogStreams;
+} = {
   verbosity: 0,
   format: 'text',
-  write: (line) => process.stderr.write(line + '\n'),
+  write: undefined,
+  streams: undefined as unknown as LogStreams,
 };
+
+/**
+ * Output streams of the log lines, as k8s.io/component-base `logs/api/v1` `OutputRoutingOptions` (the
+ * `--log-{text,json}-split-stream` and `--log-{text,json}-info-buffer-size` flags).
+ */
+export interface LogStreamOptions {
+  /** Info and warning lines to stdout, error lines to stderr. Default false: every line to stderr. */
+  splitStream: boolean;
+  /**
+   * With `splitStream`, info lines are held until this many **bytes** are pending (or the flush period passes,
+   * or an error line or {@link flushLogs} comes); 0 writes each line at once.
+   */
+  infoBufferSize: number;
+  /** How often buffered info lines are written out, in **milliseconds** (`--log-flush-frequency`, default 5000). */
+  flushFrequencyMs?: number;
+}
+
+/** The writers of one {@link LogStreamOptions} setting. */
+class LogStreams {
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly options: LogStreamOptions) {
+    if (options.splitStream && options.infoBufferSize > 0) {
+      this.#timer = setInterval(() => this.flush(), options.flushFrequencyMs ?? 5_000);
+      this.#timer.unref();
+      process.once('exit', () => this.flush());
+    }
+  }
+
+  write(line: string, severity: Severity): void {
+    const { splitStream, infoBufferSize } = this.options;
+    if (!splitStream || severity === 'E') {
+      this.flush();
+      process.stderr.write(line + '\n');
+    } else if (infoBufferSize > 0) {
+      this.#pending.push(line + '\n');
+      this.#pendingBytes += Buffer.byteLength(line) + 1;
+      if (this.#pendingBytes >= infoBufferSize) this.flush();
+    } else {
+      process.stdout.write(line + '\n');
+    }
+  }
+
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const text = this.#pending.join('');
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    process.stdout.write(text);
+  }
+
+  close(): void {
+    this.flush();
+    clearInterval(this.#timer);
+  }
+}
+
+state.streams = new LogStreams({ splitStream: false, infoBufferSize: 0 });
+
+/**
+ * Routes log lines to the process's streams (the `--log-*-split-stream` and `--log-*-info-buffer-size` flags);
+ * pending buffered lines of the previous setting are written first.
+ */
+export function setLogStreams(options: LogStreamOptions): void {
+  state.streams.close();
+  state.streams = new LogStreams(options);
+}
+
+/** Writes out buffered info lines now (klog.Flush); a no-op without an info buffer. */
+export function flushLogs(): void {
+  state.streams.flush();
+}
 
 /** Sets the global verbosity (the `--v` flag); negative values become 0. */
 export function setVerbosity(level: number): void {
@@ -36,7 +117,7 @@ export function setLogFormat(format: LogFormat): void {
   state.format = format;
 }
 
-/** Replaces the line writer (default: stderr). Used by tests to capture output. */
+/** Replaces the line writer (default: the process's streams, see {@link setLogStreams}). Used by tests to capture output. */
 export function setLogWriter(write: (line: string) => void): void {
   state.write = write;
 }
@@ -142,7 +223,9 @@ function textLine(e: Entry, epochMicros: number): string {
 
 function emit(e: Entry): void {
   const micros = nowMicros();
-  state.write(state.format === 'json' ? jsonLine(e, micros) : textLine(e, micros));
+  const line = state.format === 'json' ? jsonLine(e, micros) : textLine(e, micros);
+  if (state.write) state.write(line);
+  else state.streams.write(line, e.severity);
 }
 
 /** A verbosity-gated logger, as returned by {@link Logger.v}. */

@@ -52,6 +52,21 @@ export interface FlagDefinition<K extends FlagKind = FlagKind> {
    * this way; the provider factory runs after parsing, so it sees the bound values.
    */
   bind?: (value: FlagValueOf[K]) => void;
+  /**
+   * The value type the help shows when it differs from the kind's (pflag `Value.Type()`): `int32`, `float32`,
+   * `Level`, `quantity`, `int32Slice`, `namedCertKey`, …, so that `--help` reads as upstream's.
+   */
+  typeName?: string;
+  /**
+   * The value a bare `--flag` (no `=value`) sets, for a non-boolean flag (pflag `NoOptDefVal`, as
+   * `--version` → `true`); the help shows it as `type[=value]`.
+   */
+  noOptDefVal?: string;
+  /**
+   * The default as the help prints it (pflag `DefValue`) when the kind's rendering is not upstream's; `''`
+   * prints none (pflag's zero values: `false`, `0`, …).
+   */
+  defaultText?: string;
 }
 
 /** A thrown error for bad command-line input; `flag` names the offending flag when known. */
@@ -268,6 +283,8 @@ export function parseFlags(argv: readonly string[], sets: readonly FlagSet[]): P
     }
     if (eq >= 0) {
       set(def, body.slice(eq + 1), shown);
+    } else if (def.noOptDefVal !== undefined) {
+      set(def, def.noOptDefVal, shown);
     } else if (def.kind === 'bool') {
       set(def, 'true', shown);
     } else {
@@ -281,25 +298,30 @@ export function parseFlags(argv: readonly string[], sets: readonly FlagSet[]): P
   return { values, changed, args, warnings };
 }
 
-function renderDefault(def: FlagDefinition): string {
+/**
+ * pflag's `DefValue` text of a default, or undefined when pflag treats it as the zero value and prints no
+ * `(default …)` (pflag `Flag.defaultIsZeroValue`).
+ */
+function defaultValueText(def: FlagDefinition): string | undefined {
+  if (def.defaultText !== undefined) return def.defaultText === '' ? undefined : def.defaultText;
   const v = def.default;
   switch (def.kind) {
     case 'string':
-      return v === '' ? '' : ` (default ${JSON.stringify(v)})`;
+      return v === '' ? undefined : JSON.stringify(v);
     case 'ip':
-      return v === '' ? '' : ` (default ${v as string})`;
+      return v === '' ? undefined : (v as string);
     case 'bool':
-      return v ? ' (default true)' : '';
+      return v ? 'true' : undefined;
     case 'int':
     case 'float':
-      return v === 0 ? '' : ` (default ${v})`;
+      return v === 0 ? undefined : String(v);
     case 'duration':
-      return ` (default ${formatGoDuration(v as number)})`;
+      return v === 0 ? undefined : formatGoDuration(v as number);
     case 'stringSlice':
     case 'stringArray':
-      return (v as string[]).length ? ` (default [${(v as string[]).join(',')}])` : '';
+      return (v as string[]).length ? `[${(v as string[]).join(',')}]` : undefined;
     case 'mapStringBool':
-      return '';
+      return undefined;
   }
 }
 
@@ -315,19 +337,41 @@ const TYPE_NAME: Record<FlagKind, string> = {
   mapStringBool: 'mapStringBool',
 };
 
-/** Renders help text: one section per flag set, flags sorted by name, as upstream's `cliflag.PrintSections`. */
+/** The name column of one flag (pflag `FlagUsagesWrapped`): `  -v, --v Level`, `      --version version[=true]`. */
+function nameColumn(d: FlagDefinition): string {
+  const type = d.typeName ?? TYPE_NAME[d.kind];
+  const noOpt = d.noOptDefVal !== undefined ? `[=${d.noOptDefVal}]` : '';
+  return `${d.shorthand ? `  -${d.shorthand}, ` : '      '}--${d.name}${type ? ` ${type}` : ''}${noOpt}`;
+}
+
+/**
+ * One help section as spf13/pflag `FlagSet.FlagUsagesWrapped(0)` prints it: flags sorted by name, the usage
+ * column aligned after the longest name column, continuation lines of a usage indented to that column,
+ * `(default …)` unless the default is the zero value. Deprecated flags are hidden, as pflag's `MarkDeprecated`
+ * hides them.
+ */
+function formatSection(defs: readonly FlagDefinition[]): string {
+  const shown = defs.filter((d) => !d.deprecated).sort((a, b) => a.name.localeCompare(b.name));
+  const width = Math.max(...shown.map((d) => nameColumn(d).length));
+  return shown
+    .map((d) => {
+      const head = nameColumn(d);
+      const dflt = defaultValueText(d);
+      const usage = `${d.usage}${dflt === undefined ? '' : ` (default ${dflt})`}`;
+      return `${head}${' '.repeat(width - head.length + 3)}${usage.replaceAll('\n', `\n${' '.repeat(width + 3)}`)}\n`;
+    })
+    .join('');
+}
+
+/**
+ * Renders help text as upstream's `cliflag.PrintSections` (k8s.io/component-base cli/flag/sectioned.go):
+ * for each non-empty set, a blank line, `<Name> flags:`, a blank line and the set's flags.
+ */
 export function formatHelp(sets: readonly FlagSet[]): string {
-  const out: string[] = [];
+  let out = '';
   for (const set of sets) {
-    if (set.flags.size === 0) continue;
-    out.push(`${set.name[0]!.toUpperCase()}${set.name.slice(1)} flags:\n`);
-    const defs = [...set.flags.values()].sort((a, b) => a.name.localeCompare(b.name));
-    for (const d of defs) {
-      const head = `      ${d.shorthand ? `-${d.shorthand}, ` : ''}--${d.name}${TYPE_NAME[d.kind] ? ` ${TYPE_NAME[d.kind]}` : ''}`;
-      const dep = d.deprecated ? ` (DEPRECATED: ${d.deprecated})` : '';
-      out.push(`${head}\n                ${d.usage}${renderDefault(d)}${dep}`);
-    }
-    out.push('');
+    if (![...set.flags.values()].some((d) => !d.deprecated)) continue;
+    out += `\n${set.name[0]!.toUpperCase()}${set.name.slice(1)} flags:\n\n${formatSection([...set.flags.values()])}`;
   }
-  return out.join('\n');
+  return out;
 }

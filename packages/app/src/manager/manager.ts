@@ -13,6 +13,7 @@ import {
   type KubeConfigLike,
   type Logger,
   setLogFormat,
+  setLogStreams,
   setVerbosity,
   type TransformFunc,
 } from '@ccm-kit/runtime';
@@ -164,6 +165,11 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
 function startLogging(config: CloudControllerManagerConfig): Logger {
   setVerbosity(config.verbosity);
   setLogFormat(config.loggingFormat);
+  setLogStreams({
+    splitStream: config.splitStream,
+    infoBufferSize: config.infoBufferSize,
+    flushFrequencyMs: config.flushFrequencyMs,
+  });
   const logger = createLogger('cloud-controller-manager');
   logger.info('Starting cloud-controller-manager', { provider: config.cloudProvider.name });
   if (config.vmodule) {

@@ -6,9 +6,10 @@
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import { createLogger } from '@ccm-kit/runtime';
 import { FlagError, formatHelp } from '../flags/flag-set.js';
-import { cloudControllerManagerFlagSets } from '../options/ccm-flags.js';
+import { cloudControllerManagerFlagSets, helpNames } from '../options/ccm-flags.js';
 import { type StartOptions, startCloudControllerManager } from './manager.js';
-import { versionLine } from './version.js';
+import { allControllers } from './controller-registry.js';
+import { rawVersion, versionLine } from './version.js';
 
 /** Options of {@link runCloudControllerManager}: those of `startCloudControllerManager`, with `argv` defaulting to `process.argv`. */
 export interface RunOptions extends Omit<StartOptions, 'signal'> {
@@ -28,18 +29,23 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const name = options.commandName ?? 'cloud-controller-manager';
   if (argv.includes('--help') || argv.includes('-h')) {
-    const flags = formatHelp([...cloudControllerManagerFlagSets(), ...(options.flagSets ?? [])]);
+    const names = helpNames(allControllers(options.controllers), Object.keys(options.webhooks ?? {}));
+    const flags = formatHelp([...cloudControllerManagerFlagSets(names), ...(options.flagSets ?? [])]);
     process.stdout.write(
-      `${LONG_DESC}\n\nUsage:\n  ${name} [flags]\n\n${flags.replace('help for cloud-controller-manager', `help for ${name}`)}`,
+      `${LONG_DESC}\n\nUsage:\n  ${name} [flags]\n${flags.replace('help for cloud-controller-manager', `help for ${name}`)}`,
     );
     exit(0);
     return;
   }
-  if (argv.includes('--version') || argv.includes('--version=true')) {
-    process.stdout.write(versionLine(name, options.version));
+  // component-base `verflag`: `--version` and `--version=raw` print and quit; `--version=vX.Y.Z` sets the reported version.
+  const versionFlag = argv.findLast((a) => a === '--version' || a.startsWith('--version='));
+  const versionValue = versionFlag === '--version' ? 'true' : versionFlag?.slice('--version='.length);
+  if (versionValue === 'true' || versionValue === 'raw') {
+    process.stdout.write(versionValue === 'raw' ? rawVersion(name, options.version) : versionLine(name, options.version));
     exit(0);
     return;
   }
+  if (versionValue?.startsWith('v')) options = { ...options, version: versionValue };
   const log = createLogger(name);
   const signals = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {

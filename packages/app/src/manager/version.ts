@@ -33,6 +33,20 @@ export function managerUserAgent(command = 'cloud-controller-manager', version =
 }
 
 /**
+ * `--version=raw`: the version information as one JSON object (component-base prints its `version.Info` struct),
+ * for scripts: `{"command":…,"version":…,"ccmKitVersion":…,"nodeVersion":…,"platform":"linux/amd64"}`.
+ */
+export function rawVersion(command: string, version?: string): string {
+  return `${JSON.stringify({
+    command,
+    version: version ? `v${version.replace(/^v/, '')}` : undefined,
+    ccmKitVersion: `v${appVersion()}`,
+    nodeVersion: process.version,
+    platform: `${process.platform}/${goArch(process.arch)}`,
+  })}\n`;
+}
+
+/**
  * The `--version` line: `<command> v<vendor version> (ccm-kit v<ccm-kit version>)`, or
  * `<command> ccm-kit v<ccm-kit version>` when the vendor gives no version.
  */

@@ -40,7 +40,7 @@ export const authenticationOptions: OptionGroup<AuthenticationConfig> = {
       .bool(
         'authentication-tolerate-lookup-failure',
         false,
-        'If true, failures to look up missing authentication configuration from the cluster are not considered fatal.',
+        'If true, failures to look up missing authentication configuration from the cluster are not considered fatal. Note that this can result in authentication that treats all requests as anonymous.',
       )
       .string(
         'client-ca-file',
@@ -50,17 +50,17 @@ export const authenticationOptions: OptionGroup<AuthenticationConfig> = {
       .string(
         'requestheader-client-ca-file',
         '',
-        'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers.',
+        'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.',
       )
       .stringSlice(
         'requestheader-allowed-names',
         [],
         'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.',
       )
-      .stringSlice('requestheader-username-headers', ['x-remote-user'], 'List of request headers to inspect for usernames.')
-      .stringSlice('requestheader-uid-headers', [], 'List of request headers to inspect for UIDs.')
-      .stringSlice('requestheader-group-headers', ['x-remote-group'], 'List of request headers to inspect for groups.')
-      .stringSlice('requestheader-extra-headers-prefix', ['x-remote-extra-'], 'List of request header prefixes to inspect.');
+      .stringSlice('requestheader-username-headers', ['x-remote-user'], 'List of request headers to inspect for usernames. X-Remote-User is common.')
+      .stringSlice('requestheader-uid-headers', [], 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.')
+      .stringSlice('requestheader-group-headers', ['x-remote-group'], 'List of request headers to inspect for groups. X-Remote-Group is suggested.')
+      .stringSlice('requestheader-extra-headers-prefix', ['x-remote-extra-'], 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.');
   },
   validate: () => [],
   applyTo: (v) => ({

@@ -5,20 +5,25 @@
  * are held in milliseconds.
  */
 import type { FlagSet } from '../flags/flag-set.js';
-import { NamedFlagSets } from './option-group.js';
+import type { ControllerDescriptor } from '@ccm-kit/controllers';
+import { type HelpNames, NamedFlagSets } from './option-group.js';
 import { OPTION_GROUPS } from './option-groups.js';
 
 export { ACCEPTED_NO_OP_FEATURE_GATES, ALPHA_FEATURE_GATES, KNOWN_FEATURE_GATES } from './feature-gates.js';
 
-/** The help sections, in upstream's order. */
+/**
+ * The help sections, in upstream's order (the order k8s.io/cloud-provider `CloudControllerManagerOptions.Flags`
+ * creates them: debugging and leader-migration come from the generic options' `AddFlags`; leader election
+ * sits in `generic`).
+ */
 const SECTIONS = [
-  'generic',
-  'leader-election',
-  'leader-migration',
   'debugging',
+  'leader-migration',
+  'generic',
   'cloud-node-controller',
   'service-lb-controller',
   'webhook',
+  'webhook serving',
   'secure serving',
   'authentication',
   'authorization',
@@ -26,10 +31,27 @@ const SECTIONS = [
   'global',
 ];
 
-/** Builds fresh flag sets (one call per parse, so defaults a vendor changes stay local). */
-export function cloudControllerManagerFlagSets(): FlagSet[] {
+const NO_NAMES: HelpNames = { controllers: [], controllersDisabledByDefault: [], webhooks: [] };
+
+/**
+ * Builds fresh flag sets (one call per parse, so defaults a vendor changes stay local). `names` fill the
+ * "All controllers: …" and "All webhooks: …" lines of the help; parsing does not need them.
+ */
+export function cloudControllerManagerFlagSets(names: HelpNames = NO_NAMES): FlagSet[] {
   const fss = new NamedFlagSets();
   for (const name of SECTIONS) fss.flagSet(name);
-  for (const group of OPTION_GROUPS) group.addFlags(fss);
+  for (const group of OPTION_GROUPS) group.addFlags(fss, names);
   return fss.all();
+}
+
+/** The names the help lists, from the controllers the manager would run and the vendor's webhooks. */
+export function helpNames(descriptors: readonly ControllerDescriptor[], webhooks: readonly string[]): HelpNames {
+  return {
+    controllers: descriptors.map((d) => d.name).sort(),
+    controllersDisabledByDefault: descriptors
+      .filter((d) => d.disabledByDefault)
+      .map((d) => d.name)
+      .sort(),
+    webhooks: [...webhooks].sort(),
+  };
 }

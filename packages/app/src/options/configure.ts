@@ -8,7 +8,7 @@ import type { ControllerDescriptor } from '@ccm-kit/controllers';
 import { createLogger } from '@ccm-kit/runtime';
 import { StartupError } from '../errors.js';
 import { type FlagSet, parseFlags } from '../flags/flag-set.js';
-import { cloudControllerManagerFlagSets } from './ccm-flags.js';
+import { cloudControllerManagerFlagSets, helpNames } from './ccm-flags.js';
 import { buildConfig, type CloudControllerManagerConfig } from './config.js';
 import { controllerAliases } from './controller-selection.js';
 
@@ -27,7 +27,7 @@ export function configure(
   defaults: FlagDefaults = {},
   webhookNames: readonly string[] = [],
 ): CloudControllerManagerConfig {
-  const sets = [...cloudControllerManagerFlagSets(), ...flagSets];
+  const sets = [...cloudControllerManagerFlagSets(helpNames(descriptors, webhookNames)), ...flagSets];
   for (const set of sets) {
     for (const [name, value] of Object.entries(defaults)) {
       const def = set.flags.get(name);

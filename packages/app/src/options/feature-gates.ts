@@ -34,11 +34,12 @@ export const featureGateOptions: OptionGroup<Pick<CloudControllerConfig, 'featur
     fss.flagSet('generic').mapStringBool(
       'feature-gates',
       {},
-      `A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\n${Object.entries(
-        KNOWN_FEATURE_GATES,
-      )
-        .map(([k, v]) => `                ${k}=true|false (ALPHA - default=${v})`)
-        .join('\n')}`,
+      // component-base featuregate.KnownFeatures(): sorted, AllAlpha and AllBeta first by name order.
+      `A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\n${[
+        'AllAlpha=true|false (ALPHA - default=false)',
+        'AllBeta=true|false (BETA - default=false)',
+        ...Object.entries(KNOWN_FEATURE_GATES).map(([k, v]) => `${k}=true|false (ALPHA - default=${v})`),
+      ].join('\n')}`,
     );
   },
   validate(v) {

@@ -18,7 +18,7 @@ export interface GenericConfig {
 }
 
 export const genericOptions: OptionGroup<GenericConfig> = {
-  addFlags(fss) {
+  addFlags(fss, known) {
     fss
       .flagSet('generic')
       .duration(
@@ -31,13 +31,21 @@ export const genericOptions: OptionGroup<GenericConfig> = {
         'application/vnd.kubernetes.protobuf',
         'Content type of requests sent to apiserver.',
       )
-      .float('kube-api-qps', 20, 'QPS to use while talking with kubernetes apiserver.', { validate: nonNegative })
-      .int('kube-api-burst', 30, 'Burst to use while talking with kubernetes apiserver.', { validate: nonNegative })
+      .float('kube-api-qps', 20, 'QPS to use while talking with kubernetes apiserver.', {
+        validate: nonNegative,
+        typeName: 'float32',
+      })
+      .int('kube-api-burst', 30, 'Burst to use while talking with kubernetes apiserver.', {
+        validate: nonNegative,
+        typeName: 'int32',
+      })
       .duration('controller-start-interval', 0, 'Interval between starting controller managers.')
       .stringSlice(
         'controllers',
         ['*'],
-        "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'.",
+        "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'." +
+          `\nAll controllers: ${known.controllers.join(', ')}` +
+          `\nDisabled-by-default controllers: ${known.controllersDisabledByDefault.join(', ')}`,
       );
   },
   validate(v, known) {

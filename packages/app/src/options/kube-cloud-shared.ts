@@ -40,7 +40,11 @@ export const kubeCloudSharedOptions: OptionGroup<KubeCloudSharedConfig> = {
         '',
         'The path to the cloud provider configuration file. Empty string for no configuration file.',
       )
-      .string('external-cloud-volume-plugin', '', 'The plugin to use when cloud provider is set to external.')
+      .string(
+        'external-cloud-volume-plugin',
+        '',
+        'The plugin to use when cloud provider is set to external. Can be empty, should only be set when cloud-provider is external. Currently used to allow node-ipam-controller, persistentvolume-binder-controller, persistentvolume-expander-controller and attach-detach-controller to work for in tree cloud providers.',
+      )
       .bool(
         'use-service-account-credentials',
         false,
@@ -64,7 +68,7 @@ export const kubeCloudSharedOptions: OptionGroup<KubeCloudSharedConfig> = {
       .duration(
         'node-monitor-period',
         5_000,
-        'The period for syncing NodeStatus in CloudNodeLifecycleController.',
+        'The period for syncing NodeStatus in cloud-node-lifecycle-controller.',
         { validate: positivePeriod },
       )
       .string('cluster-name', 'kubernetes', 'The instance prefix for the cluster.')
@@ -73,7 +77,7 @@ export const kubeCloudSharedOptions: OptionGroup<KubeCloudSharedConfig> = {
         '',
         'CIDR Range for Pods in cluster. Only used when --allocate-node-cidrs=true; if false, this option will be ignored.',
       )
-      .bool('allocate-node-cidrs', false, 'Should CIDRs for Pods be allocated and set on the cloud provider.')
+      .bool('allocate-node-cidrs', false, 'Should CIDRs for Pods be allocated and set on the cloud provider. Requires --cluster-cidr.')
       .string('cidr-allocator-type', 'RangeAllocator', 'Type of CIDR allocator to use')
       .bool(
         'configure-cloud-routes',

@@ -24,7 +24,7 @@ export interface LeaderElectionConfig {
 export const leaderElectionOptions: OptionGroup<LeaderElectionConfig> = {
   addFlags(fss) {
     fss
-      .flagSet('leader-election')
+      .flagSet('generic')
       .bool(
         'leader-elect',
         true,
@@ -33,17 +33,17 @@ export const leaderElectionOptions: OptionGroup<LeaderElectionConfig> = {
       .duration(
         'leader-elect-lease-duration',
         15_000,
-        'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot.',
+        'The duration that non-leader candidates will wait after observing a leadership renewal until attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum duration that a leader can be stopped before it is replaced by another candidate. This is only applicable if leader election is enabled.',
       )
       .duration(
         'leader-elect-renew-deadline',
         10_000,
-        'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration.',
+        'The interval between attempts by the acting master to renew a leadership slot before it stops leading. This must be less than the lease duration. This is only applicable if leader election is enabled.',
       )
       .duration(
         'leader-elect-retry-period',
         2_000,
-        'The duration the clients should wait between attempting acquisition and renewal of a leadership.',
+        'The duration the clients should wait between attempting acquisition and renewal of a leadership. This is only applicable if leader election is enabled.',
       )
       .string(
         'leader-elect-resource-lock',

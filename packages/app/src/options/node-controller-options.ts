@@ -37,11 +37,12 @@ export const nodeControllerOptions: OptionGroup<
   addFlags(fss) {
     fss
       .flagSet('cloud-node-controller')
-      .int('concurrent-node-syncs', 1, 'Number of workers concurrently synchronizing nodes.')
+      .int('concurrent-node-syncs', 1, 'Number of workers concurrently synchronizing nodes.', { typeName: 'int32' })
       .int(
         'concurrent-node-status-updates',
         0,
-        'Number of workers concurrently updating node statuses. If unset or set to 0, --concurrent-node-syncs will be used.',
+        'Number of workers concurrently updating node statuses. If unspecified or 0, --concurrent-node-syncs is used instead',
+        { typeName: 'int32' },
       );
   },
   validate: (v) => validateNodeControllerOptions(given(v)).map((e) => `--${e}`),

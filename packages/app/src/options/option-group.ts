@@ -16,6 +16,17 @@ export interface KnownNames {
   webhooks: readonly string[];
 }
 
+/**
+ * The names the help text lists under `--controllers` and `--webhooks` (upstream
+ * `GenericControllerManagerConfigurationOptions.AddFlags(allControllers, disabledByDefaultControllers, …)`),
+ * sorted.
+ */
+export interface HelpNames {
+  controllers: readonly string[];
+  controllersDisabledByDefault: readonly string[];
+  webhooks: readonly string[];
+}
+
 /** Help sections by name, created in first-use order (upstream `cliflag.NamedFlagSets.FlagSet(name)`). */
 export class NamedFlagSets {
   readonly #sets = new Map<string, FlagSet>();
@@ -38,8 +49,8 @@ export class NamedFlagSets {
 
 /** One option group. `T` is the part of the configuration it yields. */
 export interface OptionGroup<T> {
-  /** Adds the group's flags to their help sections. */
-  addFlags(fss: NamedFlagSets): void;
+  /** Adds the group's flags to their help sections; `names` fill the `--controllers` and `--webhooks` texts. */
+  addFlags(fss: NamedFlagSets, names: HelpNames): void;
   /** Problems after parsing, each naming its flag and the fix; empty when valid. */
   validate(values: FlagValues, known: KnownNames): string[];
   /** The group's part of the configuration (called only when every group validated). */

@@ -36,36 +36,58 @@ export interface SecureServingConfig {
   permitPortSharing: boolean;
 }
 
-/** The TLS value flags both ports have, with `prefix` (`''` or `'webhook-'`) and each port's wording. */
+/**
+ * Go's TLS cipher suite names as k8s.io/component-base `cliflag.PreferredTLSCipherNames()` and
+ * `InsecureTLSCipherNames()` list them in the help (Go 1.26); `nodeCipherList` maps them to OpenSSL's.
+ */
+const PREFERRED_CIPHERS = 'TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256, TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA, TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305, TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256';
+const INSECURE_CIPHERS = 'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, TLS_ECDHE_ECDSA_WITH_RC4_128_SHA, TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA, TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256, TLS_ECDHE_RSA_WITH_RC4_128_SHA, TLS_RSA_WITH_3DES_EDE_CBC_SHA, TLS_RSA_WITH_AES_128_CBC_SHA, TLS_RSA_WITH_AES_128_CBC_SHA256, TLS_RSA_WITH_AES_128_GCM_SHA256, TLS_RSA_WITH_AES_256_CBC_SHA, TLS_RSA_WITH_AES_256_GCM_SHA384, TLS_RSA_WITH_RC4_128_SHA';
+
+/**
+ * The TLS value flags both ports have, with `prefix` (`''` or `'webhook-'`) and each port's wording, as
+ * k8s.io/apiserver `SecureServingOptions.AddFlags` and k8s.io/cloud-provider `WebhookServingOptions.AddFlags`
+ * word them: `server` is `the server` or `the webhook server`, `sniClient` `the apiserver` or `the webhook server`.
+ */
 export function addTlsFlags(
   set: FlagSet,
   prefix: '' | 'webhook-',
-  text: { certFile: string; keyFile: string },
+  text: { server: string; sniClient: string; minVersionSuffix: string },
 ): FlagSet {
+  const certDir = prefix === '' ? '--cert-dir' : '--webhook-cert-dir';
   return set
-    .string(`${prefix}tls-cert-file`, '', text.certFile)
-    .string(`${prefix}tls-private-key-file`, '', text.keyFile)
+    .string(
+      `${prefix}tls-cert-file`,
+      '',
+      `File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If HTTPS serving is enabled, and --${prefix}tls-cert-file and --${prefix}tls-private-key-file are not provided, a self-signed certificate and key are generated for the public address and saved to the directory specified by ${certDir}.`,
+    )
+    .string(
+      `${prefix}tls-private-key-file`,
+      '',
+      `File containing the default x509 private key matching --${prefix}tls-cert-file.`,
+    )
     .stringSlice(
       `${prefix}tls-cipher-suites`,
       [],
-      'Comma-separated list of cipher suites for the server. If omitted, the default cipher suites will be used. Go names (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...) as upstream; OpenSSL names are accepted too.',
+      `Comma-separated list of cipher suites for ${text.server}. If omitted, the default Go cipher suites will be used. \n` +
+        `Preferred values: ${PREFERRED_CIPHERS}. \nInsecure values: ${INSECURE_CIPHERS}.`,
     )
     .stringSlice(
       `${prefix}tls-curve-preferences`,
       [],
-      'Comma-separated list of elliptic curve IDs (Go tls.CurveID values: 23 P-256, 24 P-384, 25 P-521, 29 X25519, 4588 X25519MLKEM768), in order of preference. If omitted, the default curves will be used.',
+      `Comma-separated list of numeric Go crypto/tls CurveID values, as the allowed key exchange mechanisms for ${text.server}. The supported values depend on the Go version used. See https://pkg.go.dev/crypto/tls#CurveID for values supported for each Go version. The order of the list is ignored, and key exchange mechanisms are chosen by Go from this list using an internal preference order. If omitted, the default Go curves will be used.`,
+      { typeName: 'int32Slice', defaultText: '[]' },
     )
     .string(
       `${prefix}tls-min-version`,
       '',
-      'Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13',
+      `Minimum TLS version supported${text.minVersionSuffix}. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13`,
       { validate: validateTlsMinVersion },
     )
     .stringArray(
       `${prefix}tls-sni-cert-key`,
       [],
-      `A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --${prefix}tls-sni-cert-key multiple times. Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".`,
-      { validate: (v) => void v.map(parseNamedCertKey) },
+      `A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. The domain patterns also allow IP addresses, but IPs should only be used if ${text.sniClient} has visibility to the IP address requested by a client. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --${prefix}tls-sni-cert-key multiple times. Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".`,
+      { validate: (v) => void v.map(parseNamedCertKey), typeName: 'namedCertKey', defaultText: '[]' },
     );
 }
 
@@ -112,7 +134,11 @@ export const secureServingOptions: OptionGroup<SecureServingConfig> = {
   addFlags(fss) {
     const set = fss
       .flagSet('secure serving')
-      .ip('bind-address', '0.0.0.0', 'The IP address on which to listen for the --secure-port port.')
+      .ip(
+        'bind-address',
+        '0.0.0.0',
+        'The IP address on which to listen for the --secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address (0.0.0.0 or ::), all interfaces and IP address families will be used.',
+      )
       .int(
         'secure-port',
         10258,
@@ -124,17 +150,25 @@ export const secureServingOptions: OptionGroup<SecureServingConfig> = {
         '',
         'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored.',
       );
-    addTlsFlags(set, '', {
-      certFile: 'File containing the default x509 Certificate for HTTPS.',
-      keyFile: 'File containing the default x509 private key matching --tls-cert-file.',
-    })
+    addTlsFlags(set, '', { server: 'the server', sniClient: 'the apiserver', minVersionSuffix: '' })
       .int(
         'http2-max-streams-per-connection',
         0,
-        'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection.',
+        "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default.",
       )
-      .bool('permit-port-sharing', false, 'If true, SO_REUSEPORT will be used when binding the port.')
-      .bool('permit-address-sharing', false, 'If true, SO_REUSEADDR will be used when binding the port.');
+      // Node's https server on the secure port speaks HTTP/1.1 only (docs/decisions/0009), so HTTP/2 is off
+      // whatever this flag says; it is accepted so that manifests written for the Go binary start unchanged.
+      .bool('disable-http2-serving', false, 'If true, HTTP2 serving will be disabled [default=false]')
+      .bool(
+        'permit-port-sharing',
+        false,
+        'If true, SO_REUSEPORT will be used when binding the port, which allows more than one instance to bind on the same address and port. [default=false]',
+      )
+      .bool(
+        'permit-address-sharing',
+        false,
+        'If true, SO_REUSEADDR will be used when binding the port. This allows binding to wildcard IPs like 0.0.0.0 and specific IPs in parallel, and it avoids waiting for the kernel to release sockets in TIME_WAIT state. [default=false]',
+      );
   },
   validate: (v) => validateServing(v, ''),
   applyTo: (v) => servingConfig(v, '', 'cloud-controller-manager'),

@@ -14,6 +14,7 @@ export const serviceControllerOptions: OptionGroup<Pick<CloudControllerConfig, '
         'concurrent-service-syncs',
         1,
         'The number of services that are allowed to sync concurrently. Larger number = more responsive service management, but more CPU (and network) load',
+        { typeName: 'int32' },
       );
   },
   validate(v) {
