@@ -19,6 +19,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import type { SharedInformers } from './informers.js';
+import type { LoadBalancerCapabilities } from './load-balancer-capabilities.js';
 
 /**
  * Gives each controller its own Kubernetes client configuration (upstream `ControllerClientBuilder`).
@@ -105,6 +106,15 @@ export interface Clusters {
  * Load-balancer facet (upstream `LoadBalancer`). `clusterName` is `--cluster-name` (default `kubernetes`).
  */
 export interface LoadBalancer {
+  /**
+   * Optional, beyond upstream: which Service fields this provider's load balancers honour, read once when the
+   * service controller starts. Before any cloud call for a Service, the controller checks it against the
+   * declaration: a Service asking for `loadBalancerSourceRanges` the provider does not enforce is refused (no
+   * load balancer, a Warning Event `UnsupportedServiceField`); other unsupported fields get the same Warning and
+   * proceed. Absent, or a member left out, means upstream behaviour (nothing checked). See
+   * docs/service-capabilities.md.
+   */
+  readonly capabilities?: LoadBalancerCapabilities;
   /**
    * The load balancer's status, or `undefined` when it does not exist. With ImplementedElsewhere
    * semantics, report only load balancers that this provider created.

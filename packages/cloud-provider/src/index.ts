@@ -23,6 +23,13 @@ export {
   type CloudProviderFactory,
 } from './cloud.js';
 export {
+  validateLoadBalancerCapabilities,
+  type LoadBalancerCapabilities,
+  type LoadBalancerIPMode,
+  type ServiceIPFamily,
+  type ServicePortProtocol,
+} from './load-balancer-capabilities.js';
+export {
   findError,
   InstanceNotFoundError,
   NotImplementedError,

@@ -5,7 +5,9 @@
  *
  * Follows upstream `k8s.io/cloud-provider/controllers/service/controller.go` (upstream quirks 1-11, 37 in docs/upstream-quirks.md).
  * Beyond upstream (both off by default): `loadBalancerClass` serves that class instead of class-less Services, and
- * `nodeOwnership` leaves Nodes it rejects out of every host list and ignores their events.
+ * `nodeOwnership` leaves Nodes it rejects out of every host list and ignores their events. With a capability
+ * declaration on the LoadBalancer facet (absent by default), each Service is checked against it before the ensure
+ * path's first cloud call (docs/service-capabilities.md, docs/decisions/0205).
  */
 import {
   addLBFinalizer,
@@ -14,10 +16,12 @@ import {
   ImplementedElsewhereError,
   type Informer,
   type LoadBalancer,
+  type LoadBalancerCapabilities,
   loadBalancerStatusEqual,
   patchService,
   removeLBFinalizer,
   type ServiceStatusClient,
+  validateLoadBalancerCapabilities,
 } from '@ccm-kit/cloud-provider';
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import {
@@ -36,6 +40,11 @@ import {
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
+import {
+  checkServiceCapabilities,
+  REASON_UNSUPPORTED_SERVICE_FIELD,
+  unsupportedFieldsMessage,
+} from './capability-check.js';
 import {
   EVENT_DELETED_LOAD_BALANCER,
   EVENT_DELETING_LOAD_BALANCER,
@@ -159,6 +168,7 @@ export class ServiceController {
   /** The `node` queue: the single key {@link NODE_SYNC_KEY} (per-key exponential backoff 5 s … 300 s). */
   readonly nodeQueue: KeyQueue;
   readonly #balancer: LoadBalancer;
+  readonly #capabilities: LoadBalancerCapabilities | undefined;
   readonly #cloud: CloudProvider;
   readonly #client: ServiceStatusClient;
   readonly #services: Informer<V1Service>;
@@ -179,6 +189,8 @@ export class ServiceController {
    * Builds the controller and registers its informer handlers.
    * @throws Error `the cloud provider does not support external load balancers` when the LoadBalancer facet is
    *   unsupported (upstream `init`), or when `clusterName` is not a string.
+   * @throws TypeError naming the member when the facet's `capabilities` declaration is malformed
+   *   (`validateLoadBalancerCapabilities`).
    */
   constructor(opts: ServiceControllerOptions) {
     const balancer = opts.cloud.loadBalancer?.();
@@ -189,6 +201,10 @@ export class ServiceController {
       throw new TypeError(`clusterName must be a string, got ${typeof opts.clusterName}`);
     }
     this.#balancer = balancer;
+    this.#capabilities = balancer.capabilities;
+    if (this.#capabilities !== undefined) {
+      validateLoadBalancerCapabilities(this.#capabilities, opts.cloud.providerName());
+    }
     this.#cloud = opts.cloud;
     this.#client = opts.client;
     this.#services = opts.serviceInformer;
@@ -421,12 +437,21 @@ export class ServiceController {
     this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
   }
 
-  /** Processes a Service present in the lister (`svc` is a private copy). */
+  /**
+   * Processes a Service present in the lister (`svc` is a private copy). A Service the capability check refuses
+   * ends here, successfully (no requeue: its next change queues it again); its cache entry keeps the state last
+   * ensured, so an existing load balancer keeps that configuration and its hosts still follow the Nodes.
+   */
   async processServiceCreateOrUpdate(svc: V1Service, key: string, signal?: AbortSignal): Promise<void> {
     const cached = this.cache.getOrCreate(key);
     if (cached.state !== undefined && (cached.state.metadata?.uid ?? '') !== (svc.metadata?.uid ?? '')) {
       // Deleted and re-created quickly, without a finalizer: delete the old load balancer first.
       await this.processLoadBalancerDelete(cached.state, signal);
+      cached.state = undefined;
+    }
+    if (this.#refusedByCapabilities(svc, key)) {
+      if (cached.state === undefined) this.#forget(key);
+      return;
     }
     cached.state = svc;
     let op: LoadBalancerOperation;
@@ -442,6 +467,28 @@ export class ServiceController {
       throw err;
     }
     if (op === 'delete') this.#forget(key);
+  }
+
+  /**
+   * Checks a Service headed for the ensure path against the capability declaration: records one Warning Event
+   * `UnsupportedServiceField` naming every unsupported field, and returns true when one of them refuses the
+   * Service (docs/decisions/0205). Services on the delete path are never checked: a load balancer can always go.
+   */
+  #refusedByCapabilities(svc: V1Service, key: string): boolean {
+    if (this.#capabilities === undefined) return false;
+    if (!this.wantsLoadBalancer(svc) || this.needsCleanup(svc) || isForeignLoadBalancer(svc, this.#lbClass)) {
+      return false;
+    }
+    const unsupported = checkServiceCapabilities(svc, this.#capabilities);
+    if (unsupported.length === 0) return false;
+    const refused = unsupported.some((f) => f.refuse);
+    const message = unsupportedFieldsMessage(this.#cloud.providerName(), unsupported);
+    this.#log.warn(refused ? 'Refusing to ensure load balancer' : 'Service asks for unsupported fields', {
+      service: key,
+      fields: unsupported.map((f) => f.field).join(','),
+    });
+    this.#event(serviceReference(svc), 'Warning', REASON_UNSUPPORTED_SERVICE_FIELD, message);
+    return refused;
   }
 
   /**

@@ -1,4 +1,10 @@
 /** The service load-balancer controller (`service-lb-controller`): its descriptor, class and upstream logic. */
+export {
+  checkServiceCapabilities,
+  REASON_UNSUPPORTED_SERVICE_FIELD,
+  type UnsupportedServiceField,
+  unsupportedFieldsMessage,
+} from './capability-check.js';
 export * from './controller.js';
 export * from './descriptor.js';
 export * from './events.js';

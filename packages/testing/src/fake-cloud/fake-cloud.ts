@@ -12,6 +12,7 @@ import {
   type Instances,
   type InstancesV2,
   type LoadBalancer,
+  type LoadBalancerCapabilities,
   NotImplementedError,
   type PVLabeler,
   type Route,
@@ -63,9 +64,17 @@ export interface FakeCloudOptions extends Partial<FakeCloudKnobs> {
   now?: () => number;
   /** Uniform random numbers in `[0, 1)`, used by random latencies and error probabilities. Default `Math.random`. */
   random?: () => number;
+  /** The LoadBalancer facet's capability declaration (see {@link FakeCloud.capabilities}). Default none. */
+  capabilities?: LoadBalancerCapabilities;
 }
 
-const knobNames: ReadonlySet<string> = new Set<string>([...KNOB_NAMES, 'callLogLimit', 'now', 'random']);
+const knobNames: ReadonlySet<string> = new Set<string>([
+  ...KNOB_NAMES,
+  'callLogLimit',
+  'now',
+  'random',
+  'capabilities',
+]);
 
 function own<T>(record: Record<string, T> | undefined, key: string): T | undefined {
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
@@ -167,6 +176,13 @@ export class FakeCloud
   volumeLabelMap: Record<string, Record<string, string>> = {};
   machines: string[] = [];
 
+  /**
+   * The LoadBalancer facet's capability declaration (beyond upstream). The fake accepts every Service and
+   * enforces nothing, so it declares nothing by default (upstream behaviour); a test sets the declaration it
+   * needs, for example `{ loadBalancerSourceRanges: false }` to see the service controller refuse a Service.
+   * The controller reads it once, when it is constructed.
+   */
+  capabilities: LoadBalancerCapabilities | undefined = undefined;
   /** Load balancers stored by `ensureLoadBalancer`, keyed by name (upstream `Balancers`). */
   balancers = new Map<string, FakeBalancer>();
   /** Latency, error and throttle policies (beyond upstream). */
