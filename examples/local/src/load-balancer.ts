@@ -15,7 +15,7 @@
  * - `ensureLoadBalancerDeleted` stops the listeners, clears the annotation and releases the addresses; it is
  *   idempotent and succeeds when the Service is gone.
  */
-import { defaultLoadBalancerName, type LoadBalancer } from '@ccm-kit/cloud-provider';
+import { defaultLoadBalancerName, type LoadBalancer, type LoadBalancerCapabilities } from '@ccm-kit/cloud-provider';
 import { createLogger, type EventRecorder, type Logger } from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import { type ServiceStore, writeAllocation } from './allocation-store.js';
@@ -27,6 +27,7 @@ import {
   parseAllocatedIPs,
   parseLoadBalancerOptions,
 } from './annotations.js';
+import { localCapabilities } from './capabilities.js';
 import type { LocalConfig } from './config.js';
 import { IPConflictError, Ipam, PoolExhaustedError } from './ipam.js';
 import type { DataPlane } from './proxy/data-plane.js';
@@ -77,6 +78,8 @@ function isOurs(service: V1Service): boolean {
 }
 
 export class LocalLoadBalancer implements LoadBalancer {
+  /** What this data plane supports (see `capabilities.ts`); the service controller checks Services against it. */
+  readonly capabilities: LoadBalancerCapabilities;
   readonly ipam: Ipam;
   readonly #deps: LocalLoadBalancerDeps;
   readonly #logger: Logger;
@@ -84,6 +87,7 @@ export class LocalLoadBalancer implements LoadBalancer {
 
   constructor(deps: LocalLoadBalancerDeps) {
     this.#deps = deps;
+    this.capabilities = localCapabilities(deps.config.dataPlane);
     this.ipam = deps.ipam ?? new Ipam();
     this.#logger = deps.logger ?? createLogger('local-lb');
   }

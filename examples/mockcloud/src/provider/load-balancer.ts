@@ -20,6 +20,7 @@ import {
   defaultLoadBalancerName,
   InvalidAnnotationError,
   type LoadBalancer,
+  type LoadBalancerCapabilities,
   patchService,
   RetryError,
   type ServiceStatusClient,
@@ -99,7 +100,26 @@ function matches(lb: CloudLoadBalancer, spec: LoadBalancerSpec): boolean {
 type Ownership = { kind: 'ours' } | { kind: 'unowned' } | { kind: 'foreign'; reason: string };
 
 /** The LoadBalancer facet. */
+/**
+ * What mockcloud load balancers support. They have no firewall, so a Service asking for
+ * `loadBalancerSourceRanges` is refused by the service controller instead of getting an open load balancer; they
+ * have one public IPv4 address the cloud picks, forward to node ports, and balance without client affinity.
+ */
+const MOCKCLOUD_LOAD_BALANCER_CAPABILITIES: LoadBalancerCapabilities = {
+  protocols: ['TCP', 'UDP'],
+  mixedProtocols: true,
+  loadBalancerSourceRanges: false,
+  externalTrafficPolicyLocal: true,
+  ipFamilies: ['IPv4'],
+  dualStack: false,
+  loadBalancerIP: false,
+  allocateLoadBalancerNodePortsFalse: false,
+  sessionAffinityClientIP: false,
+  ipModes: ['VIP', 'Proxy'],
+};
+
 export class MockCloudLoadBalancers implements LoadBalancer {
+  readonly capabilities = MOCKCLOUD_LOAD_BALANCER_CAPABILITIES;
   readonly #d: LoadBalancerDeps;
 
   constructor(deps: LoadBalancerDeps) {
