@@ -9,8 +9,8 @@ import { scaffold } from './scaffold.js';
 const USAGE = `npm create ccm-kit <dir> [-- --provider <name> --facets ${FACETS.join(',')}]
 
   --provider <name>   provider name: --cloud-provider value and providerID scheme (default: the dir's name)
-  --facets <list>     what the provider implements (default instancesV2,loadBalancer); "instances" is the
-                      older Instances API with Zones
+  --facets <list>     what the provider implements, any combination (default instancesV2,loadBalancer);
+                      "instances" is the older Instances API, "zones" the Zones API (with either)
   --yes               no prompts: take the defaults for what is not given`;
 
 async function options(argv: string[]): Promise<ProjectOptions> {

@@ -1,7 +1,11 @@
 /** What a new project is made from: the provider's name and the facets it implements. */
 
-/** The facets a provider can implement; `instances` is the older Instances API with Zones. */
-export const FACETS = ['instancesV2', 'loadBalancer', 'routes', 'instances'] as const;
+/**
+ * The facets a provider can implement, each on its own, in any combination a real provider uses
+ * (docs/provider-families.md): `instances` is the older Instances API, `zones` the Zones API that goes with it
+ * or with InstancesV2.
+ */
+export const FACETS = ['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes'] as const;
 export type Facet = (typeof FACETS)[number];
 
 export interface ProjectOptions {
@@ -21,16 +25,17 @@ export function validateProviderName(name: string): string {
   return name;
 }
 
-/** Parses `instancesV2,loadBalancer` (case-insensitive; `zones` means `instances`). @throws Error naming the unknown facet. */
+/**
+ * Parses `instancesV2,zones,loadBalancer` (case-insensitive, any combination, in {@link FACETS} order).
+ * @throws Error naming the unknown facet, or when the list is empty.
+ */
 export function parseFacets(text: string): Facet[] {
   const out = new Set<Facet>();
   for (const raw of text.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const f = raw.toLowerCase() === 'zones' ? 'instances' : FACETS.find((x) => x.toLowerCase() === raw.toLowerCase());
-    if (!f) throw new Error(`facet "${raw}": choose from ${FACETS.join(', ')} (zones = instances)`);
+    const f = FACETS.find((x) => x.toLowerCase() === raw.toLowerCase());
+    if (!f) throw new Error(`facet "${raw}": choose from ${FACETS.join(', ')}`);
     out.add(f);
   }
-  if (out.has('instances') && out.has('instancesV2'))
-    throw new Error('facets: choose instancesV2 or instances (the older API with Zones), not both');
   if (out.size === 0) throw new Error('facets: choose at least one of ' + FACETS.join(', '));
   return FACETS.filter((f) => out.has(f));
 }

@@ -11,14 +11,14 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 describe('create-ccm-kit', () => {
   it('writes the chosen facets as stubs throwing NotImplementedError, and only those', () => {
-    const files = projectFiles({ dir: '/x', provider: 'my-cloud', facets: parseFacets('routes,instances') });
+    const files = projectFiles({ dir: '/x', provider: 'my-cloud', facets: parseFacets('routes,instances,zones') });
     const provider = files['src/provider.ts']!;
-    expect(provider).toContain('export class MyCloudCloud implements CloudProvider, Routes, Instances, Zones {');
+    expect(provider).toContain('export class MyCloudCloud implements CloudProvider, Instances, Zones, Routes {');
     expect(provider).toContain("throw new NotImplementedError('createRoute not implemented');");
     expect(provider).toContain("throw new NotImplementedError('getZoneByProviderID not implemented');");
     expect(provider).not.toContain('instanceMetadata');
     expect(provider).not.toContain('ensureLoadBalancer');
-    expect(files['test/conformance-options.ts']).toContain("facets: ['routes', 'instances', 'zones'],");
+    expect(files['test/conformance-options.ts']).toContain("facets: ['instances', 'zones', 'routes'],");
     expect(files['test/conformance-options.ts']).toContain('pendingNotImplemented: true');
   });
 
@@ -60,7 +60,24 @@ describe('create-ccm-kit', () => {
   });
 
   it.each([
-    ['instancesV2,instances', /instancesV2 or instances/],
+    // The facet sets of docs/provider-families.md: GCE/AWS, OpenStack, vSphere, Mesos/oVirt, Rackspace, rancher.
+    ['instances,instancesV2,zones,loadBalancer,routes', ['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes']],
+    ['instancesV2,loadBalancer,routes', ['instancesV2', 'loadBalancer', 'routes']],
+    ['instances,zones,loadBalancer,routes', ['instances', 'zones', 'loadBalancer', 'routes']],
+    ['instances', ['instances']],
+    ['zones', ['zones']],
+    ['instancesV2,zones,loadBalancer', ['instancesV2', 'zones', 'loadBalancer']],
+  ])('scaffolds the facet set %j', (text, facets) => {
+    expect(parseFacets(text)).toEqual(facets);
+    const files = projectFiles({ dir: '/x', provider: 'acme', facets: parseFacets(text) });
+    expect(files['src/provider.ts']).toContain(
+      `implements ${['CloudProvider', ...facets.flatMap((f) => ({ instancesV2: 'InstancesV2', instances: 'Instances', zones: 'Zones', loadBalancer: 'LoadBalancer', routes: 'Routes' })[f]!)].join(', ')} {`,
+    );
+    expect(files['test/conformance-options.ts']).toContain(`facets: [${facets.map((f) => `'${f}'`).join(', ')}],`);
+    expect(files['test/conformance-options.ts']).toContain("existingNode: { metadata: { name: 'node-a' }");
+  });
+
+  it.each([
     ['lb', /facet "lb": choose from/],
     ['', /at least one/],
   ])('rejects the facets %j', (text, message) => {

@@ -393,3 +393,37 @@ describe('FakeCloud findings (upstream fake semantics the contract rejects)', ()
     await expect(twice?.run()).rejects.toThrow(/\(already gone\) rejected: Error: no route found for node:n/);
   });
 });
+
+/** The reference cloud with only some facets: the accessors of the others answer undefined. */
+function withFacets(keep: string[]): ProviderFixture {
+  const fixture = memoryFixture();
+  const cloud = fixture.cloud;
+  const facets = ['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes'] as const;
+  const view = {
+    providerName: () => cloud.providerName(),
+    hasClusterID: () => cloud.hasClusterID(),
+    ...Object.fromEntries(facets.map((f) => [f, () => (keep.includes(f) ? cloud[f]() : undefined)])),
+  };
+  return { ...fixture, cloud: view };
+}
+
+describe('providerID of a Node without spec.providerID (as the cloud-node controller finds it)', () => {
+  it('comes from InstancesV2 instanceMetadata when the provider has Zones but no Instances', async () => {
+    const plan = await planProviderConformance({ name: 'v2 + zones', setup: () => withFacets(['instancesV2', 'zones']) });
+    const zoneChecks = plan.checks.filter((c) => c.facet === 'zones');
+    expect(zoneChecks.length).toBeGreaterThan(0);
+    for (const check of zoneChecks) await check.run();
+  });
+
+  it('is reported as needed, naming both facets, when the provider has neither', async () => {
+    const plan = await planProviderConformance({ name: 'zones only', setup: () => withFacets(['zones']) });
+    const check = plan.checks.find((c) => c.id === 'zones/consistent');
+    const err = await check!.run().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).toMatch(
+      /existingNode needs spec\.providerID for these checks \(the provider has neither Instances nor InstancesV2 to derive it from\)/,
+    );
+  });
+});

@@ -101,7 +101,7 @@ ${stub('deleteRoute')}
 `;
 
 const INSTANCES_V1 = `
-  // --- Instances and Zones: the older API (prefer InstancesV2 for a new provider) -------------------
+  // --- Instances: the older API (prefer InstancesV2 for a new provider) ------------------------------
 
   async nodeAddresses(nodeName: string, signal?: AbortSignal): Promise<V1NodeAddress[]> {
     // TODO: the addresses of the machine named nodeName.
@@ -140,6 +140,11 @@ ${stub('instanceExistsByProviderID')}
     void [providerID, signal];
 ${stub('instanceShutdownByProviderID')}
   }
+`;
+
+const ZONES = `
+  // --- Zones: the zone and region labels of a Node --------------------------------------------------
+  // With InstancesV2, the zone and region of its metadata come first; Zones answers for the rest.
 
   async getZone(signal?: AbortSignal): Promise<Zone> {
     void [signal];
@@ -160,7 +165,8 @@ const FACET = {
   instancesV2: { iface: ['InstancesV2'], accessors: ['instancesV2(): InstancesV2'], body: INSTANCES_V2, types: ['InstanceMetadata', 'InstancesV2'], k8s: ['V1Node'] },
   loadBalancer: { iface: ['LoadBalancer'], accessors: ['loadBalancer(): LoadBalancer'], body: LOAD_BALANCER, types: ['LoadBalancer'], k8s: ['V1LoadBalancerStatus', 'V1Node', 'V1Service'] },
   routes: { iface: ['Routes'], accessors: ['routes(): Routes'], body: ROUTES, types: ['Route', 'Routes'], k8s: [] },
-  instances: { iface: ['Instances', 'Zones'], accessors: ['instances(): Instances', 'zones(): Zones'], body: INSTANCES_V1, types: ['Instances', 'Zone', 'Zones'], k8s: ['V1NodeAddress'] },
+  instances: { iface: ['Instances'], accessors: ['instances(): Instances'], body: INSTANCES_V1, types: ['Instances'], k8s: ['V1NodeAddress'] },
+  zones: { iface: ['Zones'], accessors: ['zones(): Zones'], body: ZONES, types: ['Zone', 'Zones'], k8s: [] },
 } satisfies Record<Facet, unknown>;
 
 export function providerTs(o: ProjectOptions): string {

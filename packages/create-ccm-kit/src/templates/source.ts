@@ -83,7 +83,9 @@ it('src/version.ts matches package.json', () => {
 }
 
 export function conformanceOptionsTs(o: ProjectOptions): string {
-  const nodes = o.facets.includes('instancesV2') || o.facets.includes('instances');
+  const nodes = o.facets.some((f) => f === 'instancesV2' || f === 'instances' || f === 'zones');
+  // Zones alone cannot derive a Node's providerID (no Instances facet): the fixture carries one.
+  const ownProviderID = !o.facets.includes('instancesV2') && !o.facets.includes('instances');
   return `/**
  * The conformance suite's options for the ${o.provider} provider, used by test/conformance.test.ts and by
  * \`npx ccm-kit conformance\`. Checks stopped by a stub (NotImplementedError) are reported as pending.
@@ -101,12 +103,12 @@ const options: ProviderConformanceOptions = {
     cloud: new ${className(o.provider)}(parseCloudConfig('apiEndpoint: http://127.0.0.1:1/\\nregion: test-1\\n')),${
       nodes
         ? `
-    existingNode: { metadata: { name: 'node-a' } },
+    existingNode: { metadata: { name: 'node-a' }${ownProviderID ? `, spec: { providerID: '${o.provider}://node-a' }` : ''} },
     missingNode: { metadata: { name: 'ghost' }, spec: { providerID: '${o.provider}://gone' } },`
         : ''
     }
   }),
-  facets: ${JSON.stringify(o.facets.map((f) => (f === 'instances' ? ['instances', 'zones'] : [f])).flat()).replace(/"/g, "'").replace(/,/g, ', ')},
+  facets: ${JSON.stringify(o.facets).replace(/"/g, "'").replace(/,/g, ', ')},
   pendingNotImplemented: true,
 };
 export default options;

@@ -14,27 +14,34 @@ import { addressProblems } from './validate.js';
 import { describeError, show } from './violation.js';
 
 /**
- * The providerID of `node`: its `spec.providerID`, else `<providerName>://<instanceID(name)>` (upstream
- * `GetInstanceProviderID`).
+ * The providerID of `node`, as the cloud-node controller finds it (upstream `cloud-node-controller`
+ * `getProviderID` / `GetInstanceProviderID`): its `spec.providerID`; else, with Instances,
+ * `<providerName>://<instanceID(name)>`; else, with InstancesV2, `instanceMetadata(node).providerID`. Fails the
+ * check, saying which, when none of these can give it.
  */
 export async function providerIDOf(ctx: CheckContext, node: V1Node, role: string): Promise<string> {
   const own = node.spec?.providerID;
   if (own) return own;
+  const name = node.metadata?.name ?? '';
   const instances = facetOf(ctx.cloud, 'instances');
-  if (instances === undefined) {
+  if (instances !== undefined) {
+    const id = await ctx.call(`instanceID(${JSON.stringify(name)})`, () => instances.instanceID(name, ctx.signal));
+    ctx.require(typeof id === 'string' && id !== '', `instanceID(${JSON.stringify(name)}) resolved ${show(id)}, expected an ID`);
+    return `${ctx.cloud.providerName()}://${id}`;
+  }
+  const v2 = facetOf(ctx.cloud, 'instancesV2');
+  if (v2 === undefined) {
     ctx.fail(
-      `${role} needs spec.providerID for these checks (the provider has no Instances facet to derive it)`,
+      `${role} needs spec.providerID for these checks (the provider has neither Instances nor InstancesV2 to derive it from)`,
     );
   }
-  const name = node.metadata?.name ?? '';
-  const id = await ctx.call(`instanceID(${JSON.stringify(name)})`, () =>
-    instances.instanceID(name, ctx.signal),
-  );
+  const meta = await ctx.call(`instanceMetadata(${role} (${name}))`, () => v2.instanceMetadata(node, ctx.signal));
+  const pid = meta?.providerID;
   ctx.require(
-    typeof id === 'string' && id !== '',
-    `instanceID(${JSON.stringify(name)}) resolved ${show(id)}, expected an ID`,
+    typeof pid === 'string' && pid !== '',
+    `instanceMetadata(${role} (${name})) gave no providerID (${show(pid)}); return one, or give ${role} spec.providerID`,
   );
-  return `${ctx.cloud.providerName()}://${id}`;
+  return pid;
 }
 
 const DELETES =

@@ -1,0 +1,23 @@
+/** Every facet set a real provider family uses (docs/provider-families.md) scaffolds a project that type-checks. */
+import { describe, expect, it } from 'vitest';
+import { parseFacets } from '../src/options.js';
+import { removeScaffold, typeCheck, writeScaffold } from './scaffold-project.js';
+
+describe('a scaffolded project type-checks', () => {
+  it.each([
+    'instances,instancesV2,zones,loadBalancer,routes',
+    'instancesV2,zones,loadBalancer',
+    'instances,zones,loadBalancer',
+    'instancesV2,loadBalancer,routes',
+    'zones',
+  ])('with the facets %s', (facets) => {
+    const dir = writeScaffold('rancher', parseFacets(facets));
+    try {
+      const { status, output } = typeCheck(dir);
+      expect(output).toBe('');
+      expect(status).toBe(0);
+    } finally {
+      removeScaffold(dir);
+    }
+  }, 120_000);
+});
