@@ -216,6 +216,63 @@ it('gives a Service switched LoadBalancer -> ClusterIP -> LoadBalancer a new loa
   await ccm.done;
 }, 90_000);
 
+it('refuses a Service asking for loadBalancerSourceRanges (mockcloud has no firewall): no load balancer, a Warning Event; without the ranges it gets one', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const ccm = await startServiceLbManager('e2e-ranges');
+  const read = () => core.readNamespacedService({ name: 'ranged', namespace: 'default' });
+  const lbRequests = (since: number) =>
+    api.requests().filter((r) => r.time >= since && r.path.includes('/load_balancers'));
+  try {
+    const count = api.state.listLoadBalancers().length;
+    const since = Date.now();
+    await core.createNamespacedService({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'ranged' },
+        spec: {
+          type: 'LoadBalancer',
+          selector: { app: 'ranged' },
+          loadBalancerSourceRanges: ['203.0.113.0/24'],
+          ports: [{ port: 80, protocol: 'TCP' }],
+        },
+      },
+    });
+    const warning = await eventuallyValue(
+      async () =>
+        (await core.listNamespacedEvent({ namespace: 'default' })).items.find(
+          (e) => e.involvedObject.name === 'ranged' && e.reason === 'UnsupportedServiceField',
+        ),
+      'the UnsupportedServiceField Warning',
+    );
+    expect(warning.type).toBe('Warning');
+    expect(warning.message).toBe(
+      'Refusing to ensure a load balancer: provider "mockcloud" does not support spec.loadBalancerSourceRanges=203.0.113.0/24 (the load balancer would accept clients from every address). No load balancer is created or changed until the Service no longer asks for it',
+    );
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(lbRequests(since)).toEqual([]);
+    expect(api.state.listLoadBalancers()).toHaveLength(count);
+    const refused = await read();
+    expect(refused.metadata?.finalizers ?? []).toEqual([]);
+    expect(refused.status?.loadBalancer?.ingress ?? []).toEqual([]);
+
+    await core.patchNamespacedService(
+      { name: 'ranged', namespace: 'default', body: { spec: { loadBalancerSourceRanges: null } } },
+      patchOptions('merge'),
+    );
+    const served = await eventuallyValue(async () => {
+      const s = await read();
+      return s.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
+    }, 'a load balancer once the ranges are gone');
+    expect(api.state.listLoadBalancers()).toHaveLength(count + 1);
+    await core.deleteNamespacedService({ name: 'ranged', namespace: 'default' });
+    await eventuallyValue(() => isGone(read()), 'the Service to be gone');
+    expect(api.state.getLoadBalancer(served.metadata!.annotations![ANNOTATION_LOAD_BALANCER_ID]!)).toBeUndefined();
+  } finally {
+    await ccm.stop();
+  }
+  await ccm.done;
+}, 90_000);
+
 it('absorbs a 429 storm without a failed reconcile, and turns bad annotations into Warning Events without touching the cloud', async () => {
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const ccm = await startServiceLbManager('e2e-annotations');
