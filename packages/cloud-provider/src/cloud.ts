@@ -199,6 +199,49 @@ export interface InstancesV2 {
    * `undefined` for that pass (docs/decisions/0100).
    */
   instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata | undefined>;
+  /**
+   * Optional batch read (no upstream counterpart): one page of the instances the cloud has, each with what
+   * {@link InstancesV2.instanceMetadata} and {@link InstancesV2.instanceShutdown} would answer for a Node with
+   * its providerID. With it, the cloud-node controller's status pass and the cloud-node-lifecycle monitor read
+   * a few pages per pass instead of calling once per Node (docs/interfaces/instances-v2.md "Batch reads",
+   * docs/decisions/0103-batch-instance-reads.md). Without it they call per Node, exactly as upstream.
+   *
+   * - `pageToken` is `undefined` for the first page, then the previous page's `nextPageToken`; the token is
+   *   opaque to the caller. A page without `nextPageToken` (or with `''`) is the last one.
+   * - List only instances for which `instanceExists` would answer `true` (stopped ones included, with
+   *   `shutdown: true`); an instance in the listing **exists**.
+   * - **Absence from a listing never means "gone".** A Node whose providerID is not listed — on a complete or
+   *   a partial listing — is asked about with the per-Node methods, and only their answer can delete it. So a
+   *   provider may leave out instances it is unsure of (for example one still being created).
+   * - Throw (reject) when the page cannot be read (5xx, 429, timeout, authorization, abort): the pass then asks
+   *   per Node for every Node it has not found in the pages read so far. Never answer a short page for an error.
+   * - The callers may stop before the last page once every Node they need is found.
+   * @param pageToken - `undefined` for the first page, else the previous page's `nextPageToken`.
+   * @returns one page; may be empty with a `nextPageToken`.
+   * @throws the provider's errors for a page that cannot be read.
+   */
+  listInstanceStates?(pageToken: string | undefined, signal?: AbortSignal): Promise<InstanceStatePage>;
+}
+
+/** One instance of a {@link InstancesV2.listInstanceStates} page: what the per-Node methods would answer. */
+export interface InstanceState {
+  /**
+   * `<provider>://<id>`, exactly the string the Node carries in `spec.providerID` (the one `instanceMetadata`
+   * reports): Nodes are matched to instances by string equality.
+   */
+  providerID: string;
+  /** What `instanceMetadata` answers for a Node with this providerID. */
+  metadata: InstanceMetadata;
+  /** What `instanceShutdown` answers: `true` for a stopped instance. */
+  shutdown: boolean;
+}
+
+/** One page of {@link InstancesV2.listInstanceStates}. */
+export interface InstanceStatePage {
+  /** The instances of this page, in any order. */
+  instances: InstanceState[];
+  /** The token of the next page; absent (or `''`) on the last page. */
+  nextPageToken?: string;
 }
 
 /** What a provider knows about a Node's machine (upstream `InstanceMetadata`). Empty strings mean unset. */

@@ -16,6 +16,8 @@ export {
   type Instances,
   type InstancesV2,
   type InstanceMetadata,
+  type InstanceState,
+  type InstanceStatePage,
   type Zone,
   type Zones,
   type Route,

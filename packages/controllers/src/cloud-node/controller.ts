@@ -11,6 +11,7 @@ import {
   type CloudProvider,
   type Informer,
   type InstanceMetadata,
+  type InstanceState,
   type NodeApi,
   type NodeClient,
   nodeClientFromCoreV1Api,
@@ -36,7 +37,7 @@ import {
 } from '@ccm-kit/runtime';
 import { parseTime } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import { isNodeOwned, nodeReference, ownedNodeHandler } from '../shared/index.js';
+import { isNodeOwned, nodeReference, ownedNodeHandler, PassInstanceListing } from '../shared/index.js';
 import { desiredNodeAddresses, nodeAddressesStatusPatch } from './addresses.js';
 import { isUninitialized } from './cloud-taint.js';
 import { getInstanceMetadata, getInstanceNodeAddresses } from './instance-metadata.js';
@@ -115,6 +116,7 @@ export class CloudNodeController {
   readonly #statusWorkers: number;
   readonly #ownership: Pick<CloudNodeControllerOptions, 'nodeOwnership'>;
   readonly #log: Logger;
+  readonly #listing: PassInstanceListing;
   /** The `Nodes` queue: names of Nodes to sync (client-go default controller rate limiter). */
   readonly queue: Workqueue<string>;
   readonly #removeHandlers: (() => void)[] = [];
@@ -146,6 +148,7 @@ export class CloudNodeController {
     this.#recorder = options.recorder;
     this.#ownership = { nodeOwnership: options.nodeOwnership };
     this.#log = options.logger ?? createLogger('cloud-node-controller');
+    this.#listing = new PassInstanceListing(1, this.#log);
     this.#informer = options.informers.nodes();
     this.queue = new Workqueue<string>({
       name: CLOUD_NODE_QUEUE_NAME,
@@ -367,12 +370,18 @@ export class CloudNodeController {
    * asks the cloud for its addresses (InstancesV2 metadata, or v1 addresses by providerID then name) and calls
    * {@link CloudNodeController.updateNodeAddress}, `statusUpdateWorkerCount` Nodes at a time. Cloud errors and
    * nil metadata skip the Node (decision 0100). Stops handing out Nodes when `signal` aborts.
+   *
+   * Beyond upstream: when the provider offers `InstancesV2.listInstanceStates`, the pass first reads that
+   * listing (unless per-Node calls are expected to be cheaper) and takes each listed Node's metadata from it,
+   * matched by `spec.providerID`; every Node not listed is asked per Node as above (decision 0103). The
+   * writes are the same either way.
    */
   async updateNodeStatus(signal?: AbortSignal): Promise<void> {
     const start = performance.now();
     const nodes = this.#informer.lister.list();
+    const listed = await this.#listing.read(this.#cloud, this.#statusProviderIDs(nodes), signal);
     await parallelizeUntil(signal, this.#statusWorkers, nodes.length, (i) =>
-      this.#refreshNode(nodes[i]!, signal),
+      this.#refreshNode(nodes[i]!, listed, signal),
     );
     this.#log.v(2).info('Updated nodes status', {
       nodes: nodes.length,
@@ -380,7 +389,25 @@ export class CloudNodeController {
     });
   }
 
-  async #refreshNode(cached: V1Node, signal?: AbortSignal): Promise<void> {
+  /** The providerIDs of the Nodes the status pass refreshes (owned, initialized, with a providerID). */
+  #statusProviderIDs(nodes: readonly V1Node[]): Set<string> {
+    const ids = new Set<string>();
+    for (const node of nodes) {
+      const id = node.spec?.providerID;
+      try {
+        if (id && !isUninitialized(node) && isNodeOwned(this.#ownership, node)) ids.add(id);
+      } catch {
+        // A throwing ownership predicate is logged by #refreshNode, which asks about the Node again.
+      }
+    }
+    return ids;
+  }
+
+  async #refreshNode(
+    cached: V1Node,
+    listed: ReadonlyMap<string, InstanceState> | undefined,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const name = cached.metadata?.name ?? '';
     try {
       if (!isNodeOwned(this.#ownership, cached)) return;
@@ -389,12 +416,14 @@ export class CloudNodeController {
         return;
       }
       const node = structuredClone(cached);
-      let metadata: InstanceMetadata | undefined;
-      try {
-        metadata = await getInstanceNodeAddresses(this.#cloud, node, signal);
-      } catch (err) {
-        this.#log.error(err, 'Error getting instance metadata for node addresses', { node: name });
-        return;
+      let metadata: InstanceMetadata | undefined = listed?.get(node.spec?.providerID ?? '')?.metadata;
+      if (!metadata) {
+        try {
+          metadata = await getInstanceNodeAddresses(this.#cloud, node, signal);
+        } catch (err) {
+          this.#log.error(err, 'Error getting instance metadata for node addresses', { node: name });
+          return;
+        }
       }
       if (!metadata) {
         this.#log.v(4).info('Skipping node address update: cloud provided nil metadata', { node: name });

@@ -8,6 +8,7 @@
 import {
   addOrUpdateTaintOnNode,
   type CloudProvider,
+  type InstanceState,
   type Lister,
   type NodeApi,
   type NodeClient,
@@ -27,7 +28,7 @@ import {
   until,
 } from '@ccm-kit/runtime';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import { isNodeOwned, nodeReference } from '../shared/index.js';
+import { isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';
 import { instanceExists, instanceShutdown } from './instance-state.js';
 import { readyConditionStatus, SHUTDOWN_TAINT } from './node-state.js';
 
@@ -80,6 +81,7 @@ export class CloudNodeLifecycleController {
   readonly #periodMs: number;
   readonly #ownership: Pick<CloudNodeLifecycleControllerOptions, 'nodeOwnership'>;
   readonly #log: Logger;
+  readonly #listing: PassInstanceListing;
 
   /**
    * @throws Error `kubernetes client is nil`, `no cloud provider provided`, or
@@ -103,6 +105,7 @@ export class CloudNodeLifecycleController {
     this.#recorder = options.recorder;
     this.#ownership = { nodeOwnership: options.nodeOwnership };
     this.#log = options.logger ?? createLogger('cloud-node-lifecycle-controller');
+    this.#listing = new PassInstanceListing(2, this.#log);
     this.#lister = options.informers.nodes().lister;
   }
 
@@ -120,7 +123,14 @@ export class CloudNodeLifecycleController {
     }
   }
 
-  /** One pass over every owned Node of the lister (upstream `MonitorNodes`); never throws for a single Node. */
+  /**
+   * One pass over every owned Node of the lister (upstream `MonitorNodes`); never throws for a single Node.
+   *
+   * Beyond upstream: when the provider offers `InstancesV2.listInstanceStates`, the pass first reads that
+   * listing for the Nodes that are not Ready (unless per-Node calls are expected to be cheaper): a listed Node
+   * exists and is shut down as listed. A Node not listed, on a complete listing or a failed one, is asked per
+   * Node as upstream, so only `instanceExists` can delete it (decision 0103). The writes are the same either way.
+   */
   async monitorNodes(signal?: AbortSignal): Promise<void> {
     let nodes: V1Node[];
     try {
@@ -129,19 +139,35 @@ export class CloudNodeLifecycleController {
       this.#log.error(err, 'error listing nodes from cache');
       return;
     }
+    const listed = await this.#listing.read(this.#cloud, this.#notReadyProviderIDs(nodes), signal);
     for (const node of nodes) {
       if (signal?.aborted) return;
       try {
         // A throwing ownership predicate skips this Node only, not the rest of the pass.
         if (!isNodeOwned(this.#ownership, node)) continue;
-        await this.#monitorNode(node, signal);
+        await this.#monitorNode(node, listed?.get(node.spec?.providerID ?? ''), signal);
       } catch (err) {
         this.#log.error(err, 'Unexpected error monitoring node', { node: node.metadata?.name });
       }
     }
   }
 
-  async #monitorNode(node: V1Node, signal?: AbortSignal): Promise<void> {
+  /** The providerIDs of the owned Nodes the pass asks the cloud about (not Ready, with a providerID). */
+  #notReadyProviderIDs(nodes: readonly V1Node[]): Set<string> {
+    const ids = new Set<string>();
+    for (const node of nodes) {
+      const id = node.spec?.providerID;
+      try {
+        if (id && readyConditionStatus(node) !== 'True' && isNodeOwned(this.#ownership, node)) ids.add(id);
+      } catch {
+        // A throwing ownership predicate is logged by the pass, which skips the Node.
+      }
+    }
+    return ids;
+  }
+
+  /** `listed`: the Node's instance from this pass's listing, when it was listed. */
+  async #monitorNode(node: V1Node, listed: InstanceState | undefined, signal?: AbortSignal): Promise<void> {
     const name = node.metadata?.name ?? '';
     if (readyConditionStatus(node) === 'True') {
       try {
@@ -152,12 +178,15 @@ export class CloudNodeLifecycleController {
       return;
     }
 
-    let exists: boolean;
-    try {
-      exists = await instanceExists(this.#cloud, node, signal);
-    } catch (err) {
-      this.#log.error(err, 'error checking if node exists', { node: name });
-      return;
+    // Listed means it exists; only the per-Node call can answer "gone".
+    let exists = listed !== undefined;
+    if (!exists) {
+      try {
+        exists = await instanceExists(this.#cloud, node, signal);
+      } catch (err) {
+        this.#log.error(err, 'error checking if node exists', { node: name });
+        return;
+      }
     }
 
     if (!exists) {
@@ -186,11 +215,15 @@ export class CloudNodeLifecycleController {
     }
 
     let shutdown: boolean;
-    try {
-      shutdown = await instanceShutdown(this.#cloud, node, signal);
-    } catch (err) {
-      this.#log.error(err, 'error checking if node is shutdown', { node: name });
-      return;
+    if (listed) {
+      shutdown = listed.shutdown;
+    } else {
+      try {
+        shutdown = await instanceShutdown(this.#cloud, node, signal);
+      } catch (err) {
+        this.#log.error(err, 'error checking if node is shutdown', { node: name });
+        return;
+      }
     }
     if (!shutdown) return;
     try {

@@ -9,6 +9,7 @@ import {
   defaultLoadBalancerName,
   type InstanceMetadata,
   InstanceNotFoundError,
+  type InstanceStatePage,
   type Instances,
   type InstancesV2,
   type LoadBalancer,
@@ -38,6 +39,7 @@ import {
   type FakeInstanceSpec,
   InstanceTable,
   instanceIdOf,
+  instanceStatePage,
   metadataOf,
   zoneOf,
 } from './instances.js';
@@ -66,6 +68,8 @@ export interface FakeCloudOptions extends Partial<FakeCloudKnobs> {
   random?: () => number;
   /** The LoadBalancer facet's capability declaration (see {@link FakeCloud.capabilities}). Default none. */
   capabilities?: LoadBalancerCapabilities;
+  /** See {@link FakeCloud.instanceStatePageSize}; default `undefined` (no batch read, as upstream). */
+  instanceStatePageSize?: number;
 }
 
 const knobNames: ReadonlySet<string> = new Set<string>([
@@ -74,6 +78,7 @@ const knobNames: ReadonlySet<string> = new Set<string>([
   'now',
   'random',
   'capabilities',
+  'instanceStatePageSize',
 ]);
 
 function own<T>(record: Record<string, T> | undefined, key: string): T | undefined {
@@ -110,6 +115,10 @@ function serviceKey(service: V1Service): string {
  *   from the others). Unregistered names fall back to the upstream knobs.
  * - {@link faults}: per-method latency, injected errors and token-bucket throttling; {@link callLog}
  *   and {@link callCount}: every invocation, including failed ones.
+ * - The optional batch read `InstancesV2.listInstanceStates`, only while {@link instanceStatePageSize} is set:
+ *   the registered machines that exist and have a providerID, `instanceStatePageSize` per page, page tokens
+ *   `'2'`, `'3'`, …; each page is one call (recorded `list-instance-states`, subject `page <n>` for
+ *   {@link faults}, so `faults.injectError('listInstanceStates', { subject: 'page 2' })` fails the second page).
  *
  * **Order within a call:** abort check → throttle ({@link ThrottledError}) → latency → injected error →
  * `requestDelayMs` → name recorded in `calls` → the fake's logic. Throttled and injected failures are
@@ -175,6 +184,11 @@ export class FakeCloud
   masterName = '';
   volumeLabelMap: Record<string, Record<string, string>> = {};
   machines: string[] = [];
+  /**
+   * Beyond upstream: machines per page of `listInstanceStates`, a positive integer; `undefined` (the default)
+   * leaves the method out of the InstancesV2 facet, as a provider without batch reads.
+   */
+  instanceStatePageSize: number | undefined = undefined;
 
   /**
    * The LoadBalancer facet's capability declaration (beyond upstream). The fake accepts every Service and
@@ -216,6 +230,7 @@ export class FakeCloud
     for (const [key, value] of Object.entries(knobs)) {
       if (value !== undefined) (this as Record<string, unknown>)[key] = value;
     }
+    checkPageSize(this.instanceStatePageSize);
   }
 
   // ---------------------------------------------------------------- records
@@ -642,6 +657,28 @@ export class FakeCloud
     });
   }
 
+  /**
+   * The batch read, present only while {@link instanceStatePageSize} is set (see the class notes): a page of the
+   * registered machines that exist and have a providerID, with their metadata and shutdown state. The upstream
+   * knobs and {@link overrideInstanceMetadata} do not answer it.
+   * @throws RangeError naming `instanceStatePageSize` when it is not a positive integer; Error for a page token
+   *   that is not a page number.
+   */
+  get listInstanceStates():
+    | ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>)
+    | undefined {
+    if (this.instanceStatePageSize === undefined) return undefined;
+    return (pageToken, signal) => {
+      const page = pageToken === undefined ? 1 : Number(pageToken);
+      return this.#invoke('listInstanceStates', `page ${pageToken ?? 1}`, signal, async (entry) => {
+        if (pageToken !== undefined && !(Number.isInteger(page) && page >= 2)) throw new Error(`invalid page token ${JSON.stringify(pageToken)}`);
+        const size = checkPageSize(this.instanceStatePageSize) ?? 1;
+        await this.#record(entry, 'list-instance-states', signal);
+        return instanceStatePage(this.#instances.list(), size, page);
+      });
+    };
+  }
+
   // -------------------------------------------------------------------- Zones
 
   /** Records `get-zone`; {@link zone} or {@link err}. */
@@ -764,4 +801,12 @@ export class FakeCloud
       return matched;
     });
   }
+}
+
+/** `size` when it is `undefined` or a positive integer. @throws RangeError naming `instanceStatePageSize`. */
+function checkPageSize(size: number | undefined): number | undefined {
+  if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
+    throw new RangeError(`instanceStatePageSize: expected a positive integer, got ${String(size)}`);
+  }
+  return size;
 }

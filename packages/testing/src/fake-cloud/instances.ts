@@ -2,7 +2,7 @@
  * The fake cloud's per-instance table (beyond upstream): machines registered by node name or
  * providerID, answering the instance and zone methods for the nodes they match.
  */
-import type { InstanceMetadata, Zone } from '@ccm-kit/cloud-provider';
+import type { InstanceMetadata, InstanceStatePage, Zone } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
 
 /** What a test says about one machine. Every field is optional; see {@link InstanceTable.set}. */
@@ -137,6 +137,20 @@ export function metadataOf(instance: FakeInstance): InstanceMetadata {
     region: instance.region,
     additionalLabels: instance.additionalLabels === undefined ? undefined : { ...instance.additionalLabels },
   };
+}
+
+/**
+ * Page `page` (1-based) of the machines that exist and have a providerID, `pageSize` per page, as
+ * `listInstanceStates` answers it; `nextPageToken` is the next page's number.
+ */
+export function instanceStatePage(machines: readonly FakeInstance[], pageSize: number, page: number): InstanceStatePage {
+  const listed = machines.filter((m) => m.exists && m.providerID !== undefined);
+  const instances = listed.slice((page - 1) * pageSize, page * pageSize).map((m) => ({
+    providerID: m.providerID!,
+    metadata: metadataOf(m),
+    shutdown: m.shutdown,
+  }));
+  return page * pageSize < listed.length ? { instances, nextPageToken: String(page + 1) } : { instances };
 }
 
 /** The `Zone` of a machine. */

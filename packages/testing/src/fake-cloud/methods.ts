@@ -23,6 +23,7 @@ export const FAKE_CLOUD_METHODS = [
   'instanceExists',
   'instanceShutdown',
   'instanceMetadata',
+  'listInstanceStates',
   // Zones
   'getZone',
   'getZoneByProviderID',
