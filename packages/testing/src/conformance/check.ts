@@ -22,6 +22,8 @@ export interface ProviderProbe {
   readonly listsLoadBalancers: boolean;
   /** The provider honours AbortSignals (option `abortSignals`, default true). */
   readonly abortSignals: boolean;
+  /** The InstancesV2 facet has the optional batch read `listInstanceStates`. */
+  readonly batchReads: boolean;
 }
 
 /** One check: an id (`<facet>/<slug>`), a title (the test name) and its body. */

@@ -7,6 +7,7 @@ import type { CheckSpec, ProviderProbe } from './check.js';
 import { facetOf } from './facets.js';
 import { buildFixture, runWithFixture } from './harness.js';
 import { instancesV2Checks } from './instances.js';
+import { instancesBatchChecks } from './instances-batch.js';
 import { instancesV1Checks, zonesChecks } from './instances-v1.js';
 import { loadBalancerChecks } from './load-balancer.js';
 import {
@@ -47,6 +48,8 @@ export interface ConformanceCoverage {
   readonly stoppedNode: boolean;
   readonly listsLoadBalancers: boolean;
   readonly abortSignals: boolean;
+  /** The InstancesV2 facet has the batch read `listInstanceStates` (checked against the per-Node answers). */
+  readonly batchReads: boolean;
   /** Number of checks per implemented facet. */
   readonly checks: Readonly<Partial<Record<ConformanceFacet, number>>>;
 }
@@ -78,6 +81,7 @@ async function probe<F extends ProviderFixture>(
       missingProviderID: !!fixture.missingNode?.spec?.providerID,
       listsLoadBalancers: fixture.listCloudLoadBalancers !== undefined,
       abortSignals: options.abortSignals !== false,
+      batchReads: typeof facetOf(fixture.cloud, 'instancesV2')?.listInstanceStates === 'function',
     };
   } finally {
     await built.release();
@@ -87,6 +91,7 @@ async function probe<F extends ProviderFixture>(
 function specsFor(p: ProviderProbe, declared: readonly ConformanceFacet[] | undefined): CheckSpec[] {
   const specs = providerChecks(p, declared);
   if (p.facets.has('instancesV2')) specs.push(...instancesV2Checks(p));
+  if (p.facets.has('instancesV2') && p.batchReads) specs.push(...instancesBatchChecks(p));
   if (p.facets.has('instances')) specs.push(...instancesV1Checks(p));
   if (p.facets.has('zones')) specs.push(...zonesChecks(p));
   if (p.facets.has('loadBalancer')) specs.push(...loadBalancerChecks(p));
@@ -136,6 +141,7 @@ export async function planProviderConformance<F extends ProviderFixture>(
       stoppedNode: p.stoppedNode,
       listsLoadBalancers: p.listsLoadBalancers,
       abortSignals: p.abortSignals,
+      batchReads: p.batchReads,
       checks: counts,
     },
   };
@@ -151,6 +157,7 @@ export function formatCoverage(c: ConformanceCoverage): string {
     `  stopped machine (stoppedNode): ${c.stoppedNode ? 'covered' : 'not covered'}`,
     `  cloud-side leak/duplicate count (listCloudLoadBalancers): ${c.implemented.includes('loadBalancer') ? (c.listsLoadBalancers ? 'covered' : 'not covered') : 'n/a'}`,
     `  AbortSignal: ${c.abortSignals ? 'covered' : 'not covered (abortSignals: false)'}`,
+    `  batch read (listInstanceStates): ${c.implemented.includes('instancesV2') ? (c.batchReads ? 'covered' : 'not implemented') : 'n/a'}`,
   ];
   return lines.join('\n');
 }
