@@ -4,6 +4,7 @@
  * listed — complete listing or failed page — is asked per Node, and only that answer can delete it.
  */
 import type { InstanceStatePage, InstancesV2 } from '@ccm-kit/cloud-provider';
+import { type CloudLane, currentCloudLane } from '@ccm-kit/runtime';
 import { FakeCloud } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -299,5 +300,32 @@ describe('cloud-node-lifecycle monitor with batch reads', () => {
     cloud.clearCalls();
     await many.c.monitorNodes();
     expect(cloud.calls).toEqual(['instance-exists', 'instance-shutdown']);
+  });
+});
+
+describe('cloud lane', () => {
+  it('both passes make their cloud calls, listing and per Node, in the periodic lane', async () => {
+    const lanes: (CloudLane | undefined)[] = [];
+    const cloud = cloudWith(1, 10);
+    cloud.faults.injectError('listInstanceStates', {
+      error: () => {
+        lanes.push(currentCloudLane());
+        return new Error('page fails');
+      },
+    });
+    cloud.overrideInstanceMetadata = () => {
+      lanes.push(currentCloudLane());
+      return undefined;
+    };
+    const node = initialized('n0', 'fake://m0');
+    await statusController([node], cloud).c.updateNodeStatus();
+    const monitor = lifecycle([notReady('n0', 'fake://m0')], cloud);
+    const exists = cloud.instanceExists.bind(cloud);
+    cloud.instanceExists = (n, signal) => {
+      lanes.push(currentCloudLane());
+      return exists(n, signal);
+    };
+    await monitor.c.monitorNodes();
+    expect(lanes).toEqual(['periodic', 'periodic', 'periodic', 'periodic']);
   });
 });

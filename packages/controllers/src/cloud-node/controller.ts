@@ -34,6 +34,7 @@ import {
   until,
   Workqueue,
   waitForCacheSync,
+  withCloudLane,
 } from '@ccm-kit/runtime';
 import { parseTime } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
@@ -374,9 +375,14 @@ export class CloudNodeController {
    * Beyond upstream: when the provider offers `InstancesV2.listInstanceStates`, the pass first reads that
    * listing (unless per-Node calls are expected to be cheaper) and takes each listed Node's metadata from it,
    * matched by `spec.providerID`; every Node not listed is asked per Node as above (decision 0103). The
-   * writes are the same either way.
+   * writes are the same either way. Its cloud calls are charged to the `periodic` cloud lane.
    */
-  async updateNodeStatus(signal?: AbortSignal): Promise<void> {
+  updateNodeStatus(signal?: AbortSignal): Promise<void> {
+    // Every cloud call of the pass is periodic work in the cloud budget (docs/cloud-call-guard.md).
+    return withCloudLane('periodic', () => this.#updateNodeStatus(signal));
+  }
+
+  async #updateNodeStatus(signal?: AbortSignal): Promise<void> {
     const start = performance.now();
     const nodes = this.#informer.lister.list();
     const listed = await this.#listing.read(this.#cloud, this.#statusProviderIDs(nodes), signal);

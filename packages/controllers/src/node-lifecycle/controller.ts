@@ -26,6 +26,7 @@ import {
   errorStatus,
   type Logger,
   until,
+  withCloudLane,
 } from '@ccm-kit/runtime';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';
@@ -130,8 +131,14 @@ export class CloudNodeLifecycleController {
    * listing for the Nodes that are not Ready (unless per-Node calls are expected to be cheaper): a listed Node
    * exists and is shut down as listed. A Node not listed, on a complete listing or a failed one, is asked per
    * Node as upstream, so only `instanceExists` can delete it (decision 0103). The writes are the same either way.
+   * Its cloud calls are charged to the `periodic` cloud lane.
    */
-  async monitorNodes(signal?: AbortSignal): Promise<void> {
+  monitorNodes(signal?: AbortSignal): Promise<void> {
+    // Every cloud call of the pass is periodic work in the cloud budget (docs/cloud-call-guard.md).
+    return withCloudLane('periodic', () => this.#monitorNodes(signal));
+  }
+
+  async #monitorNodes(signal?: AbortSignal): Promise<void> {
     let nodes: V1Node[];
     try {
       nodes = this.#lister.list();
