@@ -51,6 +51,8 @@ export {
   currentCloudController,
   type CloudBudgetCharge,
   onCloudBudgetCharge,
+  type CloudBudgetOptions,
+  CloudBudget,
 } from './budget/index.js';
 export {
   processNextWorkItem,

@@ -14,6 +14,10 @@ export {
   type ApiClientSource,
 } from './client/index.js';
 export {
+  setProcessCloudBudget,
+  processCloudBudget,
+} from './budget/index.js';
+export {
   WORKER_RESTART_MS,
 } from './controller/index.js';
 export {

@@ -4,9 +4,12 @@
  * still holds the lease, fails with `LeaseFencedError` instead of reaching the cloud
  * (docs/decisions/0050-lease-fencing.md). The error is an ordinary failure for the controllers: the object is
  * requeued, and no deletion follows from it (only a `false`/NotFound answer can lead to one).
+ *
+ * With a cloud budget (`--cloud-api-qps`), each facet call first takes a token in its lane (`withCloudLane`), and
+ * the fence is checked after the wait, right before the call (docs/cloud-call-guard.md).
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
-import { checkFence, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
+import { checkFence, type CloudBudget, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
 import { setProcessLeaseFence } from '@ccm-kit/runtime/internal';
 
 /** Facet getters of `CloudProvider` whose objects call the cloud. */
@@ -18,8 +21,13 @@ const local = new Set(['getLoadBalancerName']);
  * Wraps `cloud` so that facet calls are refused while `fence()` is fenced. Everything else (`initialize`,
  * `setInformers`, `providerName`, ...) passes through to `cloud` unchanged.
  * @param fence the current fence; undefined (no leader election) refuses nothing.
+ * @param budget the process' cloud budget; undefined (no `--cloud-api-qps`) limits nothing.
  */
-export function fencedCloud(cloud: CloudProvider, fence: () => LeaseFence | undefined): CloudProvider {
+export function fencedCloud(
+  cloud: CloudProvider,
+  fence: () => LeaseFence | undefined,
+  budget?: CloudBudget,
+): CloudProvider {
   // Per facet name: one provider object may serve several facets (FakeCloud returns itself for each).
   const wrapped = new Map<string, WeakMap<object, object>>(facets.map((f) => [f, new WeakMap()]));
   const wrapFacet = (facetName: string, facet: object): object => {
@@ -30,7 +38,7 @@ export function fencedCloud(cloud: CloudProvider, fence: () => LeaseFence | unde
         get(target, prop, receiver) {
           const v = Reflect.get(target, prop, receiver) as unknown;
           if (typeof v !== 'function' || typeof prop !== 'string' || local.has(prop)) return v;
-          return (...args: unknown[]) => {
+          const call = (args: unknown[]) => {
             try {
               checkFence(fence(), `cloud call ${facetName}.${prop}`);
             } catch (err) {
@@ -38,6 +46,11 @@ export function fencedCloud(cloud: CloudProvider, fence: () => LeaseFence | unde
             }
             return (v as (...a: unknown[]) => unknown).apply(target, args);
           };
+          if (!budget) return (...args: unknown[]) => call(args);
+          const operation = `${facetName}.${prop}`;
+          // Facet methods take the caller's signal last: a call waiting for a token stops waiting when it aborts.
+          return (...args: unknown[]) =>
+            budget.run(operation, () => call(args), args.findLast((a) => a instanceof AbortSignal));
         },
       });
       cache.set(facet, w);
@@ -61,12 +74,13 @@ export function fencedCloud(cloud: CloudProvider, fence: () => LeaseFence | unde
  * Fences the leader's work in one place: installs the lease write guard on the given client factories'
  * transports (API writes other than the Lease and Events are refused while fenced), installs the process'
  * lease fence for the provider's own HTTP client (`leaseFenceInterceptor`, `leaseFenceSignal`), and returns the fenced provider for the
- * controllers.
+ * controllers (drawing from `budget` when there is one).
  */
 export function fenceLeaderWork(
   cloud: CloudProvider,
   factories: readonly { transport: RestTransport }[],
   fence: () => LeaseFence | undefined,
+  budget?: CloudBudget,
 ): CloudProvider {
   for (const f of factories) f.transport.setWriteGuard(leaseWriteGuard(fence));
   setProcessLeaseFence({
@@ -74,5 +88,5 @@ export function fenceLeaderWork(
     validForMs: () => fence()?.validForMs() ?? Number.POSITIVE_INFINITY,
     describe: () => fence()?.describe() ?? '',
   });
-  return fencedCloud(cloud, fence);
+  return fencedCloud(cloud, fence, budget);
 }

@@ -23,6 +23,7 @@ import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configure, type FlagDefaults } from '../options/configure.js';
 import type { WebhookConfig } from '../webhooks/admission.js';
 import { type ManagerClients, managerClients } from './clients.js';
+import { installCloudBudget } from './cloud-budget.js';
 import { fenceLeaderWork } from './fenced-cloud.js';
 import { initializeCloud } from './cloud.js';
 import { allControllers } from './controller-registry.js';
@@ -114,6 +115,8 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   const { name, cloudConfigFile } = config.cloudProvider;
   // The provider every unit below uses: wrappers around it (for example a leader fence) apply here.
   const cloud = await initializeCloud(name, cloudConfigFile, config.allowUntaggedCloud, logger, opts.cloud);
+  // Before cloud.initialize() runs (on the leader), so the provider's own guarded calls draw from it too.
+  const cloudBudget = installCloudBudget(config, logger);
   const parts: ManagerParts = { cloud, providerShutdownTimeoutMs: opts.providerShutdownTimeoutMs };
   let election: ElectionRun | undefined;
   const health = managerHealth(config.leaderElection.leaderElect, () => election?.elector);
@@ -129,13 +132,14 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     plan = await planLeaderMigration(config, descriptors, logger);
   } catch (err) {
     await stopManager({ ...parts, eventFlushTimeoutMs: 0 }, logger);
+    cloudBudget.uninstall();
     throw err;
   }
 
   const fatal = new FatalErrors(logger);
   // Lease fencing (docs/decisions/0050-lease-fencing.md): the leader's controllers get a provider and clients that
   // refuse cloud calls and API writes while it cannot prove it holds the lease.
-  const leaderCloud = fenceLeaderWork(cloud, clients.factories, () => election?.elector);
+  const leaderCloud = fenceLeaderWork(cloud, clients.factories, () => election?.elector, cloudBudget.budget);
   const controllers = new LeaderElectedControllers({
     cloud: leaderCloud,
     clients,
@@ -153,7 +157,9 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   else if (config.leaderElection.leaderElect) election = leaderElectAndRun(electionOptions);
   else election = runWithoutElection(electionOptions);
 
-  const { stop, done } = manageLifecycle({ latch, outer: opts.signal, fatal, election, parts, logger });
+  const lifecycle = manageLifecycle({ latch, outer: opts.signal, fatal, election, parts, logger });
+  const { stop } = lifecycle;
+  const done = lifecycle.done.finally(() => cloudBudget.uninstall());
   return {
     ...{ config, cloud, health: health.checks, done, stop },
     ...{ securePort: serving.securePort, webhookPort: serving.webhookPort },

@@ -28,6 +28,7 @@ const SECTIONS = [
   'authentication',
   'authorization',
   'misc',
+  'cloud api budget',
   'global',
 ];
 

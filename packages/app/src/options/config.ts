@@ -7,6 +7,7 @@ import type { CloudControllerConfig } from '@ccm-kit/controllers';
 import type { ParsedFlags } from '../flags/flag-set.js';
 import { type AuthenticationConfig, authenticationOptions } from './authentication.js';
 import { type AuthorizationConfig, authorizationOptions } from './authorization.js';
+import { type CloudBudgetConfig, cloudBudgetOptions } from './cloud-budget.js';
 import { OPTION_GROUPS } from './option-groups.js';
 import { debuggingOptions } from './debugging.js';
 import { featureGateOptions } from './feature-gates.js';
@@ -37,7 +38,8 @@ export interface CloudControllerManagerConfig
     GenericConfig,
     WebhookOptionsConfig,
     Omit<MiscConfig, 'controllerConfig'>,
-    LoggingConfig {
+    LoggingConfig,
+    CloudBudgetConfig {
   leaderElection: LeaderElectionConfig;
   /** `--enable-leader-migration` (effective only with `--leader-elect`) and `--leader-migration-config`. */
   leaderMigration: LeaderMigrationOptionsConfig;
@@ -75,6 +77,7 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
     ...webhookOptions.applyTo(v, known),
     ...connection,
     ...loggingOptions.applyTo(v, known),
+    ...cloudBudgetOptions.applyTo(v, known),
     ...debuggingOptions.applyTo(v, known),
     leaderElection: leaderElectionOptions.applyTo(v, known),
     leaderMigration: leaderMigrationOptions.applyTo(v, known),

@@ -1,6 +1,7 @@
 /** The option groups of the cloud-controller-manager, in one list (used for flags and for validation). */
 import { authenticationOptions } from './authentication.js';
 import { authorizationOptions } from './authorization.js';
+import { cloudBudgetOptions } from './cloud-budget.js';
 import { debuggingOptions } from './debugging.js';
 import { featureGateOptions } from './feature-gates.js';
 import { genericOptions } from './generic.js';
@@ -28,6 +29,7 @@ export const OPTION_GROUPS: readonly OptionGroup<unknown>[] = [
   featureGateOptions,
   nodeControllerOptions,
   serviceControllerOptions,
+  cloudBudgetOptions,
   secureServingOptions,
   authenticationOptions,
   authorizationOptions,

@@ -195,7 +195,8 @@ export class CloudNodeController {
       // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
       const statusLoop = until(
         signal,
-        (loopSignal) => this.updateNodeStatus(loopSignal),
+        // The status pass is periodic work: below a new Node's initialization and a user's Services.
+        (loopSignal) => withCloudLane('periodic', () => this.updateNodeStatus(loopSignal)),
         this.#periodMs,
         this.#log,
       );
@@ -225,7 +226,8 @@ export class CloudNodeController {
     return {
       name: CLOUD_NODE_QUEUE_NAME,
       queue: this.queue,
-      reconcile: (key, signal) => this.#syncHandler(key, signal),
+      // Initializing a new Node is work a user waits for.
+      reconcile: (key, signal) => withCloudLane('user', () => this.#syncHandler(key, signal)),
       honorRetryError: false,
       logger: this.#log,
     };

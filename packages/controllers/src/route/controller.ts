@@ -17,6 +17,7 @@ import {
   runWorkers,
   Workqueue,
   waitForCacheSync,
+  withCloudLane,
 } from '@ccm-kit/runtime';
 import { routeQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1Node, V1ObjectReference } from '@kubernetes/client-node';
@@ -155,7 +156,7 @@ export class NodeRouteController {
           signal,
           async () => {
             try {
-              await this.reconcileNodeRoutes(signal);
+              await withCloudLane('periodic', () => this.reconcileNodeRoutes(signal));
             } catch (err) {
               this.#log.error(err, "Couldn't reconcile node routes");
             }
@@ -185,7 +186,7 @@ export class NodeRouteController {
     return {
       name: 'Routes',
       queue: this.queue,
-      reconcile: (_key, signal) => this.reconcileNodeRoutes(signal),
+      reconcile: (_key, signal) => withCloudLane('periodic', () => this.reconcileNodeRoutes(signal)),
       forgetBeforeReconcile: true,
       honorRetryError: false,
       logger: this.#log,

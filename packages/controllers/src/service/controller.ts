@@ -36,6 +36,8 @@ import {
   runWorkers,
   Workqueue,
   waitForCacheSync,
+  withCloudLane,
+  type CloudLane,
 } from '@ccm-kit/runtime';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
@@ -67,6 +69,7 @@ import {
 } from './node-sync-rules.js';
 import { filterWithPredicates, type NodeConditionPredicate, stableNodeSetPredicates } from './predicates.js';
 import { ServiceCache } from './service-cache.js';
+import { ServiceLanes } from './service-lanes.js';
 import { isForeignLoadBalancer, leftByClassChange, needsCleanup, wantsLoadBalancer } from './service-predicates.js';
 import type { KeyQueue, ServiceEventRecorder } from './types.js';
 
@@ -181,6 +184,7 @@ export class ServiceController {
   readonly #nodePredicates: readonly NodeConditionPredicate[];
   readonly #metrics: ServiceControllerMetrics;
   readonly #removeHandlers: (() => void)[] = [];
+  readonly #lanes = new ServiceLanes();
   readonly #servicesResyncMs: number;
   /** Node syncs under way; while any runs, forgotten keys keep their last synced nodes (decision 0202). */
   #nodeSyncsRunning = 0;
@@ -236,7 +240,11 @@ export class ServiceController {
       this.#services.addEventHandler({
         onAdd: (svc) => {
           // Checking cleanup here remedies changes missed while the controller was down.
-          if (this.wantsLoadBalancer(svc) || this.needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
+          if (this.wantsLoadBalancer(svc) || this.needsCleanup(svc)) {
+            // Provisioned before (finalizer and ingress): seeing it again at start-up is a resync, not a user's wait.
+            const provisioned = hasLBFinalizer(svc) && (svc.status?.loadBalancer?.ingress?.length ?? 0) > 0;
+            this.#enqueueService(serviceKey(svc), provisioned && !this.needsCleanup(svc) ? 'periodic' : 'user');
+          }
         },
         onUpdate: (oldSvc, newSvc) => {
           const reason = needsUpdateReason(oldSvc, newSvc, this.#lbClass);
@@ -245,7 +253,7 @@ export class ServiceController {
               .v(2)
               .info('Service needs a load balancer update', { service: serviceKey(newSvc), reason });
           }
-          if (reason !== undefined || this.needsCleanup(newSvc)) this.serviceQueue.add(serviceKey(newSvc));
+          if (reason !== undefined || this.needsCleanup(newSvc)) this.#enqueueService(serviceKey(newSvc), 'user');
         },
         // No delete handler: deletions are handled through the finalizer when the deletion timestamp appears.
       }),
@@ -335,8 +343,23 @@ export class ServiceController {
    */
   resyncServices(): void {
     for (const svc of this.#services.lister.list()) {
-      if (this.needsCleanup(svc)) this.serviceQueue.add(serviceKey(svc));
+      if (this.needsCleanup(svc)) this.#enqueueService(serviceKey(svc), 'periodic');
     }
+  }
+
+  /** Queues `key` for a sync whose cloud calls are charged to `lane` (the highest of its pending reasons). */
+  #enqueueService(key: string, lane: CloudLane): void {
+    this.#lanes.mark(key, lane);
+    this.serviceQueue.add(key);
+  }
+
+  /** A sync in the lane its key was queued for; a failed sync keeps that lane for the retry. */
+  #syncInLane(key: string, signal: AbortSignal): Promise<void> {
+    const lane = this.#lanes.take(key);
+    return withCloudLane(lane, () => this.syncService(key, signal)).catch((err: unknown) => {
+      this.#lanes.mark(key, lane);
+      throw err;
+    });
   }
 
   /**
@@ -348,7 +371,7 @@ export class ServiceController {
     return {
       name: 'service',
       queue: this.serviceQueue,
-      reconcile: (key, signal) => this.syncService(key, signal),
+      reconcile: (key, signal) => this.#syncInLane(key, signal),
       logger: this.#log,
       onError: ({ key, err, retryAfterMs }) => {
         if (retryAfterMs !== undefined) {
@@ -371,13 +394,14 @@ export class ServiceController {
     return {
       name: 'node',
       queue: this.nodeQueue,
-      reconcile: async (_key, signal) => {
+      // Host updates after Node changes: the `hosts` lane, below a user's Services, above periodic passes.
+      reconcile: (_key, signal) => withCloudLane('hosts', async () => {
         try {
-          for (const toRetry of await this.syncNodes(workers, signal)) this.serviceQueue.add(toRetry);
+          for (const toRetry of await this.syncNodes(workers, signal)) this.#enqueueService(toRetry, 'hosts');
         } catch (err) {
           this.#log.error(err, 'node sync failed');
         }
-      },
+      }),
       logger: this.#log,
     };
   }

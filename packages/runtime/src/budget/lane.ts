@@ -20,12 +20,27 @@ export type CloudLane = 'user' | 'hosts' | 'periodic';
 /** Every lane, highest priority first. */
 export const CLOUD_LANES: readonly CloudLane[] = ['user', 'hosts', 'periodic'];
 
-interface CallContext {
+/** What the context carries; the budget's own parts (`prepaid`, `reconcile`) stay inside the runtime. */
+export interface CallContext {
   lane?: CloudLane;
   controller?: string;
+  /** A facet call's token, not yet used by a request of the provider's guard (see the budget). */
+  prepaid?: { used: boolean };
+  /** The reconcile of one workqueue key: the throttle answers its cloud calls met. */
+  reconcile?: { throttles: { err: unknown; delayMs: number }[] };
 }
 
 const storage = new AsyncLocalStorage<CallContext>();
+
+/** Runs `fn` with `patch` merged onto the current context. */
+export function runInCallContext<T>(patch: CallContext, fn: () => T): T {
+  return storage.run({ ...storage.getStore(), ...patch }, fn);
+}
+
+/** The current context, if any. */
+export function callContext(): CallContext | undefined {
+  return storage.getStore();
+}
 
 /**
  * Runs `fn` with `lane` as the current cloud lane: every cloud call made inside it, synchronously or in any
@@ -33,7 +48,7 @@ const storage = new AsyncLocalStorage<CallContext>();
  * extent. Returns what `fn` returns (a promise stays a promise); throws what `fn` throws.
  */
 export function withCloudLane<T>(lane: CloudLane, fn: () => T): T {
-  return storage.run({ ...storage.getStore(), lane }, fn);
+  return runInCallContext({ lane }, fn);
 }
 
 /**
@@ -50,7 +65,7 @@ export function currentCloudLane(): CloudLane | undefined {
  * it, so its workers and timers inherit the name.
  */
 export function withCloudController<T>(name: string, fn: () => T): T {
-  return storage.run({ ...storage.getStore(), controller: name }, fn);
+  return runInCallContext({ controller: name }, fn);
 }
 
 /** The controller set by the innermost enclosing {@link withCloudController}, or `undefined`. */

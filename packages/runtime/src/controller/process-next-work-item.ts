@@ -4,6 +4,7 @@
  * and `k8s.io/cloud-provider` `controllers/service/controller.go` (`processNextServiceItem`).
  */
 import { findError, RetryError } from '@ccm-kit/cloud-provider';
+import { type ReconcileThrottles, recordingThrottles, throttleRequeueDelay } from '../budget/reconcile-throttle.js';
 import { createLogger, type Logger } from '../logging.js';
 import type { QueueWorker, ReconcileFailure } from './reconciler.js';
 
@@ -12,6 +13,9 @@ import type { QueueWorker, ReconcileFailure } from './reconciler.js';
  * - success: `forget(key)` (unless `forgetBeforeReconcile`, which forgets before the call);
  * - an error with a `RetryError` in its cause chain (when `honorRetryError`, the default):
  *   `addAfter(key, retryAfterMs)`, no forget, no rate-limited entry;
+ * - with a process cloud budget (`--cloud-api-qps`), an error that is or quotes a throttle answer of the cloud
+ *   met by this reconcile: `addAfter(key, delay)` (its `Retry-After`, 1 s without one), no rate-limited entry: a
+ *   throttled call is no failure of the item (docs/decisions/0415-cloud-budget.md);
  * - any other error: `addRateLimited(key)`;
  * - an error after `signal` aborted: nothing is requeued (the queue is shutting down), logged at V(2).
  * `done(key)` is always called. A key dequeued after `signal` aborted is not reconciled.
@@ -31,11 +35,12 @@ export async function processNextWorkItem<T>(
     if (signal.aborted) return false;
     const forgetFirst = worker.forgetBeforeReconcile ?? false;
     if (forgetFirst) queue.forget(key);
+    const throttles: ReconcileThrottles = { throttles: [] };
     try {
-      await worker.reconcile(key, signal);
+      await recordingThrottles(throttles, () => worker.reconcile(key, signal));
       if (!forgetFirst) queue.forget(key);
     } catch (err) {
-      handleReconcileError(worker, key, err, signal, logger);
+      handleReconcileError(worker, key, err, signal, logger, throttles);
     }
     return true;
   } finally {
@@ -49,6 +54,7 @@ function handleReconcileError<T>(
   err: unknown,
   signal: AbortSignal,
   logger: Logger,
+  throttles: ReconcileThrottles,
 ): void {
   if (signal.aborted) {
     // The queue is shut down; the key is not requeued and the error is most likely the abort itself.
@@ -57,7 +63,12 @@ function handleReconcileError<T>(
   }
   const retry = (worker.honorRetryError ?? true) ? findError(err, RetryError) : undefined;
   const failure: ReconcileFailure<T> = { key, err };
-  if (retry) {
+  const throttledMs = throttleRequeueDelay(throttles, err);
+  if (throttledMs !== undefined) {
+    worker.queue.addAfter(key, throttledMs);
+    failure.retryAfterMs = throttledMs;
+    failure.retryMessage = `the cloud API throttled a call: ${err instanceof Error ? err.message : String(err)}`;
+  } else if (retry) {
     worker.queue.addAfter(key, retry.retryAfterMs);
     failure.retryAfterMs = retry.retryAfterMs;
     failure.retryMessage = retry.message;

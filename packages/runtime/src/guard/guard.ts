@@ -12,6 +12,8 @@
  * - per-operation Prometheus metrics ({@link guardMetrics});
  * - a {@link CredentialProvider} read before each attempt and re-read once at once after an auth failure, so a
  *   rotated token file takes effect without a restart. Credentials are never logged;
+ * - with a process cloud budget (`--cloud-api-qps`), each attempt first takes a token in the caller's lane
+ *   (`withCloudLane`), and each throttle answer is reported to it (docs/cloud-call-guard.md);
  * - an undici dispatcher with the lease fence checked at the moment each request is written
  *   ({@link leaseFenceInterceptor}, docs/decisions/0050-lease-fencing.md), handed to each attempt.
  */
@@ -19,6 +21,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
 import type { Registry } from 'prom-client';
 import { Agent, type Dispatcher } from 'undici';
+import { processCloudBudget } from '../budget/process-budget.js';
 import { leaseFencedCause, leaseFenceInterceptor } from '../leader-election/fence-interceptor.js';
 import { createLogger, type Logger } from '../logging.js';
 import { sleep } from '../util/sleep.js';
@@ -263,12 +266,15 @@ export class CloudCallGuard {
     }
   }
 
-  #attempt<T>(
+  async #attempt<T>(
     operation: string,
     fn: (ctx: CloudCallContext) => Promise<T>,
     attempt: number,
     signal: AbortSignal | undefined,
   ): Promise<T> {
+    // The process' cloud budget: one token per request sent, taken before a concurrency slot is held.
+    const token = processCloudBudget()?.acquireRequest(operation, signal);
+    if (token) await token;
     return this.#limit(async () => {
       // Checked inside the slot, right before sending, so attempts queued behind the limit also wait.
       await this.#waitForRetryAfter(operation, signal);
@@ -321,6 +327,8 @@ export class CloudCallGuard {
         result: signal?.aborted ? 'canceled' : this.#classify(err),
       });
       const after = this.#retryAfter(err);
+      // The guard retries a throttled attempt itself; the budget lowers its rate for every caller.
+      if (!signal?.aborted && this.#classify(err) === 'throttled') processCloudBudget()?.observeThrottle(operation, err, after);
       if (after !== undefined) this.#blockedUntil = Math.max(this.#blockedUntil, this.#now() + after);
       throw err;
     }

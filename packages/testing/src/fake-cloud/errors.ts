@@ -9,6 +9,8 @@ import type { FakeCloudMethod } from './methods.js';
 export class ThrottledError extends RetryError {
   /** The method that was refused. */
   readonly method: FakeCloudMethod;
+  /** The HTTP status a real cloud answers (`Too Many Requests`): the error classifies as `throttled`. */
+  readonly status = 429;
 
   /**
    * @param method - the refused method.
