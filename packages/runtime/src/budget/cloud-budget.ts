@@ -50,6 +50,9 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
+/** One token or one owed grant, allowing for the rounding of sums of fractions (ten times 0.1 is below 1). */
+const WHOLE = 1 - 1e-9;
+
 /** The lanes below `'user'`, which are owed a minimum share while they wait. */
 const LOWER_LANES: readonly CloudLane[] = CLOUD_LANES.slice(1);
 
@@ -132,7 +135,7 @@ export class CloudBudget {
     const now = this.#clock.now();
     if (this.#waiting === 0 && this.#blockedUntil.get(lane)! <= now) {
       this.#refill(now);
-      if (this.#tokens >= 1) {
+      if (this.#tokens >= WHOLE) {
         this.#tokens -= 1;
         this.#charge(lane, controller, operation, 0);
         return undefined;
@@ -249,7 +252,7 @@ export class CloudBudget {
   /** The lane served next: a lower lane owed its minimum share, else the highest lane that may send. */
   #pick(now: number): CloudLane | undefined {
     const ready = (l: CloudLane) => this.#queues.get(l)!.length > 0 && this.#blockedUntil.get(l)! <= now;
-    for (const l of LOWER_LANES) if (ready(l) && this.#owed.get(l)! >= 1) return l;
+    for (const l of LOWER_LANES) if (ready(l) && this.#owed.get(l)! >= WHOLE) return l;
     return CLOUD_LANES.find(ready);
   }
 
@@ -262,7 +265,7 @@ export class CloudBudget {
     if (this.#waiting === 0) return;
     const now = this.#clock.now();
     this.#refill(now);
-    while (this.#tokens >= 1) {
+    while (this.#tokens >= WHOLE) {
       const lane = this.#pick(now);
       if (lane === undefined) break;
       const waiter = this.#queues.get(lane)!.shift()!;
@@ -280,7 +283,7 @@ export class CloudBudget {
       waiter.resolve();
     }
     if (this.#waiting === 0) return;
-    const tokenWait = this.#tokens >= 1 ? 0 : ((1 - this.#tokens) / this.#aimd.rate(now)) * 1000;
+    const tokenWait = this.#tokens >= WHOLE ? 0 : ((1 - this.#tokens) / this.#aimd.rate(now)) * 1000;
     let next = Number.POSITIVE_INFINITY;
     for (const l of CLOUD_LANES) {
       if (this.#queues.get(l)!.length > 0) next = Math.min(next, Math.max(tokenWait, this.delayMs(l)));
