@@ -268,6 +268,7 @@ describe('a throttled reconcile', () => {
         await b.run('loadBalancer.ensureLoadBalancer', () => Promise.reject(new Throttled(3_000)));
       } catch (err) {
         // As upstream's %v wrapping: the text only, no cause.
+        // eslint-disable-next-line preserve-caught-error -- the point of the test
         throw new Error(`failed to ensure load balancer: ${(err as Error).message}`);
       }
     });
@@ -282,7 +283,7 @@ describe('a throttled reconcile', () => {
     expect(queue.numRequeues('ns/svc')).toBe(0);
     expect(addAfter).toHaveBeenCalledTimes(10);
     expect(addAfter.mock.calls[0]).toEqual(['ns/svc', 3_000]);
-    expect(lines.join('\n')).toMatch(/retrying after the requested delay.*the cloud API throttled a call/);
+    expect(lines.join('\n')).toMatch(/retrying after the requested delay.*the cloud API throttled a call in lane user/);
   });
 
   it('still backs off for any other failure, and without a budget exactly as before', async () => {

@@ -1,6 +1,6 @@
 /**
  * `--cloud-api-qps` and `--cloud-api-burst`: the process' cloud budget (ccm-kit's own; upstream has no such
- * flags, docs/decisions/0415-cloud-budget.md). Unset (0) means no limit, upstream's behaviour.
+ * flags, docs/decisions/0063-cloud-budget.md). Unset (0) means no limit, upstream's behaviour.
  */
 import { num, type OptionGroup } from './option-group.js';
 

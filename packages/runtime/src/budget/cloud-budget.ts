@@ -3,7 +3,7 @@
  * minimum share for lower lanes and an AIMD rate under throttling. ccm-kit's own (upstream's cloud-provider
  * leaves quota to each vendor; client-go's `flowcontrol` token bucket is the model for the bucket). The app
  * makes one per process from `--cloud-api-qps` / `--cloud-api-burst`; docs/cloud-call-guard.md describes it and
- * docs/decisions/0415-cloud-budget.md why it counts what it counts.
+ * docs/decisions/0063-cloud-budget.md why it counts what it counts.
  */
 import type { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../logging.js';
@@ -169,7 +169,7 @@ export class CloudBudget {
    * Runs a facet call `fn` (a controller's call through the app's provider proxy) under the budget: takes a
    * token, then runs `fn` with that token prepaid for the first request the provider's `CloudCallGuard` sends
    * inside it, so that a call is counted once whether or not the provider uses the guard
-   * (docs/decisions/0415-cloud-budget.md). A throttle error `fn` rejects with (the `isThrottle` option) is
+   * (docs/decisions/0063-cloud-budget.md). A throttle error `fn` rejects with (the `isThrottle` option) is
    * reported to {@link CloudBudget.observeThrottle}.
    * @returns what `fn` returns, after the wait if there was one.
    * @throws (the promise rejects with) what `fn` throws, or `signal`'s reason when it aborts while waiting.
@@ -211,7 +211,7 @@ export class CloudBudget {
     const ctx = callContext();
     const lane = ctx?.lane ?? 'user';
     const now = this.#clock.now();
-    ctx?.reconcile?.throttles.push({ err, delayMs: Math.max(retryAfterMs ?? 1000, this.delayMs(lane)) });
+    ctx?.reconcile?.throttles.push({ err, lane, delayMs: Math.max(retryAfterMs ?? 1000, this.delayMs(lane)) });
     if (typeof err === 'object' && err !== null) {
       if (this.#seen.has(err)) return;
       this.#seen.add(err);

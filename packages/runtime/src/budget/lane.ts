@@ -27,7 +27,7 @@ export interface CallContext {
   /** A facet call's token, not yet used by a request of the provider's guard (see the budget). */
   prepaid?: { used: boolean };
   /** The reconcile of one workqueue key: the throttle answers its cloud calls met. */
-  reconcile?: { throttles: { err: unknown; delayMs: number }[] };
+  reconcile?: { throttles: { err: unknown; delayMs: number; lane: CloudLane }[] };
 }
 
 const storage = new AsyncLocalStorage<CallContext>();

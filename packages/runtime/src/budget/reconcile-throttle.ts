@@ -1,14 +1,14 @@
 /**
  * A reconcile that failed only because the cloud throttled one of its calls is not a failure of the item: the
  * workqueue loop requeues it after the throttle's delay instead of growing its backoff
- * (docs/decisions/0415-cloud-budget.md). Active only with a process cloud budget.
+ * (docs/decisions/0063-cloud-budget.md). Active only with a process cloud budget.
  */
-import { runInCallContext } from './lane.js';
+import { type CloudLane, runInCallContext } from './lane.js';
 import { processCloudBudget } from './process-budget.js';
 
 /** A reconcile's record of the throttle answers its calls met. */
 export interface ReconcileThrottles {
-  throttles: { err: unknown; delayMs: number }[];
+  throttles: { err: unknown; delayMs: number; lane: CloudLane }[];
 }
 
 /**
@@ -21,20 +21,23 @@ export function recordingThrottles<T>(record: ReconcileThrottles, fn: () => T): 
 }
 
 /**
- * The delay (ms) after which to requeue a reconcile that failed with `err`, when `err` is, wraps (`cause`
- * chain) or quotes (the message of an error wrapped as text, Go's `%v`) a throttle answer the reconcile met;
- * `undefined` when the failure is something else.
+ * The throttle behind a reconcile that failed with `err` — when `err` is, wraps (`cause` chain) or quotes (the
+ * message of an error wrapped as text, Go's `%v`) a throttle answer the reconcile met — with the delay (ms)
+ * after which to requeue it and the lane of the throttled call; `undefined` when the failure is something else.
  */
-export function throttleRequeueDelay(record: ReconcileThrottles, err: unknown): number | undefined {
+export function throttleBehind(
+  record: ReconcileThrottles,
+  err: unknown,
+): { delayMs: number; lane: CloudLane } | undefined {
   if (record.throttles.length === 0) return undefined;
   const message = err instanceof Error ? err.message : String(err);
   for (const t of record.throttles) {
     for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 10; depth++) {
-      if (e === t.err) return t.delayMs;
+      if (e === t.err) return t;
       e = (e as { cause?: unknown }).cause;
     }
     const quoted = t.err instanceof Error ? t.err.message : undefined;
-    if (quoted && message.includes(quoted)) return t.delayMs;
+    if (quoted && message.includes(quoted)) return t;
   }
   return undefined;
 }

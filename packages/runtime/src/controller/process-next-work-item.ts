@@ -4,7 +4,7 @@
  * and `k8s.io/cloud-provider` `controllers/service/controller.go` (`processNextServiceItem`).
  */
 import { findError, RetryError } from '@ccm-kit/cloud-provider';
-import { type ReconcileThrottles, recordingThrottles, throttleRequeueDelay } from '../budget/reconcile-throttle.js';
+import { type ReconcileThrottles, recordingThrottles, throttleBehind } from '../budget/reconcile-throttle.js';
 import { createLogger, type Logger } from '../logging.js';
 import type { QueueWorker, ReconcileFailure } from './reconciler.js';
 
@@ -15,7 +15,7 @@ import type { QueueWorker, ReconcileFailure } from './reconciler.js';
  *   `addAfter(key, retryAfterMs)`, no forget, no rate-limited entry;
  * - with a process cloud budget (`--cloud-api-qps`), an error that is or quotes a throttle answer of the cloud
  *   met by this reconcile: `addAfter(key, delay)` (its `Retry-After`, 1 s without one), no rate-limited entry: a
- *   throttled call is no failure of the item (docs/decisions/0415-cloud-budget.md);
+ *   throttled call is no failure of the item (docs/decisions/0063-cloud-budget.md);
  * - any other error: `addRateLimited(key)`;
  * - an error after `signal` aborted: nothing is requeued (the queue is shutting down), logged at V(2).
  * `done(key)` is always called. A key dequeued after `signal` aborted is not reconciled.
@@ -63,11 +63,12 @@ function handleReconcileError<T>(
   }
   const retry = (worker.honorRetryError ?? true) ? findError(err, RetryError) : undefined;
   const failure: ReconcileFailure<T> = { key, err };
-  const throttledMs = throttleRequeueDelay(throttles, err);
-  if (throttledMs !== undefined) {
-    worker.queue.addAfter(key, throttledMs);
-    failure.retryAfterMs = throttledMs;
-    failure.retryMessage = `the cloud API throttled a call: ${err instanceof Error ? err.message : String(err)}`;
+  const throttle = throttleBehind(throttles, err);
+  if (throttle !== undefined) {
+    worker.queue.addAfter(key, throttle.delayMs);
+    failure.retryAfterMs = throttle.delayMs;
+    const text = err instanceof Error ? err.message : String(err);
+    failure.retryMessage = `the cloud API throttled a call in lane ${throttle.lane}: ${text}`;
   } else if (retry) {
     worker.queue.addAfter(key, retry.retryAfterMs);
     failure.retryAfterMs = retry.retryAfterMs;

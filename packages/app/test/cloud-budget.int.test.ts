@@ -1,0 +1,100 @@
+/**
+ * The cloud budget end to end: startCloudControllerManager in-process against a real API server, with a
+ * FakeCloud that allows 5 calls a second (429 beyond) and `--cloud-api-qps=5`. The Node status pass and the
+ * lifecycle monitor ask for far more than that every second (periodic lane); a new LoadBalancer Service (user
+ * lane) still gets its ingress without waiting behind them, and without a failed sync.
+ */
+import { type CloudBudgetCharge, metricsRegistry, onCloudBudgetCharge } from '@ccm-kit/runtime';
+import { type ControlPlane, FakeCloud } from '@ccm-kit/testing';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { beforeAll, expect, it } from 'vitest';
+import { startCloudControllerManager } from '../src/index.js';
+
+const controlPlane = useControlPlane();
+let cp: ControlPlane;
+beforeAll(() => {
+  cp = controlPlane();
+});
+
+const NODES = 40;
+const RATE = 5;
+
+async function metric(name: string, labels: Record<string, string>): Promise<number> {
+  const m = (await metricsRegistry.getMetricsAsJSON()).find((x) => x.name === name);
+  const values = (m?.values ?? []) as { labels: Record<string, unknown>; value: number; metricName?: string }[];
+  return values
+    .filter((v) => (v.metricName ?? name) === name && Object.entries(labels).every(([k, w]) => v.labels[k] === w))
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+it('a new LoadBalancer Service gets its ingress while periodic work is throttled by the budget', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const cloud = new FakeCloud({ enableInstancesV2: true });
+  cloud.externalIP = '10.9.8.7';
+  for (let i = 0; i < NODES; i++) {
+    cloud.setInstance(`budget-${i}`, { providerID: `fake://budget-${i}`, zone: 'z1' });
+    await core.createNode({ body: { metadata: { name: `budget-${i}` }, spec: { providerID: `fake://budget-${i}` } } });
+  }
+  cloud.faults.throttle({ qps: RATE, burst: RATE });
+  const charges: CloudBudgetCharge[] = [];
+  const off = onCloudBudgetCharge((c) => charges.push(c));
+  const ccm = await startCloudControllerManager({
+    argv: [
+      ...['--cloud-provider=fake', '--leader-elect=false', '--configure-cloud-routes=false', '--secure-port=0'],
+      ...[`--cloud-api-qps=${RATE}`, `--cloud-api-burst=${RATE}`],
+      // Periodic demand far above the rate: 40 Nodes, a status pass (20 calls at once) and a monitor pass
+      // every second.
+      ...['--node-status-update-frequency=1s', '--concurrent-node-status-updates=20', '--node-monitor-period=1s'],
+    ],
+    cloud,
+    kubeConfig: cp.kubeConfig,
+  });
+  try {
+    // The periodic lane is backed up: its calls wait seconds for a token.
+    await eventuallyValue(
+      () => charges.some((c) => c.lane === 'periodic' && c.waitedMs > 3_000),
+      { what: 'periodic calls waiting in the budget', timeoutMs: 60_000 },
+    );
+    const ns = 'default';
+    await core.createNamespacedService({
+      namespace: ns,
+      body: {
+        metadata: { name: 'budget-web' },
+        spec: { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] },
+      },
+    });
+    const ingress = await eventuallyValue(
+      async () => (await core.readNamespacedService({ namespace: ns, name: 'budget-web' })).status?.loadBalancer?.ingress?.[0]?.ip,
+      { what: 'the Service ingress', timeoutMs: 60_000 },
+    );
+    expect(ingress).toBe('10.9.8.7');
+    const ensure = charges.filter((c) => c.operation === 'loadBalancer.ensureLoadBalancer');
+    expect(ensure.map((c) => [c.lane, c.controller])).toEqual([['user', 'service-lb-controller']]);
+    // The user's call waited about one token (200 ms at 5/s), while periodic calls around it waited seconds.
+    expect(ensure[0]!.waitedMs).toBeLessThan(1_500);
+    expect(Math.max(...charges.filter((c) => c.lane === 'periodic').map((c) => c.waitedMs))).toBeGreaterThan(3_000);
+    const failed = (await core.listNamespacedEvent({ namespace: ns })).items.filter(
+      (e) => e.involvedObject.name === 'budget-web' && e.reason === 'SyncLoadBalancerFailed',
+    );
+    expect(failed).toEqual([]);
+    // Per controller and lane, on /metrics.
+    expect(
+      await metric('cloudprovider_api_budget_calls_total', { controller: 'cloud-node-controller', lane: 'periodic' }),
+    ).toBeGreaterThan(0);
+    // The monitor shares the periodic lane with the status pass, first come first served: it is not starved.
+    await eventuallyValue(
+      async () =>
+        (await metric('cloudprovider_api_budget_calls_total', {
+          controller: 'cloud-node-lifecycle-controller',
+          lane: 'periodic',
+        })) > 0,
+      { what: 'lifecycle monitor calls', timeoutMs: 60_000 },
+    );
+  } finally {
+    off();
+    await ccm.stop();
+    await ccm.done;
+    for (let i = 0; i < NODES; i++) await core.deleteNode({ name: `budget-${i}` });
+  }
+}, 180_000);
