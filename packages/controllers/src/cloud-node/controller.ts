@@ -195,8 +195,7 @@ export class CloudNodeController {
       // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
       const statusLoop = until(
         signal,
-        // The status pass is periodic work: below a new Node's initialization and a user's Services.
-        (loopSignal) => withCloudLane('periodic', () => this.updateNodeStatus(loopSignal)),
+        (loopSignal) => this.updateNodeStatus(loopSignal),
         this.#periodMs,
         this.#log,
       );

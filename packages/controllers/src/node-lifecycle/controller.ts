@@ -118,8 +118,7 @@ export class CloudNodeLifecycleController {
     controllerStarted(CLOUD_NODE_LIFECYCLE_METRICS_NAME);
     try {
       // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
-      const pass = (loopSignal: AbortSignal) => withCloudLane('periodic', () => this.monitorNodes(loopSignal));
-      await until(signal, pass, this.#periodMs, this.#log);
+      await until(signal, (loopSignal) => this.monitorNodes(loopSignal), this.#periodMs, this.#log);
     } finally {
       controllerStopped(CLOUD_NODE_LIFECYCLE_METRICS_NAME);
     }
