@@ -25,6 +25,7 @@ export default defineConfig({
             'examples/*/test/**/*.test.ts',
             'tools/*/test/**/*.test.ts',
             'chaos/test/**/*.test.ts',
+            'bench/test/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },

@@ -4,13 +4,14 @@
  * in-process fake cloud ("fakebench"), the same flags and the same RBAC, on a fresh real control plane
  * per run. See bench/README.md for what is measured and how to read the tables.
  *
- *   npm run bench:compare                       # full matrix (W1–W8, ≈ 30 min on 2 cores)
+ *   npm run bench:compare                       # full matrix (W1–W8, ≈ 30 min on 2 cores; W9 only when asked)
  *   npm run bench:compare -- --quick            # small configs, 1 repetition (≈ 3 min)
  *   node --expose-gc bench/compare.ts [options] # after `tsc -b` and bench/upstream-ccm/build.sh
  *
- * Options: --quick, --reps=<n>, --impls=ts,go,go-json, --w1=… … --w8=… (configs, see compare/plan.ts;
+ * Options: --quick, --reps=<n>, --impls=ts,go,go-json, --w1=… … --w9=… (configs, see compare/plan.ts;
  * an empty list disables the workload), --qps=<n> --burst=<n> (default 20/30), --latency-ms=<n>
- * (fakebench latency, default 0), --no-warmup,
+ * (fakebench latency, default 0), --mem-limit-mib=<n> (each CCM in a cgroup v1 memory cgroup with this
+ * limit, compare/cgroup.ts; default none; root only), --no-warmup,
  * --out=<dir> (default ~/.cache/ccm-kit/bench/results), --ts-node-args='<node flags for the TS CCM>' (for example
  * '--cpu-prof --cpu-prof-dir=/tmp/prof'; NODE_OPTIONS refuses --cpu-prof), --ts-entry=bundle|unbundled (default
  * bundle: bench/ts-ccm.ts built by `ccm-kit build` and run as the scaffolded image runs it; unbundled: the tsc
@@ -53,7 +54,7 @@ function num(name: string, def: number): number {
   if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got ${JSON.stringify(v)}`);
   return n;
 }
-const known = ['quick', 'reps', 'impls', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8', 'qps', 'burst', 'latency-ms', 'no-warmup', 'out', 'ts-node-args', 'ts-entry'];
+const known = ['quick', 'reps', 'impls', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8', 'w9', 'qps', 'burst', 'latency-ms', 'mem-limit-mib', 'no-warmup', 'out', 'ts-node-args', 'ts-entry'];
 for (const a of argv) {
   const name = a.replace(/^--/, '').split('=')[0]!;
   if (!a.startsWith('--') || !known.includes(name)) {
@@ -66,6 +67,7 @@ const reps = num('reps', quick ? 1 : 3);
 const qps = num('qps', 20);
 const burst = num('burst', 30);
 const latencyMs = num('latency-ms', 0);
+const memLimitMiB = num('mem-limit-mib', 0);
 const warmup = opt('no-warmup') !== 'true' && !quick;
 const outDir = opt('out') ?? join(homedir(), '.cache', 'ccm-kit', 'bench', 'results');
 
@@ -104,7 +106,7 @@ const implIds = (opt('impls') ?? 'ts,go,go-json').split(',') as ImplId[];
 for (const id of implIds) if (!allImpls[id]) throw new Error(`--impls: unknown implementation ${JSON.stringify(id)}`);
 const impls = implIds.map((id) => allImpls[id]);
 
-const planOptions = { reps, qps, burst, latencyMs, impls };
+const planOptions = { reps, qps, burst, latencyMs, memLimitMiB, impls };
 const configs = buildPlan(opt, quick ? 'quick' : 'full', planOptions);
 const defaults = { qps, burst, latencyMs };
 const configKey = (c: Config) => keyOf(c, defaults);
@@ -161,8 +163,9 @@ async function run(c: Config, impl: Impl, tag: string): Promise<RunResult> {
 const timeOf: Record<string, number> = {};
 if (warmup && configs.length > 0) {
   const first = configs[0]!;
-  // Small: it only warms the page cache, the binaries and the control plane's start-up path.
-  const small = { ...first, nodes: Math.min(first.nodes, 30), services: Math.min(first.services, 10) };
+  // Small (W1, 30 Nodes, whatever the first config is: a W6 warm-up would idle for its minutes): it only warms
+  // the page cache, the binaries and the control plane's start-up path.
+  const small: Config = { ...first, workload: 'W1', nodes: 30, services: 0, k: 0, minutes: 0, newServices: 0, cloudRps: 0 };
   for (const impl of first.impls) await run(small, impl, 'warm-up (discarded)');
 }
 for (const c of configs) {
@@ -186,7 +189,7 @@ const report = renderReport({
   title: `ccm-kit vs upstream Go CCM — ${new Date().toISOString()}`,
   header: [
     ...Object.entries(versions).map(([k, v]) => `${k}: ${v}`),
-    `client QPS/burst ${qps}/${burst} unless a config says q<qps>/<burst>; fakebench latency ${latencyMs} ms unless a config says l<ms>; repetitions per config as in its row (ABBA order)${warmup ? '; one warm-up run per implementation discarded' : ''}`,
+    `client QPS/burst ${qps}/${burst} unless a config says q<qps>/<burst>; fakebench latency ${latencyMs} ms unless a config says l<ms>; ${memLimitMiB > 0 ? `each CCM in a ${memLimitMiB} MiB memory cgroup` : 'no memory limit'} unless a config says mem; repetitions per config as in its row (ABBA order)${warmup ? '; one warm-up run per implementation discarded' : ''}`,
     `load average (1 min) during runs: median ${median(loads).toFixed(2)}, max ${Math.max(...results.map((r) => Math.max(r.loadStart, r.loadEnd))).toFixed(2)}; at the end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
     `time per config: ${Object.entries(timeOf).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join('; ')}`,
     `**total time ${totalMin.toFixed(1)} min**`,
@@ -201,6 +204,6 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 writeFileSync(join(outDir, `compare-${stamp}.md`), `${report}\n`);
 writeFileSync(
   join(outDir, `compare-${stamp}.json`),
-  JSON.stringify({ versions, options: { quick, reps, qps, burst, latencyMs, taskset: taskset() }, results }, null, 1),
+  JSON.stringify({ versions, options: { quick, reps, qps, burst, latencyMs, memLimitMiB, taskset: taskset() }, results }, null, 1),
 );
 log(`total ${totalMin.toFixed(1)} min; report: ${join(outDir, `compare-${stamp}.md`)} (raw runs: .json)`);

@@ -22,7 +22,11 @@
  * - `FAKEBENCH_STALE_ROUTES`: start with this many routes no Node owns (`10.<120+i>>8>.<i&255>.0/24`
  *   → `bench-stale-<i>`, at most {@link MAX_STALE_ROUTES}), for a route controller to delete;
  * - `FAKEBENCH_STATE_FILE`: the cloud's state (balancers, routes, IP counter) is loaded from this JSON
- *   file at start when it exists and saved to it at exit, so a restarted CCM finds the cloud as it was.
+ *   file at start when it exists and saved to it at exit, so a restarted CCM finds the cloud as it was;
+ * - `FAKEBENCH_RPS`: the cloud's API quota, calls a second (token bucket, burst = rps, bench/fakebench-quota.ts);
+ *   a call beyond it is counted and answered with {@link CloudThrottledError} (429, `Retry-After: 1`), the
+ *   way an HTTP client surfaces a 429, and counted in `throttled`. `FAKEBENCH_RPS_FROM=signal` holds the
+ *   quota off until {@link FakeBench.startQuota} (bench/ts-ccm.ts calls it on SIGUSR2); default `start`.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,6 +40,7 @@ import {
   type Routes,
 } from '@ccm-kit/cloud-provider';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import { CloudThrottledError, parseRps, TokenBucket } from './fakebench-quota.ts';
 
 /** The provider name registered by bench/ts-ccm.ts and given as `--cloud-provider`. */
 export const PROVIDER_NAME = 'fakebench';
@@ -80,6 +85,8 @@ export interface CounterLine {
   routes: number;
   /** Sum (mod 2^32) over the routes of FNV-1a(`<destination CIDR>><target node>`). */
   routesHash: number;
+  /** Calls answered with 429 because the quota (`FAKEBENCH_RPS`) was spent; they are in `calls` too. */
+  throttled: number;
 }
 
 /** What `FAKEBENCH_STATE_FILE` holds (same shape on the Go side). */
@@ -150,14 +157,20 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   #nextIP = 0;
   readonly #balancers = new Map<string, Balancer>();
   readonly #routes = new Map<string, Route>();
+  /** Calls a second of the quota, or undefined for none. */
+  readonly #rps: number | undefined;
+  #quota: TokenBucket | undefined;
+  #throttled = 0;
 
   /**
    * @param latencyMs fixed delay of every cloud call, milliseconds
    * @param staleRoutes routes no Node owns to start with (see {@link staleRoute})
+   * @param quota `rps`: the API quota in calls a second (undefined: none); `fromStart` false holds it off until
+   *   {@link FakeBench.startQuota}
    * @throws Error when `latencyMs` is negative or not a number, or `staleRoutes` is not an integer in
    *   0..{@link MAX_STALE_ROUTES}.
    */
-  constructor(latencyMs = 0, staleRoutes = 0) {
+  constructor(latencyMs = 0, staleRoutes = 0, quota: { rps?: number; fromStart?: boolean } = {}) {
     if (!Number.isFinite(latencyMs) || latencyMs < 0) {
       throw new Error(`FAKEBENCH_LATENCY_MS must be a non-negative number of milliseconds, got ${latencyMs}`);
     }
@@ -165,6 +178,8 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
       throw new Error(`FAKEBENCH_STALE_ROUTES must be an integer from 0 to ${MAX_STALE_ROUTES}, got ${staleRoutes}`);
     }
     this.latencyMs = latencyMs;
+    this.#rps = quota.rps;
+    if (quota.fromStart !== false) this.startQuota();
     for (let i = 0; i < staleRoutes; i++) {
       const r = staleRoute(i);
       this.#routes.set(r.destinationCIDR, r);
@@ -172,13 +187,19 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   }
 
   /**
-   * Reads `FAKEBENCH_LATENCY_MS` (ms, default 0), `FAKEBENCH_STALE_ROUTES` (default 0) and loads
-   * `FAKEBENCH_STATE_FILE` when it exists (its routes replace the stale ones).
+   * Reads `FAKEBENCH_LATENCY_MS` (ms, default 0), `FAKEBENCH_STALE_ROUTES` (default 0), `FAKEBENCH_RPS` and
+   * `FAKEBENCH_RPS_FROM` (`start` or `signal`), and loads `FAKEBENCH_STATE_FILE` when it exists (its routes
+   * replace the stale ones).
    * @throws Error on a malformed variable or state file.
    */
   static fromEnv(env: NodeJS.ProcessEnv = process.env): FakeBench {
     const n = (v: string | undefined) => (v === undefined || v === '' ? 0 : Number(v));
-    const fake = new FakeBench(n(env.FAKEBENCH_LATENCY_MS), n(env.FAKEBENCH_STALE_ROUTES));
+    const from = env.FAKEBENCH_RPS_FROM || 'start';
+    if (from !== 'start' && from !== 'signal') {
+      throw new Error(`FAKEBENCH_RPS_FROM must be start or signal, got ${JSON.stringify(from)}`);
+    }
+    const quota = { rps: parseRps(env.FAKEBENCH_RPS), fromStart: from === 'start' };
+    const fake = new FakeBench(n(env.FAKEBENCH_LATENCY_MS), n(env.FAKEBENCH_STALE_ROUTES), quota);
     const stateFile = env.FAKEBENCH_STATE_FILE;
     if (stateFile && existsSync(stateFile)) fake.loadState(JSON.parse(readFileSync(stateFile, 'utf8')) as CloudState);
     return fake;
@@ -209,10 +230,23 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
     renameSync(`${path}.tmp`, path);
   }
 
+  /** Starts the quota (a full bucket) when one is configured and not yet running. */
+  startQuota(nowMs = Date.now()): void {
+    if (this.#rps !== undefined && this.#quota === undefined) this.#quota = new TokenBucket(this.#rps, this.#rps, nowMs);
+  }
+
+  /**
+   * Counts a call, waits the latency and, beyond the quota, refuses it.
+   * @throws CloudThrottledError when the quota's bucket is empty.
+   */
   async #call(method: MethodName, signal?: AbortSignal): Promise<void> {
     this.#calls.set(method, this.#calls.get(method)! + 1);
-    if (this.#firstCallMs === 0) this.#firstCallMs = Date.now();
+    const now = Date.now();
+    if (this.#firstCallMs === 0) this.#firstCallMs = now;
+    const allowed = this.#quota?.take(now) ?? true;
+    if (!allowed) this.#throttled++;
     if (this.latencyMs > 0) await sleep(this.latencyMs, undefined, { signal });
+    if (!allowed) throw new CloudThrottledError(method);
   }
 
   snapshot(): CounterLine {
@@ -230,6 +264,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
         (sum, r) => (sum + fnv32a(`${r.destinationCIDR}>${r.targetNode}`)) >>> 0,
         0,
       ),
+      throttled: this.#throttled,
     };
   }
 

@@ -7,6 +7,7 @@
  * Env: `FAKEBENCH_COUNTERS_FILE` (where the fake writes its counters as one JSON line, every
  * `FAKEBENCH_COUNTERS_INTERVAL_MS` (default 1000) and at exit), `FAKEBENCH_STATE_FILE` (the cloud's
  * state, loaded at start and saved at exit), and the fake's own variables (see bench/fakebench.ts).
+ * SIGUSR2 starts the fake's API quota when `FAKEBENCH_RPS_FROM=signal` (the harness sends it, W9).
  */
 import { enableCompileCache } from 'node:module';
 
@@ -20,6 +21,7 @@ const { FakeBench, PROVIDER_NAME } = await import('./fakebench.ts');
 
 const fake = FakeBench.fromEnv();
 registerCloudProvider(PROVIDER_NAME, () => fake);
+process.on('SIGUSR2', () => fake.startQuota());
 
 const countersFile = process.env.FAKEBENCH_COUNTERS_FILE;
 if (countersFile) {

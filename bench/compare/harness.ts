@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { ControlPlane, ControlPlaneUser } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
 import type { CounterLine } from '../fakebench.ts';
+import { MemoryCgroup } from './cgroup.ts';
 import { BENCH_NAMESPACE, makeService } from './objects.ts';
 import { ConvergenceObserver } from './observer.ts';
 import { ProcessUnderTest } from './process.ts';
@@ -30,6 +31,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class Harness {
   /** The CCM currently running (the last one spawned). */
   ccm: ProcessUnderTest | undefined;
+  /** The memory cgroup of the current CCM (with {@link RunSpec.memLimitMiB}). */
+  cgroup: MemoryCgroup | undefined;
+  /** Every memory cgroup created in the run, removed at its end. */
+  readonly cgroups: MemoryCgroup[] = [];
   /** Observers to stop at the end of the run. */
   readonly observers: { stop(): void }[] = [];
   /** Rejects when the current CCM exits before it is stopped (race it against every wait). */
@@ -55,16 +60,25 @@ export class Harness {
     this.ccmEnv = init.ccmEnv;
   }
 
-  /** Spawns the CCM (pinned to core 1) and arms {@link Harness.exitedEarly}. */
+  /**
+   * Spawns the CCM (pinned to core 1; in a memory cgroup of its own with {@link RunSpec.memLimitMiB}) and arms
+   * {@link Harness.exitedEarly}.
+   */
   spawnCcm(): ProcessUnderTest {
+    const limit = this.spec.memLimitMiB;
+    this.cgroup = limit > 0 ? new MemoryCgroup(`ccm-kit-bench-${process.pid}-${this.cgroups.length}-${Date.now()}`, limit) : undefined;
+    if (this.cgroup) this.cgroups.push(this.cgroup);
+    const cgroup = this.cgroup;
     const ccm = new ProcessUnderTest(this.spec.impl.command, this.ccmArgs, {
       cpu: 1,
       logPath: this.files.ccmLog,
       env: { ...process.env, ...this.ccmEnv },
+      ...(cgroup ? { wrap: (cmd: string, args: readonly string[]) => cgroup.wrap(cmd, args) } : {}),
     });
     this.ccm = ccm;
     this.exitedEarly = ccm.exited.then((code) => {
-      throw new Error(`the CCM exited early with code ${code} (log: ${this.files.ccmLog})`);
+      const oom = cgroup && cgroup.stats().oomKills > 0 ? `, OOM-killed under its ${limit} MiB memory limit` : '';
+      throw new Error(`the CCM exited early with code ${code}${ccm.exitSignal ? ` (${ccm.exitSignal})` : ''}${oom} (log: ${this.files.ccmLog})`);
     });
     this.exitedEarly.catch(() => {});
     return ccm;

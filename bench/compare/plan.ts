@@ -2,15 +2,32 @@
  * The benchmark plan: workload configs parsed from `--w1=…` … `--w8=…` and the default matrices.
  *
  * A config is the workload's sizes separated by `:` (W1 `N:c`, W2 `N:M:c`, W3 `N:M:K:c`, W4 `N:S:c`,
- * W5 `N:K:c`, W6 `N:M:min`, W7 `N:M:c`, W8 `N:M:c`), optionally followed by `x<R>` (repetitions instead
- * of --reps), `q<qps>[/<burst>]` (client QPS/burst instead of --qps/--burst; burst defaults to 2 × qps),
- * `l<ms>` (fakebench latency instead of --latency-ms) and `@impl+impl` (a subset of --impls), e.g.
- * `1000:10x3q1000/2000@ts+go`.
+ * W5 `N:K:c`, W6 `N:M:min`, W7 `N:M:c`, W8 `N:M:c`, W9 `N:M:J:S:rps`), optionally followed by `x<R>`
+ * (repetitions instead of --reps), `q<qps>[/<burst>]` (client QPS/burst instead of --qps/--burst; burst
+ * defaults to 2 × qps), `l<ms>` (fakebench latency instead of --latency-ms), `m<MiB>` (each CCM in a memory
+ * cgroup with this limit instead of --mem-limit-mib; `m0`: none) and `@impl+impl` (a subset of --impls),
+ * e.g. `1000:10x3q1000/2000m256@ts+go`.
  */
 import type { Impl, RunSpec } from './run.ts';
 import { WORKLOADS, type Workload } from './workloads/index.ts';
 
 export type Config = Omit<RunSpec, 'impl' | 'timeoutMs' | 'keepLogsDir'> & { reps: number; impls: Impl[] };
+
+/** The fields of a config that tell two configs apart (every {@link Config} field but reps and impls). */
+export const CONFIG_FIELDS = [
+  'workload',
+  'nodes',
+  'services',
+  'k',
+  'minutes',
+  'concurrency',
+  'qps',
+  'burst',
+  'latencyMs',
+  'memLimitMiB',
+  'newServices',
+  'cloudRps',
+] as const satisfies readonly (keyof Config)[];
 
 /**
  * Per workload: the quick profile (about 3 minutes on a quiet 2-core machine) and the full matrix (about 30
@@ -27,6 +44,7 @@ export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
     w6: '',
     w7: '20:5:10@ts+go',
     w8: '',
+    w9: '',
   },
   full: {
     w1: '100:10x1,1000:10x2q1000/2000@ts+go,100:10x1l50@ts+go',
@@ -37,6 +55,7 @@ export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
     w6: '1000:100:10x1',
     w7: '1000:100:10x1@ts+go',
     w8: '5000:1000:10x1q1000/2000@ts+go',
+    w9: '',
   },
 };
 
@@ -45,6 +64,8 @@ export interface PlanOptions {
   qps: number;
   burst: number;
   latencyMs: number;
+  /** --mem-limit-mib (0: none). */
+  memLimitMiB: number;
   /** The implementations of --impls, in order. */
   impls: Impl[];
 }
@@ -58,11 +79,11 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
   const flag = `--${w.id.toLowerCase()}`;
   const form = w.sizes.map((s) => s.letter).join(':');
   return text.split(',').map((raw) => {
-    const m = /^([\d:]+)(?:x(\d+))?(?:q(\d+)(?:\/(\d+))?)?(?:l(\d+(?:\.\d+)?))?(?:@([a-z+-]+))?$/.exec(raw.trim());
+    const m = /^([\d:]+)(?:x(\d+))?(?:q(\d+)(?:\/(\d+))?)?(?:l(\d+(?:\.\d+)?))?(?:m(\d+))?(?:@([a-z+-]+))?$/.exec(raw.trim());
     const sizes = m ? m[1]!.split(':').map(Number) : [];
     if (!m || sizes.length !== w.sizes.length || sizes.some((x) => !Number.isInteger(x) || x < 1)) {
       throw new Error(
-        `${flag}: ${JSON.stringify(raw)} is not ${form} (positive integers) with optional xR, qQPS[/BURST], lMS and @impl+impl`,
+        `${flag}: ${JSON.stringify(raw)} is not ${form} (positive integers) with optional xR, qQPS[/BURST], lMS, mMiB and @impl+impl`,
       );
     }
     const c: Config = {
@@ -75,14 +96,17 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
       qps: m[3] ? Number(m[3]) : o.qps,
       burst: m[4] ? Number(m[4]) : m[3] ? 2 * Number(m[3]) : o.burst,
       latencyMs: m[5] ? Number(m[5]) : o.latencyMs,
+      memLimitMiB: m[6] ? Number(m[6]) : o.memLimitMiB,
+      newServices: 0,
+      cloudRps: 0,
       reps: m[2] ? Number(m[2]) : o.reps,
       impls: o.impls,
     };
     w.sizes.forEach((s, i) => {
       c[s.field] = sizes[i]!;
     });
-    if (m[6]) {
-      const ids = m[6].split('+');
+    if (m[7]) {
+      const ids = m[7].split('+');
       for (const id of ids) {
         if (!o.impls.some((i) => i.id === id)) throw new Error(`${flag}: implementation ${JSON.stringify(id)} is not in --impls`);
       }
@@ -100,11 +124,15 @@ export function buildPlan(opt: (name: string) => string | undefined, profile: 'q
   });
 }
 
-/** `W2 N=1000 M=200 c=10 q1000/2000 l50`: sizes, then QPS and latency where they differ from the defaults. */
+/**
+ * `W2 N=1000 M=200 c=10 q1000/2000 l50 mem 256 MiB`: sizes, then QPS and latency where they differ from the
+ * defaults, and the memory limit where there is one.
+ */
 export function configKey(c: Config | RunSpec, defaults: { qps: number; burst: number; latencyMs: number }): string {
   const w = WORKLOADS.find((x) => x.id === c.workload)!;
   const parts = [c.workload, ...w.sizes.map((s) => `${s.letter}=${c[s.field]}`)];
   if (c.qps !== defaults.qps || c.burst !== defaults.burst) parts.push(`q${c.qps}/${c.burst}`);
   if (c.latencyMs !== defaults.latencyMs) parts.push(`l${c.latencyMs}`);
+  if (c.memLimitMiB > 0) parts.push(`mem ${c.memLimitMiB} MiB`);
   return parts.join(' ');
 }

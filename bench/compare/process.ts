@@ -1,6 +1,6 @@
 /**
- * The CCM process under test: spawned (pinned with `taskset -c <cpu>` when util-linux's taskset exists),
- * its CPU time (utime + stime from /proc/<pid>/stat) and memory (VmRSS sampled, VmHWM) read from /proc,
+ * The CCM process under test: spawned (pinned with `taskset -c <cpu>` when util-linux's taskset exists,
+ * optionally inside a memory cgroup, compare/cgroup.ts), its CPU time (utime + stime from /proc/<pid>/stat) and memory (VmRSS sampled, VmHWM) read from /proc,
  * stopped with SIGTERM (SIGKILL after a grace period).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -63,16 +63,25 @@ export class ProcessUnderTest {
   readonly child: ChildProcess;
   readonly startedAtMs: number;
   readonly exited: Promise<number | null>;
+  /** The signal that ended the process (`SIGKILL` from the OOM killer, say), once it exited. */
+  exitSignal: NodeJS.Signals | null = null;
   #peakRss = 0;
   #sampler: NodeJS.Timeout;
 
   /**
    * @param cpu core to pin to (ignored without taskset)
    * @param logPath stdout and stderr go here
+   * @param wrap turns the command line into the one to spawn (a memory cgroup's, `MemoryCgroup.wrap` of compare/cgroup.ts);
+   *   the wrapper must exec the command, so that the spawned pid is the command's
    */
-  constructor(command: string, args: readonly string[], opts: { env: NodeJS.ProcessEnv; cpu: number; logPath: string }) {
+  constructor(
+    command: string,
+    args: readonly string[],
+    opts: { env: NodeJS.ProcessEnv; cpu: number; logPath: string; wrap?: (command: string, args: readonly string[]) => [string, string[]] },
+  ) {
     const ts = taskset();
-    const [cmd, argv] = ts ? [ts, ['-c', String(opts.cpu), command, ...args]] : [command, [...args]];
+    const pinned: [string, string[]] = ts ? [ts, ['-c', String(opts.cpu), command, ...args]] : [command, [...args]];
+    const [cmd, argv] = opts.wrap ? opts.wrap(...pinned) : pinned;
     const log = createWriteStream(opts.logPath);
     this.startedAtMs = Date.now();
     this.child = spawn(cmd, argv, { env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -80,6 +89,7 @@ export class ProcessUnderTest {
     this.child.stderr!.pipe(log, { end: false });
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
+        this.exitSignal = signal;
         clearInterval(this.#sampler);
         log.end();
         resolve(code ?? (signal ? 128 : null));

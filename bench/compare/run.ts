@@ -47,6 +47,12 @@ export interface RunSpec {
   burst: number;
   /** fakebench latency per cloud call, ms. */
   latencyMs: number;
+  /** Each CCM process in a memory cgroup with this limit, MiB (compare/cgroup.ts); 0: none. */
+  memLimitMiB: number;
+  /** W9: LoadBalancer Services created while the Nodes join, else 0. */
+  newServices: number;
+  /** W9: the cloud's API quota, calls a second (fakebench `FAKEBENCH_RPS`), else 0. */
+  cloudRps: number;
   impl: Impl;
   /** Give up after this long (ms) waiting for convergence. */
   timeoutMs: number;
@@ -62,7 +68,11 @@ export interface RunResult {
   minutes: number;
   concurrency: number;
   qps: number;
+  burst: number;
   latencyMs: number;
+  memLimitMiB: number;
+  newServices: number;
+  cloudRps: number;
   impl: ImplId;
   ok: boolean;
   error?: string;
@@ -83,6 +93,12 @@ export interface RunResult {
   rssMiB: number;
   /** Peak of VmRSS sampled every 250 ms, MiB. */
   peakRssMiB: number;
+  /** With a memory limit: whether the kernel's OOM killer killed a CCM process of the run. */
+  oomKilled: boolean;
+  /** With a memory limit: the peak the cgroup charged (process memory and page cache), MiB; else NaN. */
+  cgroupMaxUsageMiB: number;
+  /** With a memory limit: how often the usage hit the limit (memory.failcnt); else NaN. */
+  cgroupFailcnt: number;
   /** Seconds from convergence until the CCM's API traffic went quiet (2 s without a request). */
   settleS: number;
   /** fakebench counters after the CCM exited. */
@@ -121,7 +137,7 @@ export function sharedFlags(spec: RunSpec, kubeconfig: string): string[] {
 }
 
 function emptyResult(spec: RunSpec): RunResult {
-  const { workload, nodes, services, k, minutes, concurrency, qps, latencyMs } = spec;
+  const { workload, nodes, services, k, minutes, concurrency, qps, burst, latencyMs, memLimitMiB, newServices, cloudRps } = spec;
   return {
     workload,
     nodes,
@@ -130,7 +146,11 @@ function emptyResult(spec: RunSpec): RunResult {
     minutes,
     concurrency,
     qps,
+    burst,
     latencyMs,
+    memLimitMiB,
+    newServices,
+    cloudRps,
     impl: spec.impl.id,
     ok: false,
     wallS: NaN,
@@ -142,6 +162,9 @@ function emptyResult(spec: RunSpec): RunResult {
     hwmMiB: NaN,
     rssMiB: NaN,
     peakRssMiB: NaN,
+    oomKilled: false,
+    cgroupMaxUsageMiB: NaN,
+    cgroupFailcnt: NaN,
     settleS: NaN,
     calls: {},
     lbHostsTotal: 0,
@@ -249,6 +272,19 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
   } finally {
     for (const o of h?.observers ?? []) o.stop();
     await h?.ccm?.stop(5_000);
+    for (const cg of h?.cgroups ?? []) {
+      try {
+        const s = cg.stats();
+        result.oomKilled ||= s.oomKills > 0;
+        if (cg === h?.cgroup) {
+          result.cgroupMaxUsageMiB = s.maxUsageBytes / 2 ** 20;
+          result.cgroupFailcnt = s.failcnt;
+        }
+      } catch (err) {
+        result.problems.push(`cannot read the memory cgroup ${cg.path}: ${(err as Error).message}`);
+      }
+      cg.remove();
+    }
     await clients.close();
     await cp.stop();
     await rm(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
  * The ccm-kit side of bench:compare as a vendor ships it: bench/ts-ccm.ts bundled by `ccm-kit build`'s
  * code path (`bundle()` of @ccm-kit/cli, rolldown, decision 0072) into one ES module, run as the scaffolded
  * image runs its bundle. Built once per source version and cached by a hash of its inputs (the entry, the
- * fake cloud, the built `dist` of the workspace packages and package-lock.json), like the Go binary.
+ * fake cloud's `bench/fakebench*.ts`, the built `dist` of the workspace packages and package-lock.json), like the Go binary.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -30,7 +30,11 @@ function* files(dir: string): Generator<string> {
  */
 export async function tsCcmBundle(repo: string, log: (line: string) => void): Promise<string> {
   const h = createHash('sha256');
-  const inputs = [join(repo, 'bench', 'ts-ccm.ts'), join(repo, 'bench', 'fakebench.ts'), join(repo, 'package-lock.json')];
+  const bench = readdirSync(join(repo, 'bench'))
+    .filter((f) => f === 'ts-ccm.ts' || f.startsWith('fakebench'))
+    .sort()
+    .map((f) => join(repo, 'bench', f));
+  const inputs = [...bench, join(repo, 'package-lock.json')];
   for (const pkg of readdirSync(join(repo, 'packages')).sort()) {
     const dist = join(repo, 'packages', pkg, 'dist');
     if (existsSync(dist)) inputs.push(...files(dist));

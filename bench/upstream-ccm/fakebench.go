@@ -20,7 +20,10 @@
 //   - FAKEBENCH_STALE_ROUTES: start with this many routes no Node owns
 //     (10.<120+i>>8>.<i&255>.0/24 -> bench-stale-<i>, at most MaxStaleRoutes);
 //   - FAKEBENCH_STATE_FILE: balancers, routes and the IP counter are loaded from this JSON file at
-//     start when it exists, and saved to it at exit (main.go), so a restarted CCM finds the cloud as it was.
+//     start when it exists, and saved to it at exit (main.go), so a restarted CCM finds the cloud as it was;
+//   - FAKEBENCH_RPS: the cloud's API quota, calls a second (token bucket, burst = rps, quota.go); a call
+//     beyond it is counted and answered with a 429 error (Retry-After: 1) and counted in "throttled".
+//     FAKEBENCH_RPS_FROM=signal holds the quota off until SIGUSR2 (main.go); default "start".
 package main
 
 import (
@@ -109,6 +112,10 @@ type fakeBench struct {
 	calls       [methodCount]atomic.Int64
 	firstCallMs atomic.Int64
 	nextIP      atomic.Int64
+	// rps is the quota in calls a second (0: none); quota is its bucket once started.
+	rps       int
+	quota     atomic.Pointer[tokenBucket]
+	throttled atomic.Int64
 
 	mu        sync.Mutex
 	balancers map[string]*balancer
@@ -139,7 +146,28 @@ func newFakeBench() (*fakeBench, error) {
 			return nil, err
 		}
 	}
+	rps, err := parseRps(os.Getenv("FAKEBENCH_RPS"))
+	if err != nil {
+		return nil, err
+	}
+	f.rps = rps
+	switch from := os.Getenv("FAKEBENCH_RPS_FROM"); from {
+	case "", "start":
+		f.startQuota(time.Now())
+	case "signal":
+	default:
+		return nil, fmt.Errorf("FAKEBENCH_RPS_FROM must be start or signal, got %q", from)
+	}
 	return f, nil
+}
+
+// startQuota starts the quota (a full bucket) when one is configured and not yet running.
+func (f *fakeBench) startQuota(now time.Time) {
+	if f.rps <= 0 || f.quota.Load() != nil {
+		return
+	}
+	b, _ := newTokenBucket(float64(f.rps), float64(f.rps), now)
+	f.quota.CompareAndSwap(nil, b)
 }
 
 // loadState replaces the balancers, routes and IP counter with the file's, when it exists.
@@ -187,18 +215,25 @@ func (f *fakeBench) saveState(path string) error {
 	return os.Rename(path+".tmp", path)
 }
 
-// call counts one call, records the time of the first one, and waits the configured latency.
+// call counts one call, records the time of the first one, waits the configured latency and, beyond the
+// quota, refuses the call with a throttledError.
 func (f *fakeBench) call(ctx context.Context, m int) error {
 	f.calls[m].Add(1)
-	f.firstCallMs.CompareAndSwap(0, time.Now().UnixMilli())
+	now := time.Now()
+	f.firstCallMs.CompareAndSwap(0, now.UnixMilli())
+	var refused error
+	if q := f.quota.Load(); q != nil && !q.take(now) {
+		f.throttled.Add(1)
+		refused = &throttledError{method: methodNames[m]}
+	}
 	if f.latency <= 0 {
-		return nil
+		return refused
 	}
 	t := time.NewTimer(f.latency)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return nil
+		return refused
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -216,6 +251,7 @@ type counterLine struct {
 	LBHostsHash   uint32           `json:"lbHostsHash"`
 	Routes        int              `json:"routes"`
 	RoutesHash    uint32           `json:"routesHash"`
+	Throttled     int64            `json:"throttled"`
 }
 
 func (f *fakeBench) snapshot() counterLine {
@@ -236,7 +272,8 @@ func (f *fakeBench) snapshot() counterLine {
 	}
 	f.mu.Unlock()
 	return counterLine{Impl: "go", Pid: os.Getpid(), TimeMs: time.Now().UnixMilli(), FirstCallMs: f.firstCallMs.Load(),
-		Calls: calls, LoadBalancers: lbs, LBHostsTotal: hosts, LBHostsHash: hostsHash, Routes: routes, RoutesHash: routesHash}
+		Calls: calls, LoadBalancers: lbs, LBHostsTotal: hosts, LBHostsHash: hostsHash, Routes: routes, RoutesHash: routesHash,
+		Throttled: f.throttled.Load()}
 }
 
 // writeCounters replaces path with one JSON line (write to a temporary file, then rename).

@@ -6,7 +6,8 @@
 //   - FAKEBENCH_COUNTERS_FILE: where the fake writes its counters as one JSON line, every
 //     FAKEBENCH_COUNTERS_INTERVAL_MS (default 1000) and at exit (SIGTERM/SIGINT write the final line,
 //     save FAKEBENCH_STATE_FILE, then exit 0).
-//   - FAKEBENCH_LATENCY_MS, FAKEBENCH_STALE_ROUTES, FAKEBENCH_STATE_FILE: see fakebench.go.
+//   - FAKEBENCH_LATENCY_MS, FAKEBENCH_STALE_ROUTES, FAKEBENCH_STATE_FILE, FAKEBENCH_RPS: see fakebench.go;
+//     SIGUSR2 starts the quota when FAKEBENCH_RPS_FROM=signal (the harness sends it, W9).
 //
 // Build with build.sh (outputs go to ~/.cache/ccm-kit/bench/<version>/upstream-ccm, never the repo).
 package main
@@ -44,6 +45,13 @@ func main() {
 	cloudprovider.RegisterCloudProvider(providerName, func(io.Reader) (cloudprovider.Interface, error) {
 		return fake, nil
 	})
+	usr2 := make(chan os.Signal, 1)
+	signal.Notify(usr2, syscall.SIGUSR2)
+	go func() {
+		for range usr2 {
+			fake.startQuota(time.Now())
+		}
+	}()
 	finish := func() {}
 	if path := os.Getenv("FAKEBENCH_COUNTERS_FILE"); path != "" {
 		finish = startCounterWriter(fake, path)

@@ -6,7 +6,7 @@ import type { CounterLine } from '../../fakebench.ts';
 import type { Harness } from '../harness.ts';
 import type { RunSpec } from '../run.ts';
 
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8';
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8' | 'W9';
 
 /** What a driver measured; the run frame adds CPU, memory, API and cloud counts and the parity dump. */
 export interface Measured {
@@ -30,7 +30,7 @@ export interface Measured {
 /** A size in a config (`N:M:c` …): its letter and the {@link RunSpec} field it sets. */
 export interface SizeField {
   letter: string;
-  field: 'nodes' | 'services' | 'k' | 'minutes' | 'concurrency';
+  field: 'nodes' | 'services' | 'k' | 'minutes' | 'concurrency' | 'newServices' | 'cloudRps';
 }
 
 export interface Workload {
@@ -63,6 +63,9 @@ export const SIZE = {
   S: { letter: 'S', field: 'k' },
   min: { letter: 'min', field: 'minutes' },
   c: { letter: 'c', field: 'concurrency' },
+  J: { letter: 'J', field: 'k' },
+  newS: { letter: 'S', field: 'newServices' },
+  rps: { letter: 'rps', field: 'cloudRps' },
 } as const satisfies Record<string, SizeField>;
 
 /** A driver's result when every named object's latency counts from the CCM's spawn (W1, W4, W5). */
