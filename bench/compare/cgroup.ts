@@ -76,7 +76,7 @@ export class MemoryCgroup {
       if (existsSync(memsw)) writeFileSync(memsw, String(this.limitBytes));
     } catch (err) {
       this.remove();
-      throw new Error(`cannot create the memory cgroup ${this.path} (run as root): ${(err as Error).message}`);
+      throw new Error(`cannot create the memory cgroup ${this.path} (run as root): ${(err as Error).message}`, { cause: err });
     }
   }
 

@@ -28,7 +28,7 @@ import { range, SIZE, type Workload } from './workload.ts';
 /** One Node joins every this many ms. */
 export const JOIN_INTERVAL_MS = 100;
 /** The window gives up waiting for convergence after this long (ms) and reports what it saw. */
-export const WINDOW_CAP_MS = 15 * 60_000;
+export const WINDOW_CAP_MS = 10 * 60_000;
 
 /**
  * When (ms after the window opens) each of `joins` Nodes and `services` Services is created: a Node every
