@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { manifestsCommand, manifestValuesFromArgs } from '../src/commands/manifests.js';
@@ -93,7 +96,7 @@ describe('ccm-kit manifests', () => {
   });
 
   it.each([
-    [[], /--provider: give the provider name/],
+    [[], /--provider: not given and package.json has no "ccmKit.provider"/],
     [['--provider', 'a', '--namespace', 'Cloud_System'], /--namespace: "Cloud_System" is not a namespace name/],
     [['--provider', 'Bad_Name'], /--provider/],
     [['--provider', 'a', '--kind', 'StatefulSet'], /--kind: "StatefulSet"/],
@@ -101,6 +104,19 @@ describe('ccm-kit manifests', () => {
     [['--provider', 'a', '--replicas', '0'], /--replicas: "0"/],
     [['--provider', 'a', '--arg', '=x'], /--arg: "=x"/],
   ])('rejects %j naming the flag', (argv, message) => {
-    expect(() => manifestValuesFromArgs(argv)).toThrow(message);
+    expect(() => manifestValuesFromArgs(argv, tmpdir())).toThrow(message);
+  });
+
+  it('takes the provider from package.json "ccmKit.provider", as ccm-kit dev does; --provider wins', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ccm-kit-manifests-'));
+    try {
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'x', ccmKit: { provider: 'rancher', entry: 'dist/main.js' } }));
+      let out = '';
+      manifestsCommand([], (t) => (out = t), dir);
+      expect(out).toContain('--cloud-provider=rancher');
+      expect(manifestValuesFromArgs(['--provider', 'acme'], dir).values.providerName).toBe('acme');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import type { CloudProvider, CloudProviderFactory } from './cloud.js';
 import { errorMessage } from './helpers/error-message.js';
 import { EXTERNAL_CLOUD_PROVIDER_NAME } from './well-known.js';
+import { closestName } from './closest-name.js';
 
 const factories = new Map<string, CloudProviderFactory>();
 
@@ -85,7 +86,8 @@ export async function getCloudProvider(name: string, config?: string): Promise<C
  * @throws Error `couldn't read cloud provider configuration "<file>" for cloud provider "<name>": <reason>`
  *   when the file cannot be read (the read error is the `cause`).
  * @throws Error `could not init cloud provider "<name>": <message>` when the factory throws (its error is the `cause`).
- * @throws Error `unknown cloud provider "<name>"` when `name` is not registered or the factory returned nothing.
+ * @throws Error `unknown cloud provider "<name>"` when the factory returned nothing, and
+ *   `unknown cloud provider "<name>" (did you mean "<closest>"? registered: <names>)` when `name` is not registered.
  */
 export async function initCloudProvider(
   name: string,
@@ -110,9 +112,20 @@ export async function initCloudProvider(
     throw new Error(`could not init cloud provider "${name}": ${errorMessage(err)}`, { cause: err });
   }
   if (cloud === undefined || cloud === null) {
-    throw new Error(`unknown cloud provider "${name}"`);
+    throw new Error(`unknown cloud provider "${name}"${factories.has(name) ? '' : ` (${describeRegistered(name)})`}`);
   }
   return cloud;
+}
+
+/**
+ * The registered names for an unknown `name`, with the closest one first when it looks like a typo:
+ * `did you mean "rancher"? registered: mycloud, rancher`.
+ */
+function describeRegistered(name: string): string {
+  const names = registeredCloudProviders();
+  if (names.length === 0) return 'none is registered: call registerCloudProvider first';
+  const guess = closestName(name, names);
+  return `${guess ? `did you mean ${JSON.stringify(guess)}? ` : ''}registered: ${names.join(', ')}`;
 }
 
 /**

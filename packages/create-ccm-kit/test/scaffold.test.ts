@@ -38,7 +38,12 @@ describe('create-ccm-kit', () => {
 
   it('writes a Dockerfile on the official Node image running the bundle as a numeric non-root user, and a Helm chart', () => {
     const files = projectFiles({ dir: '/x', provider: 'acme', facets: ['loadBalancer'] });
-    expect(files.Dockerfile).toMatch(/^FROM node:22-slim$/m);
+    // The Node major ccm-kit pins for itself (the root `node` devDependency).
+    const root = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+    const pinned = /^\^?(\d+)\./.exec(root.devDependencies.node)![1];
+    expect(files.Dockerfile).toMatch(new RegExp(`^FROM node:${pinned}-slim AS build$`, 'm'));
+    expect(files.Dockerfile).toMatch(new RegExp(`^FROM node:${pinned}-slim$`, 'm'));
+    expect(files['.github/workflows/ci.yml']).toContain(`node-version: ${pinned}`);
     expect(files.Dockerfile).toContain('RUN npx ccm-kit build');
     expect(files.Dockerfile).toContain('USER 65532:65532');
     // Decisions 0411, 0412: a smaller young generation by default, no source-map parsing at start.
@@ -46,6 +51,9 @@ describe('create-ccm-kit', () => {
     expect(files.Dockerfile).toContain('ENTRYPOINT ["node", "/app/main.mjs"]');
     expect(files['chart/Chart.yaml']).toContain('name: acme-cloud-controller-manager');
     expect(files['chart/values.yaml']).toContain('providerName: acme');
+    // The cloud API token comes from a Secret by default, and the chart's README says how to create it.
+    expect(files['chart/values.yaml']).toMatch(/name: ACME_API_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: acme-cloud-credentials\n\s+key: token/);
+    expect(files['chart/README.md']).toContain('kubectl -n kube-system create secret generic acme-cloud-credentials --from-literal=token=');
     expect(files['chart/values.yaml']).not.toContain('namespace');
     expect(files['chart/templates/rbac.yaml']).toContain('namespace: {{ .Release.Namespace }}');
     expect(files['chart/README.md']).toContain('Everything of the CCM goes to the release namespace');

@@ -6,6 +6,8 @@
  * parse upstream CCM logs parse these too. `logger.v(n).info(...)` prints only when the global verbosity
  * is ≥ n; errors always print.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import createDebug from 'debug';
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 
@@ -151,11 +153,56 @@ function callSiteOf(boundary: (...args: never[]) => unknown): CallSite {
     Error.prepareStackTrace = (_err, frames) => frames;
     Error.captureStackTrace(holder, boundary);
     const frame = (holder.stack as NodeJS.CallSite[] | undefined)?.[0];
-    return { file: frame?.getFileName() ?? '???', line: frame?.getLineNumber() ?? 1 };
+    const file = frame?.getFileName() ?? '???';
+    const line = frame?.getLineNumber() ?? 1;
+    return originalSite(file, line, frame?.getColumnNumber() ?? 1) ?? { file, line };
   } finally {
     Error.prepareStackTrace = prepareStackTrace;
     Error.stackTraceLimit = stackTraceLimit;
   }
+}
+
+/** A bundle file's caller table (`ccm-kit build` writes `<file>.callers.json`; decision 0415), null when absent. */
+interface CallerTable {
+  sources: string[];
+  /** Per generated line: flat `[genColumn (0-based), sourceIndex, originalLine (1-based), …]`, columns ascending. */
+  lines: ArrayLike<number>[];
+}
+const callerTables = new Map<string, CallerTable | null>();
+
+function callerTableOf(file: string): CallerTable | null {
+  let table = callerTables.get(file);
+  if (table === undefined) {
+    table = null;
+    if (file.endsWith('.mjs')) {
+      try {
+        const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+        const parsed = JSON.parse(readFileSync(`${path}.callers.json`, 'utf8')) as { sources: string[]; lines: number[][] };
+        // Typed arrays: a quarter of the heap the parsed number arrays take (≈0.5 instead of 2.3 MiB for the
+        // largest chunk of a bundle).
+        table = { sources: parsed.sources, lines: parsed.lines.map((row) => Int32Array.from(row)) };
+      } catch {
+        // Not a ccm-kit bundle (or its table was not shipped): the bundle's own file and line.
+      }
+    }
+    callerTables.set(file, table);
+  }
+  return table;
+}
+
+/** The source file and line of a position in a bundle, from its caller table; undefined outside a bundle. */
+function originalSite(file: string, line: number, column: number): CallSite | undefined {
+  const row = callerTableOf(file)?.lines[line - 1];
+  if (!row || row.length === 0) return undefined;
+  // The last run starting at or before the column (binary search over the triples).
+  let [lo, hi] = [0, row.length / 3 - 1];
+  if (row[0]! > column - 1) return undefined;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (row[mid * 3]! <= column - 1) lo = mid;
+    else hi = mid - 1;
+  }
+  return { file: callerTables.get(file)!.sources[row[lo * 3 + 1]!] ?? file, line: row[lo * 3 + 2]! };
 }
 
 /** The last `n` path segments of a file path or URL (klog: the base name; zap's short caller: dir/base). */

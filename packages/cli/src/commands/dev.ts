@@ -5,14 +5,15 @@
  * Events live.
  */
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
+import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type ControlPlane, ensureControlPlaneBinaries, type KubeletNode, registerKubeletNodes, startControlPlane } from '@ccm-kit/testing';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { initializedNodes, readClusterState, renderView, servedLoadBalancers } from '../dev/live-view.js';
 import { RestartingProcess } from '../dev/restarting-process.js';
+import { readProjectPackage } from '../project-package.js';
 import { UsageError } from '../usage-error.js';
 
 export const DEV_USAGE = `ccm-kit dev [options] [-- <more CCM flags>]
@@ -30,7 +31,13 @@ export const DEV_USAGE = `ccm-kit dev [options] [-- <more CCM flags>]
   --service                create the LoadBalancer Service default/dev-lb
   --exit-when-ready        exit 0 once every Node is initialized and every LoadBalancer Service has an ingress
   --duration <seconds>     stop after this long (exit 1 if --exit-when-ready was not met)
-The CCM's log goes to ccm-dev.log.`;
+  --keep-state             keep $CCM_KIT_DEV_STATE_DIR from the last session (default: emptied at start)
+The CCM's log goes to ccm-dev.log. The CCM restarts on every change, so a cloud it keeps in its own memory (an
+in-process fake) starts empty each time: keep such state in the directory $CCM_KIT_DEV_STATE_DIR
+(.ccm-kit-dev/state, kept across restarts), or run the fake as a process of its own.`;
+
+/** The directory, under the project, where a dev fake keeps its state across restarts ($CCM_KIT_DEV_STATE_DIR). */
+export const DEV_STATE_DIR = join('.ccm-kit-dev', 'state');
 
 interface DevOptions {
   provider: string;
@@ -47,6 +54,9 @@ interface DevOptions {
   exitWhenReady: boolean;
   durationMs?: number;
   ccmFlags: string[];
+  /** Absolute path of the state directory handed to the CCM. */
+  stateDir: string;
+  keepState: boolean;
 }
 
 /** Parses the flags, with defaults from the project's package.json. @throws UsageError naming the flag. */
@@ -68,13 +78,11 @@ export async function devOptions(argv: string[], cwd: string): Promise<DevOption
       service: { type: 'boolean', default: false },
       'exit-when-ready': { type: 'boolean', default: false },
       duration: { type: 'string' },
+      'keep-state': { type: 'boolean', default: false },
     },
     strict: true,
   });
-  const pkg = JSON.parse(await readFile(join(cwd, 'package.json'), 'utf8').catch(() => '{}')) as {
-    ccmKit?: { provider?: string; entry?: string };
-    scripts?: Record<string, string>;
-  };
+  const pkg = readProjectPackage(cwd);
   const provider = o.provider ?? pkg.ccmKit?.provider;
   if (!provider) throw new UsageError('--provider: not given and package.json has no "ccmKit.provider"');
   const nodes = Number(o.nodes ?? (o.kubeconfig ? 0 : 3));
@@ -103,6 +111,8 @@ export async function devOptions(argv: string[], cwd: string): Promise<DevOption
     exitWhenReady: o['exit-when-ready'],
     durationMs,
     ccmFlags: positionals,
+    stateDir: resolve(cwd, DEV_STATE_DIR),
+    keepState: o['keep-state'],
   };
 }
 
@@ -151,10 +161,18 @@ export async function devCommand(argv: string[], cwd: string, out: (text: string
         });
     }
 
+    // A fake cloud inside the CCM process forgets everything on each restart; this directory does not.
+    if (!opts.keepState) await rm(opts.stateDir, { recursive: true, force: true });
+    await mkdir(opts.stateDir, { recursive: true });
+    out(
+      `[ccm-kit dev] the CCM restarts on every change: state it keeps in memory (an in-process fake cloud) is lost each time; ` +
+        `keep it in $CCM_KIT_DEV_STATE_DIR=${opts.stateDir} (kept across restarts${opts.keepState ? ' and sessions' : ''}).`,
+    );
     const log = createWriteStream(join(cwd, 'ccm-dev.log'));
     cleanups.push(() => new Promise<void>((r) => log.end(r)));
     const ccm = new RestartingProcess({
       cwd,
+      env: { ...process.env, CCM_KIT_DEV_STATE_DIR: opts.stateDir },
       build: opts.build,
       watchDir: opts.watchDir,
       command: [

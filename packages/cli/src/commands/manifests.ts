@@ -6,11 +6,13 @@ import { parseArgs } from 'node:util';
 import { renderManifests, renderRbac, renderWorkload } from '../manifests/render.js';
 import { DEFAULT_NAMESPACE } from '../manifests/source.js';
 import { defaultManifestValues, type ManifestValues } from '../manifests/values.js';
+import { readProjectPackage } from '../project-package.js';
 import { UsageError } from '../usage-error.js';
 
-export const MANIFESTS_USAGE = `ccm-kit manifests --provider <name> [options]
+export const MANIFESTS_USAGE = `ccm-kit manifests [--provider <name>] [options]
 
   --provider <name>        the name registered with registerCloudProvider (--cloud-provider)
+                           (default: package.json "ccmKit.provider")
   --image <repo:tag>       the CCM image (default registry.example.com/<name>/cloud-controller-manager:v0.1.0)
   --kind <kind>            Deployment (default; 2 replicas, leader election) or DaemonSet (control-plane Nodes)
   --replicas <n>           replicas of the Deployment (default 2)
@@ -20,8 +22,14 @@ export const MANIFESTS_USAGE = `ccm-kit manifests --provider <name> [options]
   --host-network           run in the Node's network (dnsPolicy Default); needs a "privileged" namespace
   --rbac-only | --no-rbac  only the RBAC, or only the workload`;
 
-/** Parses `ccm-kit manifests` flags into chart values. @throws UsageError naming the bad flag. */
-export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues; namespace: string; rbac: 'only' | 'no' | 'with' } {
+/**
+ * Parses `ccm-kit manifests` flags into chart values; `--provider` defaults to `ccmKit.provider` of the
+ * package.json in `cwd`, as `ccm-kit dev`. @throws UsageError naming the bad flag.
+ */
+export function manifestValuesFromArgs(
+  argv: string[],
+  cwd = process.cwd(),
+): { values: ManifestValues; namespace: string; rbac: 'only' | 'no' | 'with' } {
   const { values: o } = parseArgs({
     args: argv,
     options: {
@@ -37,10 +45,12 @@ export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues
     },
     strict: true,
   });
-  if (!o.provider || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(o.provider))
-    throw new UsageError('--provider: give the provider name, lower-case letters, digits and "-" (e.g. --provider mycloud)');
+  const provider = o.provider ?? readProjectPackage(cwd).ccmKit?.provider;
+  if (!provider) throw new UsageError('--provider: not given and package.json has no "ccmKit.provider" (e.g. --provider mycloud)');
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(provider))
+    throw new UsageError(`--provider: "${provider}" is not a provider name: lower-case letters, digits and "-" (e.g. mycloud)`);
   if (o.kind !== 'Deployment' && o.kind !== 'DaemonSet') throw new UsageError(`--kind: "${o.kind}" is not Deployment or DaemonSet`);
-  const values = defaultManifestValues(o.provider, o.kind);
+  const values = defaultManifestValues(provider, o.kind);
   if (o.image) {
     const at = o.image.lastIndexOf(':');
     if (at <= 0 || o.image.slice(at).includes('/')) throw new UsageError(`--image: "${o.image}" has no tag; give repository:tag`);
@@ -65,8 +75,8 @@ export function manifestValuesFromArgs(argv: string[]): { values: ManifestValues
 }
 
 /** Runs the command: the YAML goes to stdout. */
-export function manifestsCommand(argv: string[], out: (text: string) => void): void {
-  const { values, namespace, rbac } = manifestValuesFromArgs(argv);
+export function manifestsCommand(argv: string[], out: (text: string) => void, cwd = process.cwd()): void {
+  const { values, namespace, rbac } = manifestValuesFromArgs(argv, cwd);
   const render = rbac === 'only' ? renderRbac : rbac === 'no' ? renderWorkload : renderManifests;
   out(render(values, namespace));
 }

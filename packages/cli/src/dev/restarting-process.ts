@@ -13,6 +13,8 @@ export interface RestartingProcessOptions {
   /** Directory watched for changes (recursively). */
   watchDir: string;
   cwd: string;
+  /** Environment of the process (default: this process's). */
+  env?: NodeJS.ProcessEnv;
   /** Receives each output line of the build and the process, and the tool's own notes. */
   onLine: (line: string) => void;
 }
@@ -68,7 +70,7 @@ export class RestartingProcess {
   /** Rebuilds and restarts now (serialised with other restarts). */
   restart(reason: string): Promise<void> {
     this.#queue = this.#queue.then(async () => {
-      const { build, cwd, onLine, command } = this.options;
+      const { build, cwd, onLine, command, env } = this.options;
       onLine(`[ccm-kit dev] ${reason}: ${build ? `building (${build}) and ` : ''}restarting the CCM`);
       if (build && (await run(build, cwd, onLine)) !== 0) {
         onLine('[ccm-kit dev] the build failed; the running CCM is kept. Fix the error and save again.');
@@ -79,7 +81,7 @@ export class RestartingProcess {
       this.#child = undefined;
       await stop(old);
       const [exe, ...args] = command;
-      const child = spawn(exe, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(exe, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       pipeLines(child, onLine);
       child.once('exit', (code, signal) => {
         if (this.#child === child) onLine(`[ccm-kit dev] the CCM exited (${signal ?? `status ${code}`}); save a file to restart it`);

@@ -19,7 +19,11 @@ export interface ManifestValues {
   image: { repository: string; tag: string; pullPolicy: 'Always' | 'IfNotPresent' | 'Never' };
   /** Flags as `name: value` (rendered `--name=value`), after `--cloud-provider`. */
   args: Record<string, string | number | boolean>;
-  /** Extra environment variables, e.g. the cloud API token from a Secret (`valueFrom.secretKeyRef`). */
+  /**
+   * Environment variables of the CCM container. By default the cloud API token, from key `token` of the Secret
+   * `<providerName>-cloud-credentials` into `<PROVIDER>_API_TOKEN` (the variable a create-ccm-kit project's
+   * cloud-config names in `tokenEnv`); the Secret is optional, so a provider without credentials starts without it.
+   */
   env: V1EnvVar[];
   /** Name of a Secret mounted read-only at `/etc/<providerName>` holding `cloud.yaml`; empty: none. */
   cloudConfigSecret: string;
@@ -45,6 +49,19 @@ export const CCM_TOLERATIONS: V1Toleration[] = [
   { key: 'node.kubernetes.io/unreachable', operator: 'Exists' },
 ];
 
+/** The environment variable of the cloud API token for `providerName`: `my-cloud` → `MY_CLOUD_API_TOKEN`. */
+function apiTokenEnvName(providerName: string): string {
+  return `${providerName.toUpperCase().replace(/-/g, '_')}_API_TOKEN`;
+}
+
+/** The default credentials: the API token from the optional Secret `<providerName>-cloud-credentials`, key `token`. */
+function defaultCredentialsEnv(providerName: string): V1EnvVar {
+  return {
+    name: apiTokenEnvName(providerName),
+    valueFrom: { secretKeyRef: { name: `${providerName}-cloud-credentials`, key: 'token', optional: true } },
+  };
+}
+
 /** Defaults for `providerName` (the image repository is derived from it). */
 export function defaultManifestValues(providerName: string, kind: ManifestValues['kind'] = 'Deployment'): ManifestValues {
   return {
@@ -53,7 +70,7 @@ export function defaultManifestValues(providerName: string, kind: ManifestValues
     replicaCount: 2,
     image: { repository: `registry.example.com/${providerName}/cloud-controller-manager`, tag: 'v0.1.0', pullPolicy: 'IfNotPresent' },
     args: { 'cloud-config': `/etc/${providerName}/cloud.yaml`, 'leader-elect': true, 'secure-port': 10258, v: 2 },
-    env: [],
+    env: [defaultCredentialsEnv(providerName)],
     cloudConfigSecret: `${providerName}-cloud-config`,
     resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
     tolerations: CCM_TOLERATIONS,

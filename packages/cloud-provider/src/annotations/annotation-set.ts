@@ -15,6 +15,7 @@ import { type AnnotationProblem, InvalidAnnotationError } from './errors.js';
 import { renderAnnotationTable } from './markdown.js';
 import type { AnnotationSpec, AnnotationValues } from './spec.js';
 import { expectedForm, parseValue } from './values.js';
+import { closestName } from '../closest-name.js';
 
 /** Options of {@link defineAnnotations}. */
 export interface AnnotationSetOptions {
@@ -65,29 +66,6 @@ function isService(source: unknown): source is V1Service {
   return typeof source === 'object' && source !== null && ('metadata' in source || 'spec' in source);
 }
 
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
-
-function closest(name: string, names: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of names) {
-    const d = editDistance(name, candidate);
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  // Only a plausible typo: at most a third of the name differs.
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
-}
-
 /**
  * Declares a set of Service annotations.
  * @param specs - one declaration per key of the parsed object.
@@ -134,7 +112,7 @@ export function defineAnnotations<const D extends Readonly<Record<string, Annota
     if (options.prefix !== undefined) {
       for (const [name, raw] of Object.entries(annotations)) {
         if (!name.startsWith(options.prefix) || names.includes(name)) continue;
-        const guess = closest(name, names);
+        const guess = closestName(name, names);
         const expected = guess ? `did you mean ${guess}?` : `one of ${names.join(', ')}`;
         problems.push({
           annotation: name,

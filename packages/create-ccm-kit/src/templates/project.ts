@@ -1,6 +1,6 @@
 /** The project files of a new provider: package.json, tsconfig, Dockerfile, README, CI, .gitignore. */
 import { type ProjectOptions } from '../options.js';
-import { CCM_KIT_RANGE, THIRD_PARTY } from '../versions.js';
+import { CCM_KIT_RANGE, NODE_MAJOR, THIRD_PARTY } from '../versions.js';
 
 export const binName = (o: ProjectOptions) => `${o.provider}-cloud-controller-manager`;
 
@@ -76,14 +76,14 @@ export const nodeOptions = '--max-semi-space-size=2';
 export function dockerfile(o: ProjectOptions): string {
   return `# The ${o.provider} cloud-controller-manager image: the production bundle (npx ccm-kit build) on the
 # official Node.js image, running as a non-root user (numeric, so Kubernetes' runAsNonRoot can verify it).
-FROM node:22-slim AS build
+FROM node:${NODE_MAJOR}-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
 RUN npx ccm-kit build
 
-FROM node:22-slim
+FROM node:${NODE_MAJOR}-slim
 WORKDIR /app
 COPY --from=build /src/dist/bundle/ /app/
 # A smaller V8 young generation: about a sixth less peak memory for no measurable CPU (ccm-kit decision 0412).
@@ -99,7 +99,7 @@ export function dockerignore(): string {
 }
 
 export function gitignore(): string {
-  return 'node_modules/\ndist/\nccm-dev.log\n.ccm-kit-conformance-*\n';
+  return 'node_modules/\ndist/\nccm-dev.log\n.ccm-kit-dev/\n.ccm-kit-conformance-*\n';
 }
 
 export function ciWorkflow(o: ProjectOptions): string {
@@ -116,7 +116,7 @@ jobs:
       - uses: actions/checkout@v4
       - uses: actions/setup-node@v4
         with:
-          node-version: 22
+          node-version: ${NODE_MAJOR}
           cache: npm
       - run: npm ci
       - run: npm run build
