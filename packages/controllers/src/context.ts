@@ -25,6 +25,12 @@ export interface CloudControllerConfig {
   routeReconciliationPeriodMs: number;
   /** `--concurrent-service-syncs`, default 1. */
   concurrentServiceSyncs: number;
+  /**
+   * Beyond upstream: `--host-update-window` in ms. Node changes within this window of the first are merged into
+   * one load-balancer host update (docs/decisions/0205-host-update-window.md). Undefined: the service
+   * controller's default (100 ms); 0: a node sync at once for every change, as upstream.
+   */
+  hostUpdateWindowMs?: number;
   /** `--concurrent-node-syncs`, default 1. */
   concurrentNodeSyncs: number;
   /** `--concurrent-node-status-updates` (upstream ConcurrentNodeStatusUpdates), default 1. */

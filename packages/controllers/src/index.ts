@@ -26,6 +26,7 @@ export {
   nodeRouteController,
 } from './route/index.js';
 export {
+  DEFAULT_HOST_UPDATE_WINDOW_MS,
   serviceLbController,
 } from './service/index.js';
 export {

@@ -67,6 +67,8 @@ function newController(
     nodeQueue,
     loadBalancerClass: opts.loadBalancerClass,
     nodeOwnership: opts.nodeOwnership,
+    // Upstream's timing: a node sync queued at once for every Node change (the window has its own tests).
+    hostUpdateWindowMs: 0,
   });
   return { controller, cloud, services, nodes, client, recorder, serviceQueue, nodeQueue };
 }

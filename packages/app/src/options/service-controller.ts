@@ -2,11 +2,15 @@
  * `--concurrent-service-syncs`, as k8s.io/cloud-provider `options/servicecontroller.go`. Upstream validates
  * nothing here and starts no worker for a value below 1 (Services are then never reconciled); ccm-kit rejects
  * it when building the configuration, naming the flag (docs/decisions/0020-service-syncs-validated.md).
+ * Beyond upstream: `--host-update-window`, how long Node changes are gathered into one load-balancer host update
+ * (docs/decisions/0205-host-update-window.md; `0s` is upstream's timing).
  */
-import type { CloudControllerConfig } from '@ccm-kit/controllers';
+import { type CloudControllerConfig, DEFAULT_HOST_UPDATE_WINDOW_MS } from '@ccm-kit/controllers';
 import { num, type OptionGroup } from './option-group.js';
 
-export const serviceControllerOptions: OptionGroup<Pick<CloudControllerConfig, 'concurrentServiceSyncs'>> = {
+export const serviceControllerOptions: OptionGroup<
+  Pick<CloudControllerConfig, 'concurrentServiceSyncs' | 'hostUpdateWindowMs'>
+> = {
   addFlags(fss) {
     fss
       .flagSet('service-lb-controller')
@@ -15,11 +19,22 @@ export const serviceControllerOptions: OptionGroup<Pick<CloudControllerConfig, '
         1,
         'The number of services that are allowed to sync concurrently. Larger number = more responsive service management, but more CPU (and network) load',
         { typeName: 'int32' },
+      )
+      .duration(
+        'host-update-window',
+        DEFAULT_HOST_UPDATE_WINDOW_MS,
+        'How long Node changes are gathered before the load balancers\' hosts are updated, so that Nodes joining together cost one update per load balancer. 0s updates at once for every change.',
       );
   },
   validate(v) {
     const n = num(v, 'concurrent-service-syncs');
-    return n >= 1 ? [] : [`--concurrent-service-syncs must be a positive number, got ${n}`];
+    const errs = n >= 1 ? [] : [`--concurrent-service-syncs must be a positive number, got ${n}`];
+    const w = num(v, 'host-update-window');
+    if (!(w >= 0)) errs.push(`--host-update-window must not be negative, got ${w}ms`);
+    return errs;
   },
-  applyTo: (v) => ({ concurrentServiceSyncs: num(v, 'concurrent-service-syncs') }),
+  applyTo: (v) => ({
+    concurrentServiceSyncs: num(v, 'concurrent-service-syncs'),
+    hostUpdateWindowMs: num(v, 'host-update-window'),
+  }),
 };

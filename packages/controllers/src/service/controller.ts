@@ -59,6 +59,7 @@ import {
   REASON_UPDATE_LOAD_BALANCER_FAILED,
 } from './events.js';
 import { errorText } from './error-text.js';
+import { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from './host-update-window.js';
 import { type ServiceControllerMetrics, serviceControllerMetrics } from './metrics.js';
 import { needsUpdateReason } from './needs-update.js';
 import {
@@ -119,6 +120,12 @@ export interface ServiceControllerOptions {
   metrics?: ServiceControllerMetrics;
   /** Period of {@link ServiceController.resyncServices} in ms (default {@link SERVICE_SYNC_PERIOD_MS}). */
   serviceResyncPeriodMs?: number;
+  /**
+   * Beyond upstream: Node changes within this many ms of the first are merged into one node sync (default
+   * {@link DEFAULT_HOST_UPDATE_WINDOW_MS}; 0 queues a sync at once for every change, as upstream).
+   * See docs/decisions/0205-host-update-window.md.
+   */
+  hostUpdateWindowMs?: number;
 }
 
 /** A Service key as client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` without a namespace. */
@@ -188,6 +195,8 @@ export class ServiceController {
   readonly #servicesResyncMs: number;
   /** Node syncs under way; while any runs, forgotten keys keep their last synced nodes (decision 0202). */
   #nodeSyncsRunning = 0;
+  /** Merges Node changes into one node sync (decision 0205). */
+  readonly #hostUpdates: HostUpdateWindow;
 
   /**
    * Builds the controller and registers its informer handlers.
@@ -232,6 +241,9 @@ export class ServiceController {
         `serviceResyncPeriodMs must be a positive number of ms, got ${opts.serviceResyncPeriodMs}`,
       );
     }
+    this.#hostUpdates = new HostUpdateWindow(opts.hostUpdateWindowMs ?? DEFAULT_HOST_UPDATE_WINDOW_MS, () =>
+      this.nodeQueue.add(NODE_SYNC_KEY),
+    );
     this.#registerEventHandlers();
   }
 
@@ -261,13 +273,14 @@ export class ServiceController {
     const nodeHandler = ownedNodeHandler(
       { nodeOwnership: this.#ownership },
       {
-        onAdd: () => this.nodeQueue.add(NODE_SYNC_KEY),
+        // The initial list is not waited for: its sync must run before any Service is cached (decision 0204).
+        onAdd: (_node, initial) => (initial ? this.#hostUpdates.flush() : this.#hostUpdates.notify()),
         onUpdate: (oldNode, newNode) => {
           if (this.#ownershipChanged(oldNode, newNode) || shouldSyncUpdatedNode(oldNode, newNode)) {
-            this.nodeQueue.add(NODE_SYNC_KEY);
+            this.#hostUpdates.notify();
           }
         },
-        onDelete: () => this.nodeQueue.add(NODE_SYNC_KEY),
+        onDelete: () => this.#hostUpdates.notify(),
       },
     );
     this.#removeHandlers.push(this.#nodes.addEventHandler(nodeHandler));
@@ -306,6 +319,7 @@ export class ServiceController {
     if (workers === 0)
       this.#log.warn('concurrent-service-syncs is 0: no service workers, node syncs update nothing');
     const onAbort = () => {
+      this.#hostUpdates.stop();
       this.serviceQueue.shutDown();
       this.nodeQueue.shutDown();
     };

@@ -44,6 +44,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       logger: log,
       loadBalancerClass: config.loadBalancerClass,
       nodeOwnership: config.nodeOwnership,
+      hostUpdateWindowMs: config.hostUpdateWindowMs,
     }).run(ctx.signal, workers),
   );
 }

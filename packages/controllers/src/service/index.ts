@@ -8,6 +8,7 @@ export {
 export * from './controller.js';
 export * from './descriptor.js';
 export * from './events.js';
+export { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from './host-update-window.js';
 export * from './metrics.js';
 export { type NeedsUpdateReason, needsUpdate, needsUpdateReason, portsEqualForLB } from './needs-update.js';
 export { loggableNodeNames, nodesSufficientlyEqual, shouldSyncUpdatedNode } from './node-sync-rules.js';
