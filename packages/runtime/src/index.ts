@@ -55,6 +55,11 @@ export {
   CloudBudget,
 } from './budget/index.js';
 export {
+  loadTracing,
+  TRACER_NAME,
+  SPAN_ATTRIBUTES,
+} from './tracing/index.js';
+export {
   processNextWorkItem,
   type ReconcileFunc,
   type ReconcileQueue,

@@ -53,3 +53,7 @@ export {
   leaderElectionJitterFactor,
   setProcessLeaseFence,
 } from './leader-election/index.js';
+export {
+  kubeResourceOf,
+  traceCloudCall,
+} from './tracing/index.js';

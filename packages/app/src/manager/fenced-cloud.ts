@@ -6,16 +6,27 @@
  * requeued, and no deletion follows from it (only a `false`/NotFound answer can lead to one).
  *
  * With a cloud budget (`--cloud-api-qps`), each facet call first takes a token in its lane (`withCloudLane`), and
- * the fence is checked after the wait, right before the call (docs/cloud-call-guard.md).
+ * the fence is checked after the wait, right before the call (docs/cloud-call-guard.md). With tracing on, each
+ * facet call is a span (`LoadBalancer.ensureLoadBalancer`) covering the wait, the fence and the call
+ * (docs/tracing.md).
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import { checkFence, type CloudBudget, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
-import { setProcessLeaseFence } from '@ccm-kit/runtime/internal';
+import { setProcessLeaseFence, traceCloudCall } from '@ccm-kit/runtime/internal';
 
 /** Facet getters of `CloudProvider` whose objects call the cloud. */
 const facets = ['loadBalancer', 'instances', 'instancesV2', 'zones', 'clusters', 'routes'] as const;
 /** Facet methods that compute locally and never call the cloud. */
 const local = new Set(['getLoadBalancerName']);
+/** The Go interface name of each facet, the first part of a cloud call's span name. */
+const interfaceName: Readonly<Record<(typeof facets)[number], string>> = {
+  loadBalancer: 'LoadBalancer',
+  instances: 'Instances',
+  instancesV2: 'InstancesV2',
+  zones: 'Zones',
+  clusters: 'Clusters',
+  routes: 'Routes',
+};
 
 /**
  * Wraps `cloud` so that facet calls are refused while `fence()` is fenced. Everything else (`initialize`,
@@ -30,7 +41,7 @@ export function fencedCloud(
 ): CloudProvider {
   // Per facet name: one provider object may serve several facets (FakeCloud returns itself for each).
   const wrapped = new Map<string, WeakMap<object, object>>(facets.map((f) => [f, new WeakMap()]));
-  const wrapFacet = (facetName: string, facet: object): object => {
+  const wrapFacet = (facetName: (typeof facets)[number], facet: object): object => {
     const cache = wrapped.get(facetName)!;
     let w = cache.get(facet);
     if (!w) {
@@ -46,11 +57,15 @@ export function fencedCloud(
             }
             return (v as (...a: unknown[]) => unknown).apply(target, args);
           };
-          if (!budget) return (...args: unknown[]) => call(args);
+          const span = `${interfaceName[facetName]}.${prop}`;
+          if (!budget) return (...args: unknown[]) => traceCloudCall(span, () => call(args));
           const operation = `${facetName}.${prop}`;
           // Facet methods take the caller's signal last: a call waiting for a token stops waiting when it aborts.
+          // The budget publishes its charge inside the span, which so records the lane and the wait.
           return (...args: unknown[]) =>
-            budget.run(operation, () => call(args), args.findLast((a) => a instanceof AbortSignal));
+            traceCloudCall(span, () =>
+              budget.run(operation, () => call(args), args.findLast((a) => a instanceof AbortSignal)),
+            );
         },
       });
       cache.set(facet, w);
@@ -64,7 +79,7 @@ export function fencedCloud(
       if (!(facets as readonly (string | symbol)[]).includes(prop)) return (v as (...a: unknown[]) => unknown).bind(target);
       return () => {
         const facet = (v as () => object | undefined).call(target);
-        return facet ? wrapFacet(String(prop), facet) : facet;
+        return facet ? wrapFacet(prop as (typeof facets)[number], facet) : facet;
       };
     },
   });

@@ -12,6 +12,7 @@ import {
   type HealthChecks,
   type KubeConfigLike,
   type Logger,
+  loadTracing,
   setLogFormat,
   setLogStreams,
   setVerbosity,
@@ -137,6 +138,8 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   }
 
   const fatal = new FatalErrors(logger);
+  // Spans only when the binary registered an OpenTelemetry tracer provider before starting (docs/tracing.md).
+  if (await loadTracing()) logger.info('Tracing: an OpenTelemetry tracer provider is registered; reconciles, cloud calls and API writes are traced');
   // Lease fencing (docs/decisions/0050-lease-fencing.md): the leader's controllers get a provider and clients that
   // refuse cloud calls and API writes while it cannot prove it holds the lease.
   const leaderCloud = fenceLeaderWork(cloud, clients.factories, () => election?.elector, cloudBudget.budget);

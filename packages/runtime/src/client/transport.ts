@@ -10,7 +10,8 @@
  *   and their own inactivity timer);
  * - undici's `Dispatcher.request` rather than `fetch`: the answer's body is a Node stream, with no web
  *   streams, `Headers` or URL parsing per request (a third of the CCM's CPU went to them, bench/README.md);
- * - client-go's `rest_client_*` metrics.
+ * - client-go's `rest_client_*` metrics;
+ * - with tracing on, a span per API write made inside a reconcile (docs/tracing.md).
  *
  * Authentication still comes from the KubeConfig (`applySecurityAuthentication`: tokens, token files,
  * exec plugins); only the dispatcher it creates is replaced by the shared one.
@@ -33,6 +34,7 @@ import {
   restClientRequestsTotal,
 } from './metrics.js';
 import { ClientRateLimiter } from './rate-limiter.js';
+import { traceApiWrite } from '../tracing/index.js';
 
 const log = createLogger('rest-client');
 
@@ -190,9 +192,14 @@ export class RestTransport {
    *   `AbortSignal.timeout`); {@link TransportError} when no response came; whatever the write guard throws
    *   when it refuses the request (before it is queued or when it would be written).
    */
-  async send(ctx: TransportRequest, userAgent: string, watch = false): Promise<TransportResponse> {
-    if (this.#closed) throw new Error('RestTransport: closed');
+  send(ctx: TransportRequest, userAgent: string, watch = false): Promise<TransportResponse> {
     const method = ctx.getHttpMethod().toString();
+    if (method === 'GET' || watch) return this.#send(ctx, method, userAgent, watch);
+    return traceApiWrite(method, ctx.getUrl(), () => this.#send(ctx, method, userAgent, watch));
+  }
+
+  async #send(ctx: TransportRequest, method: string, userAgent: string, watch: boolean): Promise<TransportResponse> {
+    if (this.#closed) throw new Error('RestTransport: closed');
     const headers = ctx.getHeaders();
     ctx.setHeaderParam('User-Agent', userAgent);
     let hasAccept = false;

@@ -6,6 +6,7 @@
 import { findError, RetryError } from '@ccm-kit/cloud-provider';
 import { type ReconcileThrottles, recordingThrottles, throttleBehind } from '../budget/reconcile-throttle.js';
 import { createLogger, type Logger } from '../logging.js';
+import { type ReconcileSpan, startReconcileSpan } from '../tracing/index.js';
 import type { QueueWorker, ReconcileFailure } from './reconciler.js';
 
 /**
@@ -19,6 +20,7 @@ import type { QueueWorker, ReconcileFailure } from './reconciler.js';
  * - any other error: `addRateLimited(key)`;
  * - an error after `signal` aborted: nothing is requeued (the queue is shutting down), logged at V(2).
  * `done(key)` is always called. A key dequeued after `signal` aborted is not reconciled.
+ * With tracing on (docs/tracing.md) each reconcile is a span with its outcome and how the key was requeued.
  *
  * @returns false once the queue is shut down (or `signal` aborted), true after handling a key.
  * @throws only what the queue or `onError` throw (the worker loop then restarts after a second).
@@ -36,11 +38,15 @@ export async function processNextWorkItem<T>(
     const forgetFirst = worker.forgetBeforeReconcile ?? false;
     if (forgetFirst) queue.forget(key);
     const throttles: ReconcileThrottles = { throttles: [] };
+    const span = startReconcileSpan(worker.name, key);
     try {
-      await recordingThrottles(throttles, () => worker.reconcile(key, signal));
+      await (span === undefined
+        ? recordingThrottles(throttles, () => worker.reconcile(key, signal))
+        : span.run(() => recordingThrottles(throttles, () => worker.reconcile(key, signal))));
       if (!forgetFirst) queue.forget(key);
+      span?.end('success', 'none');
     } catch (err) {
-      handleReconcileError(worker, key, err, signal, logger, throttles);
+      handleReconcileError(worker, key, err, signal, logger, throttles, span);
     }
     return true;
   } finally {
@@ -55,9 +61,11 @@ function handleReconcileError<T>(
   signal: AbortSignal,
   logger: Logger,
   throttles: ReconcileThrottles,
+  span: ReconcileSpan | undefined,
 ): void {
   if (signal.aborted) {
     // The queue is shut down; the key is not requeued and the error is most likely the abort itself.
+    span?.end('aborted', 'none', undefined, err);
     logger.v(2).info('Reconcile failed during shutdown', { controller: worker.name, key, err: String(err) });
     return;
   }
@@ -69,12 +77,15 @@ function handleReconcileError<T>(
     failure.retryAfterMs = throttle.delayMs;
     const text = err instanceof Error ? err.message : String(err);
     failure.retryMessage = `the cloud API throttled a call in lane ${throttle.lane}: ${text}`;
+    span?.end('throttled', 'after', throttle.delayMs, err);
   } else if (retry) {
     worker.queue.addAfter(key, retry.retryAfterMs);
     failure.retryAfterMs = retry.retryAfterMs;
     failure.retryMessage = retry.message;
+    span?.end('retry', 'after', retry.retryAfterMs, err);
   } else {
     worker.queue.addRateLimited(key);
+    span?.end('error', 'rate-limited', undefined, err);
   }
   (worker.onError ?? defaultOnError(worker.name, logger))(failure);
 }

@@ -15,7 +15,8 @@
  * - with a process cloud budget (`--cloud-api-qps`), each attempt first takes a token in the caller's lane
  *   (`withCloudLane`), and each throttle answer is reported to it (docs/cloud-call-guard.md);
  * - an undici dispatcher with the lease fence checked at the moment each request is written
- *   ({@link leaseFenceInterceptor}, docs/decisions/0050-lease-fencing.md), handed to each attempt.
+ *   ({@link leaseFenceInterceptor}, docs/decisions/0050-lease-fencing.md), handed to each attempt;
+ * - with tracing on, a span per call with its attempts (docs/tracing.md).
  */
 import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
@@ -24,6 +25,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { processCloudBudget } from '../budget/process-budget.js';
 import { leaseFencedCause, leaseFenceInterceptor } from '../leader-election/fence-interceptor.js';
 import { createLogger, type Logger } from '../logging.js';
+import { noteCloudAttempt, traceGuardCall } from '../tracing/index.js';
 import { sleep } from '../util/sleep.js';
 import type { CredentialProvider } from './credentials.js';
 import {
@@ -224,7 +226,7 @@ export class CloudCallGuard {
   ): Promise<T> {
     const end = this.#metrics.duration.startTimer({ request: operation });
     try {
-      return await pRetry((attempt) => this.#attempt(operation, fn, attempt, signal), {
+      return await traceGuardCall(operation, () => pRetry((attempt) => this.#attempt(operation, fn, attempt, signal), {
         retries: retries ?? this.#retries,
         minTimeout: this.#minDelayMs,
         maxTimeout: this.#maxDelayMs,
@@ -244,7 +246,7 @@ export class CloudCallGuard {
               class: this.#classify(error),
             });
         },
-      });
+      }));
     } catch (err) {
       this.#metrics.errors.inc({
         request: operation,
@@ -305,6 +307,7 @@ export class CloudCallGuard {
     credential: string | undefined,
   ): Promise<T> {
     signal?.throwIfAborted();
+    noteCloudAttempt();
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     // The dispatcher is made on first use: providers that do not send through it never create an Agent.
