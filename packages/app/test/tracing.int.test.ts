@@ -81,7 +81,7 @@ it('a LoadBalancer Service reconcile is a span with a cloud-call child and an AP
     kubeConfig: cp.kubeConfig,
   });
   try {
-    await core.createService({
+    await core.createNamespacedService({
       namespace,
       body: { metadata: { name: 'web' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
     });

@@ -27,7 +27,7 @@ export interface CloudControllerConfig {
   concurrentServiceSyncs: number;
   /**
    * Beyond upstream: `--host-update-window` in ms. Node changes within this window of the first are merged into
-   * one load-balancer host update (docs/decisions/0205-host-update-window.md). Undefined: the service
+   * one load-balancer host update (docs/decisions/0206-host-update-window.md). Undefined: the service
    * controller's default (100 ms); 0: a node sync at once for every change, as upstream.
    */
   hostUpdateWindowMs?: number;

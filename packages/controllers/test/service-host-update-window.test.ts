@@ -1,5 +1,5 @@
 /**
- * The service controller's host-update window (docs/decisions/0205-host-update-window.md): Node changes within
+ * The service controller's host-update window (docs/decisions/0206-host-update-window.md): Node changes within
  * the window merge into one node sync, never more `UpdateLoadBalancer` rounds than upstream's node queue makes
  * for the same changes at the same times, and the final host sets are the same. Fake timers are the clock.
  */

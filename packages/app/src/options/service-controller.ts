@@ -3,7 +3,7 @@
  * nothing here and starts no worker for a value below 1 (Services are then never reconciled); ccm-kit rejects
  * it when building the configuration, naming the flag (docs/decisions/0020-service-syncs-validated.md).
  * Beyond upstream: `--host-update-window`, how long Node changes are gathered into one load-balancer host update
- * (docs/decisions/0205-host-update-window.md; `0s` is upstream's timing).
+ * (docs/decisions/0206-host-update-window.md; `0s` is upstream's timing).
  */
 import { type CloudControllerConfig, DEFAULT_HOST_UPDATE_WINDOW_MS } from '@ccm-kit/controllers';
 import { num, type OptionGroup } from './option-group.js';

@@ -123,7 +123,7 @@ export interface ServiceControllerOptions {
   /**
    * Beyond upstream: Node changes within this many ms of the first are merged into one node sync (default
    * {@link DEFAULT_HOST_UPDATE_WINDOW_MS}; 0 queues a sync at once for every change, as upstream).
-   * See docs/decisions/0205-host-update-window.md.
+   * See docs/decisions/0206-host-update-window.md.
    */
   hostUpdateWindowMs?: number;
 }
@@ -195,7 +195,7 @@ export class ServiceController {
   readonly #servicesResyncMs: number;
   /** Node syncs under way; while any runs, forgotten keys keep their last synced nodes (decision 0202). */
   #nodeSyncsRunning = 0;
-  /** Merges Node changes into one node sync (decision 0205). */
+  /** Merges Node changes into one node sync (decision 0206). */
   readonly #hostUpdates: HostUpdateWindow;
 
   /**

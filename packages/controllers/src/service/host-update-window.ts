@@ -1,7 +1,7 @@
 /**
  * The host-update window of the service controller: Node changes that arrive within `windowMs` of the first
  * one are merged into one node sync, so a burst of joining Nodes costs one `UpdateLoadBalancer` per balancer
- * instead of one per sync that happened to start between two of them (docs/decisions/0205-host-update-window.md).
+ * instead of one per sync that happened to start between two of them (docs/decisions/0206-host-update-window.md).
  *
  * Upstream `controllers/service/controller.go` queues a node sync at once for every change; a window of 0 does
  * the same. The window never adds a sync: it only delays the one a change queues, and every change that arrives
