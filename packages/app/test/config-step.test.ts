@@ -2,7 +2,7 @@
  * The configuration step rejects bad flag values before anything starts, naming the flag (regressions: checks
  * that used to fail only after the provider or the controllers had started, or not at all).
  */
-import { builtInControllers } from '@ccm-kit/controllers';
+import { builtInControllers, DEFAULT_HOST_UPDATE_WINDOW_MS } from '@ccm-kit/controllers';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FlagError, startCloudControllerManager } from '../src/index.js';
 import { configure } from '../src/options/configure.js';
@@ -67,6 +67,18 @@ describe('--concurrent-service-syncs (docs/decisions/0020)', () => {
     ['--concurrent-service-syncs=5', []],
   ])('%s: %j', (flag, problems) => {
     expect(problemsOf([flag])).toEqual(problems);
+  });
+});
+
+describe('--host-update-window (docs/decisions/0206)', () => {
+  it('defaults to the controllers\' default window and takes a Go duration; 0s is upstream\'s timing', () => {
+    const window = (argv: string[]) => configure([...base, ...argv], builtInControllers).controllerConfig.hostUpdateWindowMs;
+    expect(window([])).toBe(DEFAULT_HOST_UPDATE_WINDOW_MS);
+    expect(window(['--host-update-window=250ms'])).toBe(250);
+    expect(window(['--host-update-window=0s'])).toBe(0);
+  });
+  it('a negative window is a configuration error naming the flag', () => {
+    expect(problemsOf(['--host-update-window=-1s'])).toEqual(['--host-update-window must not be negative, got -1000ms']);
   });
 });
 
