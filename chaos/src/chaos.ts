@@ -11,6 +11,7 @@ import { startCluster } from './cluster.ts';
 import { FaultRunner, faultSchedule, type FaultRecord } from './faults.ts';
 import { fleetFor } from './fleet.ts';
 import { checkConverged, checkSafety, type Converged, type Safety, type Violation } from './invariants.ts';
+import { type DeposedExit, deposedExits, deposedExitViolations, refusalWarningEvents } from './deposed.ts';
 import { LeaseHistory, type Term, termsFromAudit } from './lease-history.ts';
 import { leaseDurationMs, type Profile } from './profiles.ts';
 import { type Resync, resyncFromAudit } from './resync.ts';
@@ -37,6 +38,10 @@ export interface ChaosResult {
   settleMs: number | undefined;
   converged: Converged;
   safety: Safety;
+  /** Each leader resumed after another took the lease: how it exited (docs/decisions/0052-fenced-leader-exits.md). */
+  deposed: DeposedExit[];
+  /** Warning Events whose message is a fence refusal (must be none). */
+  refusalEvents: string[];
   violations: Violation[];
   terms: Term[];
   ccmProcesses: number;
@@ -125,7 +130,14 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
         const first = firstCloudCall(cluster.cloud.requests(), slot === undefined ? '' : cluster.slotName(slot), next.start);
         return { kind: r.kind, leaseMs: next.start - r.t, firstActionMs: first === undefined ? undefined : first - r.t };
       });
-    const violations = [...converged.violations, ...safety.violations];
+    const deposed = await deposedExits(faults.records, terms, (id) => fleet.recordOf(id));
+    const refusalEvents = await refusalWarningEvents(cluster.cp.kubeConfig);
+    const violations = [
+      ...converged.violations,
+      ...safety.violations,
+      ...deposed.flatMap(deposedExitViolations),
+      ...refusalEvents.map((e) => ({ invariant: 'no Warning Event from a fence refusal', object: e.split(':')[0]!, detail: e })),
+    ];
     await writeFile(
       join(dir, 'result.json'),
       JSON.stringify({ seed, terms, faults: faults.records, processes: fleet.records, ops: workload.ops, violations }, null, 1),
@@ -146,6 +158,8 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
       settleMs,
       converged,
       safety,
+      deposed,
+      refusalEvents,
       violations,
       terms,
       ccmProcesses: fleet.records.length,

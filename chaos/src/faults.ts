@@ -20,6 +20,8 @@ export interface FaultRecord {
   /** The lease identity acted on (leader faults). */
   identity?: string;
   detail?: string;
+  /** SIGSTOP/SIGCONT: lines the paused process had written when it was resumed. */
+  linesAtResume?: number;
 }
 
 /** The faults of `profile` at seeded offsets (ms from the start of the phase), in time order. */
@@ -116,6 +118,7 @@ export class FaultRunner {
           // Paused for longer than the lease: another replica takes over meanwhile.
           target.child.kill('SIGSTOP');
           await sleep(leaseDurationMs + 3_000);
+          rec.linesAtResume = target.record.lines;
           target.child.kill('SIGCONT');
         }
         rec.endedAt = Date.now();

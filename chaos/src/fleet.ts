@@ -25,6 +25,10 @@ export interface ProcessRecord {
   exitedAt?: number;
   exitCode?: number | null;
   signal?: NodeJS.Signals | null;
+  /** Lines it has written so far (stdout and stderr). */
+  lines: number;
+  /** Its log file (stdout and stderr). */
+  logPath: string;
 }
 
 export interface FleetOptions {
@@ -78,13 +82,15 @@ export class Fleet {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    const record: ProcessRecord = { slot, pid: child.pid ?? -1, startedAt: Date.now() };
+    const logPath = join(this.#opts.dir, `ccm-${slot}-${n}.log`);
+    const record: ProcessRecord = { slot, pid: child.pid ?? -1, startedAt: Date.now(), lines: 0, logPath };
     this.records.push(record);
     this.#children.set(slot, { child, record });
-    const log = createWriteStream(join(this.#opts.dir, `ccm-${slot}-${n}.log`));
+    const log = createWriteStream(logPath);
     for (const stream of [child.stdout!, child.stderr!]) {
       stream.pipe(log, { end: false });
       createInterface({ input: stream }).on('line', (line) => {
+        record.lines++;
         if (record.identity) return;
         const m = /attempting to acquire leader lease.*identity="([^"]+)"/.exec(line);
         if (m) {

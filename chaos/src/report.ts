@@ -1,5 +1,6 @@
 /** The human-readable report of a run: one table of invariants and figures, then violations if any. */
 import type { ChaosResult } from './chaos.ts';
+import { DEPOSED_EXIT_BOUND_MS, DEPOSED_LOST_BOUND_MS, DEPOSED_MAX_LOG_LINES } from './deposed.ts';
 
 const s = (ms: number | undefined) => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(1)} s`);
 const list = (xs: (number | undefined)[]) => (xs.length ? xs.map(s).join(', ') : '—');
@@ -36,6 +37,14 @@ export function formatReport(r: ChaosResult): string {
     ['API writes from non-holders', `${r.safety.nonHolderApiWrites} of ${r.safety.apiWritesByCcms}`, r.safety.nonHolderApiWrites ? 'FAIL' : 'PASS'],
     ['API server back → informers in sync (each CCM running through it)', r.resync.map((x) => (x.ms.length ? x.ms.map(s).join(' / ') : 'no CCM ran through it')).join('; ') || '—', resyncVerdict(r)],
     ['API server back → new Node initialized', list(r.recoveryMs.map((x) => x.ms)), ''],
+    [
+      `deposed leader exited cleanly within ${DEPOSED_EXIT_BOUND_MS / 1000} s ("leaderelection lost" ≤ ${DEPOSED_LOST_BOUND_MS / 1000} s, status 1, ≤ ${DEPOSED_MAX_LOG_LINES} lines)`,
+      r.deposed.length
+        ? r.deposed.map((d) => `lost ${s(d.lostMs)}, exit ${s(d.exitMs)}, ${d.linesAfterResume} lines`).join('; ')
+        : 'no leader resumed after a takeover',
+      r.deposed.length ? (byInv(r, 'deposed leader exits cleanly') ? 'FAIL' : 'PASS') : '',
+    ],
+    ['Warning Events from fence refusals', String(r.refusalEvents.length), r.refusalEvents.length ? 'FAIL' : 'PASS'],
     ['leader fault → next leader holds the lease', list(r.failover.map((x) => x.leaseMs)), ''],
     ['leader fault → next leader\'s first cloud call', list(r.failover.map((x) => x.firstActionMs)), ''],
     ['time to settle after faults stop', s(r.settleMs), r.settleMs === undefined ? 'FAIL' : 'PASS'],

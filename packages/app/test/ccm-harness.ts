@@ -115,7 +115,7 @@ export function httpsGet(
   return new Promise((resolve, reject) => {
     const headers = token ? { Authorization: `Bearer ${token}` } : {};
     const req = request(
-      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, timeout: 5000, ...clientCert },
+      { host: '127.0.0.1', port, path, headers, rejectUnauthorized: false, timeout: 30_000, ...clientCert },
       (res) => {
         let body = '';
         res.on('data', (d) => {
@@ -125,6 +125,8 @@ export function httpsGet(
       },
     );
     req.on('error', reject);
+    // `timeout` only reports the idle socket: end the request, or a server that stopped answering hangs the test.
+    req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer within 30 s`)));
     req.end();
   });
 }

@@ -193,6 +193,10 @@ describe('a provider binary as a least-privilege process', () => {
   });
 
   it('--profiling: /debug/pprof/profile and /debug/pprof/heap answer V8 profiles, behind the /metrics authorization', async () => {
+    // A heap snapshot blocks the process; on a loaded machine longer than the 3 s renew deadline, which would
+    // depose the leader the next tests need (docs/decisions/0052-fenced-leader-exits.md). A replica without
+    // leader election and without controllers serves the same endpoints.
+    const { proc: profiled, port } = await startCcm(['--leader-elect=false', '--controllers=-cloud-node-controller']);
     expect((await httpsGet(port, '/debug/pprof/profile?seconds=1')).status).toBe(403); // anonymous
     expect((await httpsGet(port, '/debug/pprof/heap', 'not-a-token')).status).toBe(401);
     // The same authorization as /metrics: a SubjectAccessReview for the path, which the metrics reader lacks.
@@ -204,6 +208,8 @@ describe('a provider binary as a least-privilege process', () => {
     const heap = await httpsGet(port, '/debug/pprof/heap', pprof);
     expect(heap.status).toBe(200);
     expect((JSON.parse(heap.body) as { snapshot: { node_count: number } }).snapshot.node_count).toBeGreaterThan(1000);
+    profiled.child.kill('SIGTERM');
+    await profiled.exited;
   }, 60_000);
 
   it('a standby replica runs no controllers; killing the leader hands over within the lease duration', async () => {

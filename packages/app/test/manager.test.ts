@@ -18,6 +18,7 @@ import {
   startCloudControllerManager,
   StartupError,
 } from '../src/index.js';
+import { FakeCloud } from '@ccm-kit/testing';
 import { type FakeApiServer, startFakeApiServer } from './fake-apiserver.js';
 
 /** Leader-election timings short enough for unit tests (lease 1 s, renew deadline 400 ms, retry 100 ms). */
@@ -86,10 +87,10 @@ function recordingController(name: string, log: string[], opts: { initError?: Er
 const baseArgs = ['--cloud-provider=test', '--secure-port=0', '--leader-elect=false'];
 
 describe('startCloudControllerManager start-up and shutdown ordering', () => {
-  it("a provider initialize() error is fatal: done rejects with it, and no controller starts", async () => {
+  it("a provider initialize() error is fatal: the start rejects with it, and no controller starts", async () => {
     const log: string[] = [];
     const boom = new Error('cloud API unreachable');
-    const ccm = await startCloudControllerManager({
+    const starting = startCloudControllerManager({
       argv: [...baseArgs, '--controllers=a-controller'],
       cloud: testCloud(() => {
         throw boom;
@@ -97,14 +98,14 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
       kubeConfig: api.kubeConfig,
       controllers: [recordingController('a-controller', log)],
     });
-    await expect(ccm.done).rejects.toBe(boom);
+    await expect(starting).rejects.toBe(boom);
     expect(log).toEqual([]);
   });
 
-  it('a controller init error is fatal; controllers started before it are stopped and awaited first', async () => {
+  it('a controller init error is fatal: the start rejects with it after the controllers started before it stopped', async () => {
     const log: string[] = [];
     const boom = new Error('bad vendor setting');
-    const ccm = await startCloudControllerManager({
+    const starting = startCloudControllerManager({
       argv: [...baseArgs, '--controllers=a-controller,b-controller'],
       cloud: testCloud(),
       kubeConfig: api.kubeConfig,
@@ -113,8 +114,23 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
         recordingController('b-controller', log, { initError: boom }),
       ],
     });
-    await expect(ccm.done).rejects.toBe(boom);
+    await expect(starting).rejects.toBe(boom);
     expect(log).toEqual(['init a-controller', 'init b-controller', 'stopped a-controller']);
+  });
+
+  it('a leader whose route controller lacks --cluster-cidr: the start rejects naming the flag', async () => {
+    const starting = startCloudControllerManager({
+      argv: [
+        ...ELECTED_A.filter((a) => !a.startsWith('--controllers=')),
+        '--controllers=route',
+        '--allocate-node-cidrs',
+        '--configure-cloud-routes',
+      ],
+      cloud: new FakeCloud(),
+      kubeConfig: api.kubeConfig,
+    });
+    await expect(starting).rejects.toThrow(/cluster-cidr/);
+    expect(api.requests.some((r) => r.path.includes('/leases'))).toBe(true);
   });
 
   it('a stop requested while the provider is still being built: nothing starts and done resolves', async () => {

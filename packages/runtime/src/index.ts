@@ -141,6 +141,7 @@ export {
   leaseFenceInterceptor,
   type LeaseFenceInterceptorOptions,
   leaseWriteGuard,
+  type LeaseWriteGuardOptions,
   type LeaseFence,
   LeaseFencedError,
 } from './leader-election/index.js';

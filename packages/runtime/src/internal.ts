@@ -52,6 +52,7 @@ export {
 export {
   leaderElectionJitterFactor,
   setProcessLeaseFence,
+  markProcessDeposed,
 } from './leader-election/index.js';
 export {
   kubeResourceOf,

@@ -252,17 +252,22 @@ interface Entry {
  */
 function jsonLine(e: Entry, epochMicros: number): string {
   const rec: Record<string, unknown> = { ts: epochMicros / 1000, caller: `${tailOfPath(e.site.file, 2)}:${e.site.line}`, msg: e.msg };
-  if (e.severity === 'E') rec.err = errorMessage(e.err);
-  else rec.v = e.level;
+  // klog.ErrorS(nil, ...) (and zapr's Error with a nil error) writes no `err` key.
+  if (e.severity === 'E') {
+    if (e.err != null) rec.err = errorMessage(e.err);
+  } else rec.v = e.level;
   rec.logger = e.name;
   Object.assign(rec, e.fields);
   return JSON.stringify(rec, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
 }
 
-/** klog's structured text format: header, quoted message, `err=` first for errors (klog.ErrorS), key/values. */
+/**
+ * klog's structured text format: header, quoted message, `err=` first for errors (klog.ErrorS; none for a nil
+ * error, as `klog.ErrorS(nil, "leaderelection lost")`), key/values.
+ */
 function textLine(e: Entry, epochMicros: number): string {
   const kv: string[] = [];
-  if (e.severity === 'E') kv.push(` err=${renderValue(errorMessage(e.err))}`);
+  if (e.severity === 'E' && e.err != null) kv.push(` err=${renderValue(errorMessage(e.err))}`);
   kv.push(` logger=${renderValue(e.name)}`);
   for (const [k, v] of Object.entries(e.fields)) kv.push(` ${k}=${renderValue(v)}`);
   return `${klogHeader(e.severity, epochMicros, e.site)}${JSON.stringify(e.msg)}${kv.join('')}`;

@@ -35,6 +35,8 @@ export interface RunControllersOptions {
   logger: Logger;
   /** Called once every started informer has synced. */
   onSynced: () => void;
+  /** Called once every enabled controller's init has returned, before the informers start. */
+  onStarted?: () => void;
 }
 
 /**
@@ -104,6 +106,7 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     if (opts.startIntervalMs > 0) await sleep(jitter(opts.startIntervalMs, 1.0), signal);
   }
 
+  if (!signal.aborted) opts.onStarted?.();
   opts.informers.start(signal);
   if (await opts.informers.waitForCacheSync(signal)) {
     logger.info('Caches are synced');

@@ -40,6 +40,8 @@ export interface ElectionOptions {
   logger: Logger;
   /** Aborts on stop: candidates release their leases and controllers stop. */
   stop: AbortSignal;
+  /** Aborts when the leader is deposed (`deposition.ts`): the controllers stop at once. */
+  deposed: AbortSignal;
   /** Reports a fatal error (a controller init error, a lost lease); ignored once stopping. */
   fail: (err: unknown) => void;
 }
@@ -54,12 +56,26 @@ export interface ElectionRun {
   termsDone(): Promise<unknown>;
   /** True while this replica leads (always true without leader election). */
   isLeader(): boolean;
+  /**
+   * Resolves once this replica has started: its controllers' inits returned (leading, or without leader
+   * election), or it stands by (it observed another holder of the main lease), or the election ended.
+   * Never rejects; a start error reaches the manager through `fail`.
+   */
+  readonly started: Promise<void>;
 }
 
 /** Runs every controller at once, without leader election (`--leader-elect=false`). */
 export function runWithoutElection(o: ElectionOptions): ElectionRun {
-  const done = o.controllers.run(o.stop, o.plan.main, true).catch(o.fail);
-  return { elector: undefined, done, termsDone: () => done, isLeader: () => true };
+  let started!: () => void;
+  const startedOnce = new Promise<void>((r) => (started = r));
+  const done = o.controllers.run(o.stop, o.plan.main, true, started).catch(o.fail);
+  return {
+    elector: undefined,
+    done,
+    termsDone: () => done,
+    isLeader: () => true,
+    started: Promise.race([startedOnce, done.then(() => {})]),
+  };
 }
 
 /** Campaigns for the main lease (and the migration lease) until `stop` aborts. */
@@ -70,6 +86,10 @@ export function leaderElectAndRun(o: ElectionOptions): ElectionRun {
   let migrationTerm: Promise<void> = Promise.resolve();
   let mainLeaseHeld!: () => void;
   const mainLeaseHeldOnce = new Promise<void>((r) => (mainLeaseHeld = r));
+  let started!: () => void;
+  const startedOnce = new Promise<void>((r) => (started = r));
+  // The controllers of a term stop when leadership ends or when the leader is deposed.
+  const termSignal = (signal: AbortSignal) => AbortSignal.any([signal, o.deposed]);
 
   const main = candidate(o, o.leaderElection.resourceName, undefined, {
     onStartedLeading: async (signal) => {
@@ -79,7 +99,7 @@ export function leaderElectAndRun(o: ElectionOptions): ElectionRun {
         logger.info('leader migration: starting main controllers.');
         mainLeaseHeld();
       }
-      mainTerm = o.controllers.run(signal, plan.main, true).catch(o.fail);
+      mainTerm = o.controllers.run(termSignal(signal), plan.main, true, started).catch(o.fail);
       await mainTerm;
     },
     onStoppedLeading: () => {
@@ -87,7 +107,10 @@ export function leaderElectAndRun(o: ElectionOptions): ElectionRun {
       o.health.setSynced(false);
       o.fail(new LeaderElectionLostError());
     },
-    onNewLeader: (identity) => logger.info('new leader elected', { identity }),
+    onNewLeader: (identity) => {
+      logger.info('new leader elected', { identity });
+      if (identity !== main.identity) started(); // standing by
+    },
   });
   const runs: Promise<void>[] = [main.run(o.stop)];
   const migration = plan.migration;
@@ -100,7 +123,7 @@ export function leaderElectAndRun(o: ElectionOptions): ElectionRun {
         await candidate(o, migration.leaderName, main.identity, {
           onStartedLeading: async (signal) => {
             logger.info('leader migration: starting migrated controllers.');
-            migrationTerm = o.controllers.run(signal, plan.migrated, false).catch(o.fail);
+            migrationTerm = o.controllers.run(termSignal(signal), plan.migrated, false).catch(o.fail);
             await migrationTerm;
           },
           onStoppedLeading: () => o.fail(new LeaderElectionLostError('migration leaderelection lost')),
@@ -108,9 +131,11 @@ export function leaderElectAndRun(o: ElectionOptions): ElectionRun {
       })(),
     );
   }
+  const done = Promise.all(runs);
   return {
     elector: main,
-    done: Promise.all(runs),
+    done,
+    started: Promise.race([startedOnce, done.then(() => {})]),
     termsDone: () => Promise.all([mainTerm, migrationTerm]),
     isLeader: () => leading,
   };

@@ -13,6 +13,7 @@
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import { checkFence, type CloudBudget, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
 import { setProcessLeaseFence, traceCloudCall } from '@ccm-kit/runtime/internal';
+import type { Deposition } from './deposition.js';
 
 /** Facet getters of `CloudProvider` whose objects call the cloud. */
 const facets = ['loadBalancer', 'instances', 'instancesV2', 'zones', 'clusters', 'routes'] as const;
@@ -87,21 +88,20 @@ export function fencedCloud(
 
 /**
  * Fences the leader's work in one place: installs the lease write guard on the given client factories'
- * transports (API writes other than the Lease and Events are refused while fenced), installs the process'
- * lease fence for the provider's own HTTP client (`leaseFenceInterceptor`, `leaseFenceSignal`), and returns the fenced provider for the
- * controllers (drawing from `budget` when there is one).
+ * transports (API writes other than the Lease and Events are refused while fenced; Events too once deposed),
+ * installs the process' lease fence for the provider's own HTTP client (`leaseFenceInterceptor`,
+ * `leaseFenceSignal`), and returns the fenced provider for the controllers. Every check goes through
+ * `deposition.fence`, so the first refusal while leading deposes the leader (`deposition.ts`).
  */
 export function fenceLeaderWork(
   cloud: CloudProvider,
   factories: readonly { transport: RestTransport }[],
-  fence: () => LeaseFence | undefined,
+  deposition: Deposition,
   budget?: CloudBudget,
 ): CloudProvider {
-  for (const f of factories) f.transport.setWriteGuard(leaseWriteGuard(fence));
-  setProcessLeaseFence({
-    isFenced: () => fence()?.isFenced() ?? false,
-    validForMs: () => fence()?.validForMs() ?? Number.POSITIVE_INFINITY,
-    describe: () => fence()?.describe() ?? '',
-  });
+  const fence = () => deposition.fence;
+  const guard = leaseWriteGuard(fence, { refuseEvents: () => deposition.deposed });
+  for (const f of factories) f.transport.setWriteGuard(guard);
+  setProcessLeaseFence(deposition.fence);
   return fencedCloud(cloud, fence, budget);
 }

@@ -44,10 +44,15 @@ export class LeaderElectedControllers {
 
   /**
    * Runs `subset` until `signal` aborts (leadership lost or stop). `main`: the main lease's controllers, whose
-   * sync makes the replica ready.
+   * sync makes the replica ready. `onStarted`: called once every controller's init has returned.
    * @throws the error of `initialize()` or of a controller's init (fatal for the manager, as upstream).
    */
-  run(signal: AbortSignal, subset: readonly ControllerDescriptor[], main: boolean): Promise<void> {
+  run(
+    signal: AbortSignal,
+    subset: readonly ControllerDescriptor[],
+    main: boolean,
+    onStarted?: () => void,
+  ): Promise<void> {
     const { cloud, clients, config, health, logger } = this.#o;
     return runControllers(
       {
@@ -68,6 +73,7 @@ export class LeaderElectedControllers {
         onSynced: () => {
           if (main) health.setSynced(true);
         },
+        onStarted,
       },
       signal,
     );

@@ -4,7 +4,7 @@
  * errors, lost leases; silent once stopping), and `stop()`/`done` of a started manager.
  */
 import type { Logger } from '@ccm-kit/runtime';
-import type { ElectionRun } from './election.js';
+import { type ElectionRun, LeaderElectionLostError } from './election.js';
 import { type ManagerParts, stopManager } from './shutdown.js';
 
 /** Aborts when `outer` aborts or {@link StopLatch.request} is called; either may happen before the manager runs. */
@@ -48,13 +48,24 @@ export class FatalErrors {
     this.#stopping = true;
   }
 
-  /** Reports a fatal error: logged, and `rejected` rejects with the first one. Ignored once stopping. */
+  /**
+   * Reports a fatal error: logged, and `rejected` rejects with the first one. Ignored once stopping. A lost lease
+   * is logged as upstream's `OnStoppedLeading` does: `klog.ErrorS(nil, "leaderelection lost")`.
+   */
   readonly fail = (err: unknown): void => {
     if (this.#stopping) return;
-    this.logger.error(err, 'fatal error');
+    if (err instanceof LeaderElectionLostError) this.logger.error(null, err.message);
+    else this.logger.error(err, 'fatal error');
     this.#reject(err);
   };
 }
+
+/**
+ * How long `done` waits for the stop procedure after a lost lease before rejecting, in ms. Upstream exits at once
+ * (`klog.FlushAndExit`); the controllers' signal has aborted by then, and the stop goes on in the background for
+ * an in-process caller (`stop()` still awaits all of it).
+ */
+export const LOST_LEASE_STOP_BOUND_MS = 1_000;
 
 /** What {@link manageLifecycle} needs. */
 export interface LifecycleOptions {
@@ -75,13 +86,16 @@ export interface LifecycleOptions {
 export function manageLifecycle(o: LifecycleOptions): { stop: () => Promise<void>; done: Promise<void> } {
   const { election, fatal, logger } = o;
   let stopped: Promise<void> | undefined;
+  let leaseLost = false;
   const stop = () =>
     (stopped ??= (async () => {
       fatal.stopped();
       logger.info('Stopping cloud-controller-manager');
       const stopControllers = () => o.latch.request();
       const controllersDone = () => Promise.all([election?.done, election?.termsDone()]);
-      await stopManager({ ...o.parts, stopControllers, controllersDone }, logger);
+      // After a lost lease, queued events are not flushed: another replica leads.
+      const eventFlush = leaseLost ? { eventFlushTimeoutMs: 0 } : {};
+      await stopManager({ ...o.parts, ...eventFlush, stopControllers, controllersDone }, logger);
       logger.info('Stopped cloud-controller-manager');
     })());
   if (o.latch.signal.aborted) void stop();
@@ -92,7 +106,12 @@ export function manageLifecycle(o: LifecycleOptions): { stop: () => Promise<void
       await Promise.race([fatal.rejected, election?.done]);
       if (!fatal.stopping) await fatal.rejected; // the election ended by itself: wait for stop or a fatal error
     } catch (err) {
-      await stop();
+      if (err instanceof LeaderElectionLostError) {
+        leaseLost = true;
+        await boundedWait(stop(), LOST_LEASE_STOP_BOUND_MS);
+      } else {
+        await stop();
+      }
       throw err;
     }
     await stop();
@@ -100,4 +119,9 @@ export function manageLifecycle(o: LifecycleOptions): { stop: () => Promise<void
   // Callers that never await `done` must not see an unhandled rejection; awaiting it still rejects.
   done.catch(() => {});
   return { stop, done };
+}
+
+function boundedWait(p: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]).finally(() => clearTimeout(timer));
 }

@@ -18,7 +18,7 @@ import {
   setVerbosity,
   type TransformFunc,
 } from '@ccm-kit/runtime';
-import { loadClientNode } from '@ccm-kit/runtime/internal';
+import { loadClientNode, markProcessDeposed } from '@ccm-kit/runtime/internal';
 import type { FlagSet } from '../flags/flag-set.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configure, type FlagDefaults } from '../options/configure.js';
@@ -28,7 +28,14 @@ import { installCloudBudget } from './cloud-budget.js';
 import { fenceLeaderWork } from './fenced-cloud.js';
 import { initializeCloud } from './cloud.js';
 import { allControllers } from './controller-registry.js';
-import { type ElectionOptions, type ElectionRun, leaderElectAndRun, runWithoutElection } from './election.js';
+import { Deposition } from './deposition.js';
+import {
+  type ElectionOptions,
+  type ElectionRun,
+  LeaderElectionLostError,
+  leaderElectAndRun,
+  runWithoutElection,
+} from './election.js';
 import { type AppEvents, appEvents } from './events.js';
 import { managerHealth } from './health.js';
 import { LeaderElectedControllers } from './leader-elected.js';
@@ -141,8 +148,18 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   // Spans only when the binary registered an OpenTelemetry tracer provider before starting (docs/tracing.md).
   if (await loadTracing()) logger.info('Tracing: an OpenTelemetry tracer provider is registered; reconciles, cloud calls and API writes are traced');
   // Lease fencing (docs/decisions/0050-lease-fencing.md): the leader's controllers get a provider and clients that
-  // refuse cloud calls and API writes while it cannot prove it holds the lease.
-  const leaderCloud = fenceLeaderWork(cloud, clients.factories, () => election?.elector, cloudBudget.budget);
+  // refuse cloud calls and API writes while it cannot prove it holds the lease; the first refusal while leading
+  // deposes it: the controllers stop and the lease counts as lost (docs/decisions/0052-fenced-leader-exits.md).
+  const deposition = new Deposition(
+    () => election?.elector,
+    () => election?.isLeader() ?? false,
+    (lease) => {
+      markProcessDeposed();
+      logger.info('The lease fence refused this leader\'s work: it has not renewed its lease within the renew deadline; stopping', { lease });
+      fatal.fail(new LeaderElectionLostError());
+    },
+  );
+  const leaderCloud = fenceLeaderWork(cloud, clients.factories, deposition, cloudBudget.budget);
   const controllers = new LeaderElectedControllers({
     cloud: leaderCloud,
     clients,
@@ -154,7 +171,7 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   });
   const electionOptions: ElectionOptions = {
     ...{ leaderElection: config.leaderElection, clients, recorder: events.recorder, controllers, plan },
-    ...{ health, logger, stop: latch.signal, fail: fatal.fail },
+    ...{ health, logger, stop: latch.signal, deposed: deposition.signal, fail: fatal.fail },
   };
   if (latch.signal.aborted) logger.info('Stop requested during start-up; not starting controllers');
   else if (config.leaderElection.leaderElect) election = leaderElectAndRun(electionOptions);
@@ -163,6 +180,15 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
   const lifecycle = manageLifecycle({ latch, outer: opts.signal, fatal, election, parts, logger });
   const { stop } = lifecycle;
   const done = lifecycle.done.finally(() => cloudBudget.uninstall());
+  // A start error (the provider's initialize(), a controller's init) rejects this call, not only `done`.
+  if (election) {
+    try {
+      await Promise.race([election.started, fatal.rejected]);
+    } catch (err) {
+      await done.catch(() => {});
+      throw err;
+    }
+  }
   return {
     ...{ config, cloud, health: health.checks, done, stop },
     ...{ securePort: serving.securePort, webhookPort: serving.webhookPort },

@@ -5,9 +5,11 @@
  * a full queue drops the event with a counted log line, so recording never blocks the caller.
  *
  * Beyond upstream: the retry interval and attempt count are options (tests use small intervals),
- * and {@link EventBroadcaster.shutdown} first lets queued events be written for up to a timeout.
+ * {@link EventBroadcaster.shutdown} first lets queued events be written for up to a timeout, and a
+ * deposed leader's events are dropped (`markProcessDeposed`).
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
+import { isProcessDeposed } from '../leader-election/fence.js';
 import { createLogger, type Logger } from '../logging.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { sleep } from '../util/sleep.js';
@@ -166,6 +168,8 @@ export class EventBroadcaster {
   }
 
   #distribute(event: CoreV1Event): void {
+    // A deposed leader is about to exit (docs/decisions/0052-fenced-leader-exits.md): it records nothing more.
+    if (isProcessDeposed()) return;
     if (this.#shutdown) {
       this.#logger.v(4).info('Event discarded: broadcaster is shut down', { reason: event.reason });
       return;

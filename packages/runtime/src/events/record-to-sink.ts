@@ -4,6 +4,8 @@
  *
  * - a repeat (count > 1) is PATCHed; if the stored event is gone (404) it is created instead;
  * - success updates the correlator with the server's copy;
+ * - a refusal by the lease fence (`LeaseFencedError`, a deposed leader's write guard) is final and logged at
+ *   verbosity 4 only (ccm-kit; upstream's process has exited by then);
  * - an API error is final (logged; `AlreadyExists` and namespace-terminating only at verbosity 5),
  *   except 429 and 5xx, which are retried (client-go's REST client retries those itself);
  * - any other error (network) is retried, up to `maxTries` attempts in all, sleeping `intervalMs`
@@ -12,6 +14,7 @@
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { errorStatus } from '../client/errors.js';
+import { isLeaseFencedError } from '../leader-election/fence.js';
 import type { Logger } from '../logging.js';
 import { sleep } from '../util/sleep.js';
 import type { EventCorrelator } from './correlator.js';
@@ -98,6 +101,11 @@ async function recordEvent(
   }
   if (!failed) {
     if (stored) correlator.updateState(stored);
+    return true;
+  }
+  if (isLeaseFencedError(error)) {
+    // A deposed leader's write guard refuses Events: it is about to exit and records nothing more.
+    logger.v(4).info('Event not written: this replica is fenced (will not retry)', describe(event));
     return true;
   }
   const status = errorStatus(error);

@@ -8,8 +8,10 @@
  * - Win or lose a race: create (409 AlreadyExists = lost) or update with the resourceVersion read
  *   (409 Conflict = lost).
  * - Renew: every `retryPeriodMs`; each round retries every `retryPeriodMs` until `renewDeadlineMs`
- *   from its start. A round that fails ends leadership: the leading signal aborts, the
- *   `leader_election_master_status` gauge drops to 0 and `onStoppedLeading` runs.
+ *   from its start, or until an attempt fails while the leader is fenced (its last renewal started
+ *   more than `renewDeadlineMs` ago; ccm-kit, docs/decisions/0052-fenced-leader-exits.md). A round that
+ *   fails ends leadership: the leading signal aborts, the `leader_election_master_status` gauge drops
+ *   to 0 and `onStoppedLeading` runs.
  * - On cancel with `releaseOnCancel`: the leading signal aborts, the work is given up to
  *   `renewDeadlineMs` to settle, and the Lease is released (holder '', duration 1 s) so another
  *   candidate takes over at once.
@@ -264,6 +266,9 @@ export class LeaderElector implements LeaseFence {
         ok = await this.#tryAcquireOrRenew(deadline);
         this.#maybeReportTransition();
         if (ok || deadline.aborted) break;
+        // Fenced (no renewal for the renew deadline, e.g. after a pause) and this attempt failed too: the lease
+        // is lost now, not after another full round (ccm-kit; docs/decisions/0052-fenced-leader-exits.md).
+        if (this.isFenced()) break;
         try {
           await sleep(this.retryPeriodMs, undefined, { signal: deadline });
         } catch {

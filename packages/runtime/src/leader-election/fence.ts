@@ -61,15 +61,38 @@ export function fenceSignal(fence: LeaseFence | undefined, action: string): Abor
   if (left <= 0) throw new LeaseFencedError(action, fence.describe());
   if (!Number.isFinite(left)) return undefined;
   const ac = new AbortController();
-  setTimeout(() => ac.abort(new LeaseFencedError(action, fence.describe())), left).unref();
+  setTimeout(() => {
+    // Asked again when the timer fires: asking a deposing fence (the manager's) is what deposes the leader.
+    fence.isFenced();
+    ac.abort(new LeaseFencedError(action, fence.describe()));
+  }, left).unref();
   return ac.signal;
 }
 
 let processFence: LeaseFence | undefined;
+let processDeposed = false;
 
-/** Installs the lease fence of this process (the manager does, with leader election on); undefined removes it. */
+/**
+ * Installs the lease fence of this process (the manager does, with leader election on); undefined removes it.
+ * Also clears {@link markProcessDeposed}.
+ */
 export function setProcessLeaseFence(fence: LeaseFence | undefined): void {
   processFence = fence;
+  processDeposed = false;
+}
+
+/**
+ * Marks this process' leader as deposed: it found itself fenced while acting and is about to exit, as upstream's
+ * process does at once on a lost lease (docs/decisions/0052-fenced-leader-exits.md). From then on every
+ * `EventBroadcaster` drops its events, unlogged and unwritten.
+ */
+export function markProcessDeposed(): void {
+  processDeposed = true;
+}
+
+/** True once {@link markProcessDeposed} was called (and no fence was installed since). */
+export function isProcessDeposed(): boolean {
+  return processDeposed;
 }
 
 /** The lease fence of this process, if the manager installed one. */
@@ -90,8 +113,14 @@ export function leaseFenceSignal(action: string): AbortSignal | undefined {
   return fenceSignal(processFence, action);
 }
 
-/** Lease requests (the renewal itself) and Events (a record of what happened, not state) pass the fence. */
-const exemptWrite = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(\/|$)|^\/api\/v1\/namespaces\/[^/]+\/events(\/|$)|^\/apis\/events\.k8s\.io\//;
+/** Options of {@link leaseWriteGuard}. */
+export interface LeaseWriteGuardOptions {
+  /**
+   * True once Events must be refused as well: a deposed leader records nothing more (it is about to exit, as
+   * upstream's process does at once on a lost lease). Default: Events always pass.
+   */
+  refuseEvents?: () => boolean;
+}
 
 /**
  * A write guard for {@link RestTransport.setWriteGuard}: throws {@link LeaseFencedError} for every request but
@@ -99,9 +128,23 @@ const exemptWrite = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leas
  * its queue and again at the moment the request is written to its connection.
  * @param fence returns the current fence (undefined while there is none yet: nothing is refused).
  */
-export function leaseWriteGuard(fence: () => LeaseFence | undefined): (method: string, url: URL) => void {
+export function leaseWriteGuard(
+  fence: () => LeaseFence | undefined,
+  options: LeaseWriteGuardOptions = {},
+): (method: string, url: URL) => void {
   return (method, url) => {
-    if (method === 'GET' || method === 'HEAD' || exemptWrite.test(url.pathname)) return;
+    if (method === 'GET' || method === 'HEAD' || isLeaseRequest(url.pathname)) return;
+    if (isEventRequest(url.pathname) && !options.refuseEvents?.()) return;
     checkFence(fence(), `API write ${method} ${url.pathname}`);
   };
+}
+
+/** Lease requests (the renewal itself) always pass the fence. */
+function isLeaseRequest(path: string): boolean {
+  return /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(\/|$)/.test(path);
+}
+
+/** Events (a record of what happened, not state) pass unless the guard's `refuseEvents` says otherwise. */
+function isEventRequest(path: string): boolean {
+  return /^\/api\/v1\/namespaces\/[^/]+\/events(\/|$)|^\/apis\/events\.k8s\.io\//.test(path);
 }
