@@ -20,6 +20,11 @@ import type {
 } from '@kubernetes/client-node';
 import type { SharedInformers } from './informers.js';
 import type { LoadBalancerCapabilities } from './load-balancer-capabilities.js';
+import type {
+  ListLoadBalancersOptions,
+  LoadBalancerListPage,
+  MalformedLoadBalancerRecord,
+} from './load-balancer-listing.js';
 
 /**
  * Gives each controller its own Kubernetes client configuration (upstream `ControllerClientBuilder`).
@@ -152,6 +157,16 @@ export interface LoadBalancer {
    * Must never throw ImplementedElsewhereError: a load balancer must always be torn down.
    */
   ensureLoadBalancerDeleted(clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional, beyond upstream (needed only by `service-lb-gc-controller`): one page of the load balancers this
+   * provider made for `clusterName`, each with the Service namespace, name and UID recorded on it when
+   * `ensureLoadBalancer` made it. Pass `nextPageToken` back as `pageToken` until a page has none. A balancer
+   * whose record cannot be read is listed as a {@link MalformedLoadBalancerRecord} (`{ name, malformed }`),
+   * never left out. `ensureLoadBalancerDeleted` with a Service rebuilt from an entry (namespace, name, uid,
+   * `spec.type: LoadBalancer`) must find and delete that balancer.
+   * @throws any error of the cloud; the caller then treats the whole listing as failed.
+   */
+  listLoadBalancers?(clusterName: string, options?: ListLoadBalancersOptions): Promise<LoadBalancerListPage>;
 }
 
 /** Legacy instances facet (upstream `Instances`). Node names are `metadata.name` of the Node. */

@@ -32,6 +32,15 @@ export {
   type ServicePortProtocol,
 } from './load-balancer-capabilities.js';
 export {
+  isMalformedLoadBalancerRecord,
+  type ListedLoadBalancer,
+  type ListLoadBalancersOptions,
+  type LoadBalancerListPage,
+  type MalformedLoadBalancerRecord,
+  type OwnedLoadBalancer,
+  type RecordedService,
+} from './load-balancer-listing.js';
+export {
   findError,
   InstanceNotFoundError,
   NotImplementedError,

@@ -6,6 +6,7 @@
  */
 import type { CloudProvider, ControllerClientBuilder, SharedInformers } from '@ccm-kit/cloud-provider';
 import type { Logger } from '@ccm-kit/runtime';
+import type { LoadBalancerGCConfig } from './service-lb-gc/config.js';
 
 /** The settings of the cloud controllers, with upstream's defaults noted (flags in parentheses). Durations in ms. */
 export interface CloudControllerConfig {
@@ -47,6 +48,11 @@ export interface CloudControllerConfig {
    * providerID prefix) are ignored by all four controllers.
    */
   nodeOwnership?: (node: import('@kubernetes/client-node').V1Node) => boolean;
+  /**
+   * Beyond upstream: the settings of `service-lb-gc-controller` (`--lb-gc-mode`, `--lb-gc-grace-period`,
+   * `--lb-gc-period`); undefined means `defaultLoadBalancerGCConfig` (dry run, 10 min grace, 5 min period).
+   */
+  loadBalancerGC?: LoadBalancerGCConfig;
 }
 
 /** The upstream defaults of {@link CloudControllerConfig}. */

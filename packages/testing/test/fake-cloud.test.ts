@@ -125,6 +125,8 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
       loadBalancerIP: '10.9.9.9',
       ports: [{ port: 80, protocol: 'UDP' }, { port: 443 }],
       hosts: nodes,
+      clusterName: CLUSTER,
+      service: { namespace: 'default', name: 'a', uid: 'uid-a' },
     });
     expect(cloud.ensureCalls).toEqual([{ service: svc, hosts: nodes }]);
     nodes.push(node('n3'));
@@ -243,6 +245,40 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
     cloud.clearBalancerCalls();
     expect(cloud.ensureCalls).toEqual([]);
     expect(cloud.updateCalls).toEqual([]);
+  });
+});
+
+describe('FakeCloud load-balancer listing (beyond upstream)', () => {
+  it('lists the balancers of the cluster with their Service identity, paged, and not deleted ones', async () => {
+    const cloud = new FakeCloud();
+    cloud.balancerListPageSize = 1;
+    for (const n of ['a', 'b', 'c']) await cloud.ensureLoadBalancer(CLUSTER, service(n), []);
+    await cloud.ensureLoadBalancer('other-cluster', service('d'), []);
+    await cloud.ensureLoadBalancerDeleted(CLUSTER, service('b'));
+    const first = await cloud.listLoadBalancers(CLUSTER);
+    expect(first.loadBalancers).toHaveLength(1);
+    expect(first.nextPageToken).toBe('1');
+    const second = await cloud.listLoadBalancers(CLUSTER, { pageToken: first.nextPageToken });
+    expect(second.nextPageToken).toBeUndefined();
+    const all = [...first.loadBalancers, ...second.loadBalancers];
+    expect(all.map((e) => e.service)).toEqual([
+      { namespace: 'default', name: 'a', uid: 'uid-a' },
+      { namespace: 'default', name: 'c', uid: 'uid-c' },
+    ]);
+    expect(all[0]?.name).toBe(cloud.getLoadBalancerName(CLUSTER, service('a')));
+    expect(cloud.callCount('listLoadBalancers')).toBe(2);
+    expect(cloud.calls).not.toContain('list');
+  });
+
+  it('reports a balancer without a Service record as malformed, and throws err', async () => {
+    const cloud = new FakeCloud();
+    cloud.balancers.set('bare', { name: 'bare', region: '', loadBalancerIP: '', ports: [], hosts: [] });
+    expect((await cloud.listLoadBalancers(CLUSTER)).loadBalancers).toEqual([
+      { name: 'bare', malformed: 'no complete Service record (namespace, name, uid)' },
+    ]);
+    cloud.err = new Error('boom');
+    await expect(cloud.listLoadBalancers(CLUSTER)).rejects.toThrow('boom');
+    await expect(cloud.listLoadBalancers(CLUSTER, { pageToken: 'x' })).rejects.toThrow();
   });
 });
 

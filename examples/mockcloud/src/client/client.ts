@@ -210,6 +210,21 @@ export class MockCloudClient {
     return items.map(fromWireLoadBalancer);
   }
 
+  /** One page (1-based) of the load balancers matching the filters; `nextPage` is `null` on the last page. */
+  async listLoadBalancerPage(
+    page: number,
+    options: ListOptions = {},
+  ): Promise<{ items: CloudLoadBalancer[]; nextPage: number | null }> {
+    const { items, nextPage } = await this.#listPage<WireLoadBalancer>(
+      'list_load_balancers',
+      '/load_balancers',
+      'load_balancers',
+      page,
+      options,
+    );
+    return { items: items.map(fromWireLoadBalancer), nextPage };
+  }
+
   /** The load balancer, or `undefined` when the API answers 404. */
   async getLoadBalancer(id: string, signal?: AbortSignal): Promise<CloudLoadBalancer | undefined> {
     try {
@@ -315,25 +330,37 @@ export class MockCloudClient {
     let page: number | null = 1;
     for (let n = 0; page !== null; n++) {
       if (n >= MAX_PAGES) throw new Error(`mockcloud ${operation}: more than ${MAX_PAGES} pages`);
-      const body: Record<string, unknown> & { meta: WireServerList['meta'] } = await this.#request(
-        operation,
-        'GET',
-        path,
-        {
-          query: {
-            name: options.name,
-            label_selector: options.labelSelector,
-            page: String(page),
-            per_page: String(PER_PAGE),
-          },
-          signal: options.signal,
-        },
-      );
-      out.push(...((body[key] as T[] | undefined) ?? []));
-      const next: number | null = body.meta?.pagination?.next_page ?? null;
-      page = next !== null && next > page ? next : null;
+      const result: { items: T[]; nextPage: number | null } = await this.#listPage<T>(operation, path, key, page, options);
+      out.push(...result.items);
+      page = result.nextPage;
     }
     return out;
+  }
+
+  /** One page of a list; `nextPage` is `null` on the last page (or when the API's next page does not advance). */
+  async #listPage<T>(
+    operation: string,
+    path: string,
+    key: string,
+    page: number,
+    options: ListOptions,
+  ): Promise<{ items: T[]; nextPage: number | null }> {
+    const body: Record<string, unknown> & { meta: WireServerList['meta'] } = await this.#request(
+      operation,
+      'GET',
+      path,
+      {
+        query: {
+          name: options.name,
+          label_selector: options.labelSelector,
+          page: String(page),
+          per_page: String(PER_PAGE),
+        },
+        signal: options.signal,
+      },
+    );
+    const next: number | null = body.meta?.pagination?.next_page ?? null;
+    return { items: (body[key] as T[] | undefined) ?? [], nextPage: next !== null && next > page ? next : null };
   }
 
   /**

@@ -19,8 +19,11 @@
 import {
   defaultLoadBalancerName,
   InvalidAnnotationError,
+  type ListedLoadBalancer,
+  type ListLoadBalancersOptions,
   type LoadBalancer,
   type LoadBalancerCapabilities,
+  type LoadBalancerListPage,
   patchService,
   RetryError,
   type ServiceStatusClient,
@@ -233,6 +236,37 @@ export class MockCloudLoadBalancers implements LoadBalancer {
       const deleted = await this.#d.client.deleteLoadBalancer(id, signal);
       this.#log(service).info(deleted ? 'Deleted load balancer' : 'Load balancer was already gone', { id });
     }
+  }
+
+  /**
+   * One page of the load balancers labelled with this provider's cluster ID (`mockcloud.ccm-kit.io/cluster-id`;
+   * `clusterName` is not used: the cluster ID is the provider's own), each with the Service recorded in its
+   * `service-namespace`, `service-name` and `service-uid` labels. A load balancer missing one of them is listed
+   * as malformed. The page token is the API's page number.
+   * @throws Error for a page token that is not a page number; every API error.
+   */
+  async listLoadBalancers(_clusterName: string, options: ListLoadBalancersOptions = {}): Promise<LoadBalancerListPage> {
+    const page = options.pageToken === undefined ? 1 : Number(options.pageToken);
+    if (!Number.isSafeInteger(page) || page < 1) {
+      throw new Error(`mockcloud: bad load-balancer page token ${JSON.stringify(options.pageToken)}`);
+    }
+    const { items, nextPage } = await this.#d.client.listLoadBalancerPage(page, {
+      labelSelector: selectorFromLabels({ [LABEL_CLUSTER_ID]: this.#d.clusterID }),
+      signal: options.signal,
+    });
+    const loadBalancers = items.map((lb): ListedLoadBalancer => {
+      const namespace = lb.labels[LABEL_SERVICE_NAMESPACE];
+      const name = lb.labels[LABEL_SERVICE_NAME];
+      const uid = lb.labels[LABEL_SERVICE_UID];
+      const missing = [
+        [LABEL_SERVICE_NAMESPACE, namespace],
+        [LABEL_SERVICE_NAME, name],
+        [LABEL_SERVICE_UID, uid],
+      ].filter(([, v]) => !v).map(([k]) => k);
+      if (missing.length > 0) return { name: lb.id, malformed: `label ${missing.join(', ')} missing or empty` };
+      return { name: lb.id, service: { namespace: namespace!, name: name!, uid: uid! } };
+    });
+    return nextPage === null ? { loadBalancers } : { loadBalancers, nextPageToken: String(nextPage) };
   }
 
   // ---- helpers ---------------------------------------------------------------------------------

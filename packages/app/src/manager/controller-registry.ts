@@ -1,18 +1,19 @@
 /**
- * Which controllers a manager has: the four built-ins plus the vendor's, as upstream's
- * `DefaultInitFuncConstructors` map that a vendor's `main` extends or overwrites.
+ * Which controllers a manager has: the four built-ins, the off-by-default `service-lb-gc-controller` (enabled
+ * only by naming it in `--controllers`, as upstream's disabled-by-default controllers), plus the vendor's, as
+ * upstream's `DefaultInitFuncConstructors` map that a vendor's `main` extends or overwrites.
  */
-import { builtInControllers, type ControllerDescriptor } from '@ccm-kit/controllers';
+import { builtInControllers, type ControllerDescriptor, serviceLbGcController } from '@ccm-kit/controllers';
 import { StartupError } from '../errors.js';
 
 /**
- * The built-in controllers plus the vendor's. A vendor descriptor with a built-in's name **replaces** that
+ * The built-in controllers, `service-lb-gc-controller`, plus the vendor's. A vendor descriptor with a built-in's name **replaces** that
  * built-in (upstream vendors overwrite `DefaultInitFuncConstructors` entries, for example to give the built-ins
  * their own client names); two vendor descriptors with one name are an error.
  * @throws StartupError `controller "<name>" is registered twice`.
  */
 export function allControllers(extra: readonly ControllerDescriptor[] = []): ControllerDescriptor[] {
-  const all: ControllerDescriptor[] = [...builtInControllers];
+  const all: ControllerDescriptor[] = [...builtInControllers, serviceLbGcController];
   const seen = new Set<string>();
   for (const d of extra) {
     if (seen.has(d.name)) throw new StartupError(`controller ${JSON.stringify(d.name)} is registered twice`);

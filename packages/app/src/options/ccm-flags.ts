@@ -22,6 +22,7 @@ const SECTIONS = [
   'generic',
   'cloud-node-controller',
   'service-lb-controller',
+  'service-lb-gc-controller',
   'webhook',
   'webhook serving',
   'secure serving',

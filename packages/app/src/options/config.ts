@@ -21,6 +21,7 @@ import { nodeControllerOptions } from './node-controller-options.js';
 import type { KnownNames } from './option-group.js';
 import { type SecureServingConfig, secureServingOptions } from './secure-serving.js';
 import { serviceControllerOptions } from './service-controller.js';
+import { serviceLbGcOptions } from './service-lb-gc.js';
 import { webhookOptions, type WebhookOptionsConfig } from './webhook.js';
 
 export type { KnownNames } from './option-group.js';
@@ -88,6 +89,7 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
       ...misc,
       ...nodeControllerOptions.applyTo(v, known),
       ...serviceControllerOptions.applyTo(v, known),
+      ...serviceLbGcOptions.applyTo(v, known),
       ...featureGateOptions.applyTo(v, known),
     },
     flags: { ...v },

@@ -14,6 +14,7 @@ import { nodeControllerOptions } from './node-controller-options.js';
 import type { OptionGroup } from './option-group.js';
 import { secureServingOptions } from './secure-serving.js';
 import { serviceControllerOptions } from './service-controller.js';
+import { serviceLbGcOptions } from './service-lb-gc.js';
 import { webhookOptions } from './webhook.js';
 
 /**
@@ -30,6 +31,7 @@ export const OPTION_GROUPS: readonly OptionGroup<unknown>[] = [
   nodeControllerOptions,
   serviceControllerOptions,
   cloudBudgetOptions,
+  serviceLbGcOptions,
   secureServingOptions,
   authenticationOptions,
   authorizationOptions,

@@ -126,7 +126,7 @@ const seg = encodeURIComponent;
 export type ApiMethodParams<M extends (...a: never[]) => unknown> = Parameters<M>[0];
 
 /**
- * The core/v1 calls ccm-kit makes (Nodes, Service status, Events), with `CoreV1Api`'s signatures.
+ * The core/v1 calls ccm-kit makes (Nodes, Service reads and status, Events), with `CoreV1Api`'s signatures.
  * `ClientFactory.client(name, CoreV1Client)` builds one.
  */
 export class CoreV1Client extends RawApi {
@@ -149,6 +149,10 @@ export class CoreV1Client extends RawApi {
   /** `DELETE /api/v1/nodes/{name}`. */
   deleteNode(p: ApiMethodParams<CoreV1Api['deleteNode']>, o?: ConfigurationOptions): Promise<V1Status> {
     return this.call('DELETE', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+  }
+  /** `GET /api/v1/namespaces/{namespace}/services/{name}`. */
+  readNamespacedService(p: ApiMethodParams<CoreV1Api['readNamespacedService']>, o?: ConfigurationOptions): Promise<V1Service> {
+    return this.call('GET', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/namespaces/{namespace}/services/{name}/status`. */
   patchNamespacedServiceStatus(

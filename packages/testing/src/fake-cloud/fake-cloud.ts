@@ -12,8 +12,11 @@ import {
   type InstanceStatePage,
   type Instances,
   type InstancesV2,
+  type ListedLoadBalancer,
+  type ListLoadBalancersOptions,
   type LoadBalancer,
   type LoadBalancerCapabilities,
+  type LoadBalancerListPage,
   NotImplementedError,
   type PVLabeler,
   type Route,
@@ -199,6 +202,8 @@ export class FakeCloud
   capabilities: LoadBalancerCapabilities | undefined = undefined;
   /** Load balancers stored by `ensureLoadBalancer`, keyed by name (upstream `Balancers`). */
   balancers = new Map<string, FakeBalancer>();
+  /** Beyond upstream: entries per page of `listLoadBalancers` (a positive integer; default 100). */
+  balancerListPageSize = 100;
   /** Latency, error and throttle policies (beyond upstream). */
   readonly faults: FaultInjector;
   /** Every invocation of a cloud method, newest `callLogLimit` kept, with per-method counters. */
@@ -440,7 +445,7 @@ export class FakeCloud
    * the API default).
    */
   ensureLoadBalancer(
-    _clusterName: string,
+    clusterName: string,
     service: V1Service,
     nodes: V1Node[],
     signal?: AbortSignal,
@@ -461,6 +466,12 @@ export class FakeCloud
         loadBalancerIP: service.spec?.loadBalancerIP ?? '',
         ports: ports.map((p) => ({ ...p })),
         hosts: [...nodes],
+        clusterName,
+        service: {
+          namespace: service.metadata?.namespace ?? '',
+          name: service.metadata?.name ?? '',
+          uid: service.metadata?.uid ?? '',
+        },
       });
       const ingress = this.#ingress();
       if (this.balancerIPMode !== undefined) ingress.ipMode = this.balancerIPMode;
@@ -498,6 +509,36 @@ export class FakeCloud
       await this.#record(entry, 'delete', signal);
       this.#throwErr();
       this.balancers.delete(defaultLoadBalancerName(service));
+    });
+  }
+
+  /**
+   * Beyond upstream: one page of the stored balancers of `clusterName` (a balancer stored without a cluster is
+   * listed for every cluster), sorted by name, {@link balancerListPageSize} per page; the page token is the
+   * offset. A balancer without a complete Service record is listed as malformed. Throws {@link err} if set.
+   * Records no call name (upstream has no such call).
+   * @throws TypeError for a page token that is not an offset this fake issued.
+   */
+  listLoadBalancers(clusterName: string, options: ListLoadBalancersOptions = {}): Promise<LoadBalancerListPage> {
+    const { signal, pageToken } = options;
+    return this.#invoke('listLoadBalancers', clusterName, signal, () => {
+      this.#throwErr();
+      const offset = pageToken === undefined ? 0 : Number(pageToken);
+      if (!Number.isSafeInteger(offset) || offset < 0) {
+        throw new TypeError(`FakeCloud.listLoadBalancers: bad page token ${JSON.stringify(pageToken)}`);
+      }
+      const all = [...this.balancers.values()]
+        .filter((b) => b.clusterName === undefined || b.clusterName === clusterName)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const size = this.balancerListPageSize;
+      const loadBalancers = all.slice(offset, offset + size).map((b): ListedLoadBalancer => {
+        const s = b.service;
+        if (!s?.namespace || !s.name || !s.uid) {
+          return { name: b.name, malformed: 'no complete Service record (namespace, name, uid)' };
+        }
+        return { name: b.name, service: { ...s } };
+      });
+      return offset + size < all.length ? { loadBalancers, nextPageToken: String(offset + size) } : { loadBalancers };
     });
   }
 

@@ -26,6 +26,12 @@ export interface FakeBalancer {
   ports: V1ServicePort[];
   /** A copy of the node list. */
   hosts: V1Node[];
+  /**
+   * Beyond upstream: the cluster and the Service identity recorded when `ensureLoadBalancer` made it, which
+   * `listLoadBalancers` reports. A balancer stored without them (by a test) is listed as malformed.
+   */
+  clusterName?: string;
+  service?: { namespace: string; name: string; uid: string };
 }
 
 /** Called after an ensure/update call is recorded; awaited, one at a time per list (see {@link FakeCloud}). */

@@ -9,6 +9,7 @@ export const FAKE_CLOUD_METHODS = [
   'ensureLoadBalancer',
   'updateLoadBalancer',
   'ensureLoadBalancerDeleted',
+  'listLoadBalancers',
   // Instances (v1)
   'nodeAddresses',
   'nodeAddressesByProviderID',

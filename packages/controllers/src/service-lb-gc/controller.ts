@@ -1,0 +1,273 @@
+/**
+ * `service-lb-gc-controller`: finds the load balancers this cluster owns whose Service is gone and, in `delete`
+ * mode, deletes them. No upstream counterpart: a Service deleted while its cleanup finalizer was stripped, or
+ * while no CCM ran, leaves its balancer behind for good (kubernetes/kubernetes issue 53451).
+ *
+ * One pass: the informer must be synced; the provider lists every page (`LoadBalancer.listLoadBalancers`); each
+ * entry is classified against the Services of the cache (see `classify.ts`); an orphan is acted on only when two
+ * passes at least the grace period apart found it so (see `grace.ts`). Before a delete the Service is read from
+ * the API server once more; any error, a partial listing or a malformed record means no delete.
+ */
+import type { Informer, LoadBalancer, ListedLoadBalancer, OwnedLoadBalancer } from '@ccm-kit/cloud-provider';
+import { isMalformedLoadBalancerRecord } from '@ccm-kit/cloud-provider';
+import {
+  type EventObject,
+  type EventRecorder,
+  type Logger,
+  nonSlidingUntil,
+  waitForCacheSync,
+} from '@ccm-kit/runtime';
+import type { V1Service } from '@kubernetes/client-node';
+import { classify, type OrphanState, recordedKey, serviceFromRecord, servicesByUID } from './classify.js';
+import type { LoadBalancerGCConfig } from './config.js';
+import {
+  EVENT_DELETE_ORPHANED_LOAD_BALANCER_FAILED,
+  EVENT_DELETED_ORPHANED_LOAD_BALANCER,
+  EVENT_ORPHANED_LOAD_BALANCER,
+  EVENT_ORPHANED_LOAD_BALANCER_KEPT,
+} from './events.js';
+import { type DueOrphan, OrphanSightings } from './grace.js';
+import { listAllLoadBalancers } from './listing.js';
+import { loadBalancerGCMetrics } from './metrics.js';
+
+/** A LoadBalancer facet that can list. */
+export type ListingLoadBalancer = LoadBalancer & Required<Pick<LoadBalancer, 'listLoadBalancers'>>;
+
+/** What {@link LoadBalancerCollector} works with. */
+export interface LoadBalancerCollectorOptions {
+  readonly loadBalancer: ListingLoadBalancer;
+  /** The shared Service informer. */
+  readonly services: Informer<V1Service>;
+  /**
+   * The Service as stored in the API server now, `undefined` on 404; rejects on any other error. Read right
+   * before each delete, so a stale cache cannot lead to one.
+   */
+  readonly readService: (namespace: string, name: string, signal: AbortSignal) => Promise<V1Service | undefined>;
+  /** `--cluster-name`. */
+  readonly clusterName: string;
+  /** The service controller's `loadBalancerClass` option (undefined: upstream, Services without a class). */
+  readonly loadBalancerClass?: string;
+  readonly config: LoadBalancerGCConfig;
+  readonly recorder: Pick<EventRecorder, 'event'>;
+  readonly logger: Logger;
+  /** Clock in ms (default `Date.now`); tests pass a fake one. */
+  readonly now?: () => number;
+  /** Runs each cloud call (default: calls it); the descriptor charges them to the cloud budget's `periodic` lane. */
+  readonly cloudCall?: <T>(call: () => Promise<T>) => Promise<T>;
+}
+
+/** What one pass found and did, by balancer name. */
+export interface CollectorPassResult {
+  /** False when the pass decided nothing: informer not synced, or the listing failed or was partial. */
+  readonly complete: boolean;
+  /** Why the pass was not complete. */
+  readonly reason?: string;
+  readonly listed: number;
+  readonly malformed: readonly string[];
+  /** Orphans of this pass (grace period passed or not), by state. */
+  readonly orphaned: Readonly<Record<'service-gone' | 'not-wanted', readonly string[]>>;
+  /** Dry run: due for deletion. */
+  readonly wouldDelete: readonly string[];
+  readonly deleted: readonly string[];
+  /** Due, but not deleted: the Service exists (not-wanted, or found by the live read), or the delete failed. */
+  readonly kept: readonly string[];
+}
+
+const incomplete = (reason: string): CollectorPassResult => ({
+  complete: false,
+  reason,
+  listed: 0,
+  malformed: [],
+  orphaned: { 'service-gone': [], 'not-wanted': [] },
+  wouldDelete: [],
+  deleted: [],
+  kept: [],
+});
+
+export class LoadBalancerCollector {
+  readonly #o: LoadBalancerCollectorOptions;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #call: <T>(call: () => Promise<T>) => Promise<T>;
+  readonly #sightings: OrphanSightings;
+  readonly #metrics = loadBalancerGCMetrics();
+
+  constructor(options: LoadBalancerCollectorOptions) {
+    this.#o = options;
+    this.#log = options.logger;
+    this.#now = options.now ?? Date.now;
+    this.#call = options.cloudCall ?? ((call) => call());
+    this.#sightings = new OrphanSightings(options.config.gracePeriodMs);
+  }
+
+  /** Runs until `signal` aborts: waits for the Service cache, then one pass every `periodMs` (the first at once). */
+  async run(signal: AbortSignal): Promise<void> {
+    const { mode, gracePeriodMs, periodMs } = this.#o.config;
+    this.#log.info('Starting orphaned load-balancer collector', { mode, gracePeriodMs, periodMs });
+    try {
+      if (!(await waitForCacheSync(signal, this.#o.services))) return;
+      await nonSlidingUntil(
+        signal,
+        async () => {
+          try {
+            await this.pass(signal);
+          } catch (err) {
+            if (!signal.aborted) this.#log.error(err, 'Orphaned load-balancer pass failed');
+          }
+        },
+        periodMs,
+        this.#log,
+      );
+    } finally {
+      this.#log.info('Shutting down orphaned load-balancer collector');
+    }
+  }
+
+  /**
+   * One pass. Never deletes when the informer is not synced, the listing failed or was partial, a record is
+   * malformed, or a Service with the recorded UID exists.
+   * @throws the signal's reason when it aborts.
+   */
+  async pass(signal: AbortSignal): Promise<CollectorPassResult> {
+    const { services, loadBalancer, clusterName } = this.#o;
+    if (!services.hasSynced()) {
+      this.#log.info('Service informer not synced; skipping this pass');
+      return incomplete('informer not synced');
+    }
+    let entries: ListedLoadBalancer[];
+    try {
+      entries = await listAllLoadBalancers(
+        { listLoadBalancers: (c, opts) => this.#call(() => loadBalancer.listLoadBalancers(c, opts)) },
+        clusterName,
+        signal,
+      );
+    } catch (err) {
+      signal.throwIfAborted();
+      this.#metrics.failedPasses.inc();
+      this.#log.error(err, 'Listing load balancers failed; nothing is deleted on this pass');
+      return incomplete(`listing failed: ${(err as Error)?.message ?? String(err)}`);
+    }
+    // The cache is read after the listing: a balancer listed was made for a Service created before it.
+    const byUID = servicesByUID(services.lister.list());
+    const malformed: string[] = [];
+    const orphaned = { 'service-gone': [] as string[], 'not-wanted': [] as string[] };
+    const records = new Map<string, OwnedLoadBalancer>();
+    const orphans: { name: string; uid: string; state: OrphanState }[] = [];
+    for (const entry of entries) {
+      const state = classify(entry, byUID, this.#o.loadBalancerClass);
+      if (isMalformedLoadBalancerRecord(entry)) {
+        malformed.push(entry.name);
+        this.#log.warn('Skipping load balancer: its Service record cannot be read; it is never deleted', {
+          loadBalancer: entry.name,
+          problem: entry.malformed,
+        });
+        continue;
+      }
+      if (state !== 'service-gone' && state !== 'not-wanted') continue;
+      orphaned[state].push(entry.name);
+      records.set(entry.name, entry);
+      orphans.push({ name: entry.name, uid: entry.service.uid, state });
+    }
+    this.#metrics.orphaned.set({ state: 'service-gone' }, orphaned['service-gone'].length);
+    this.#metrics.orphaned.set({ state: 'not-wanted' }, orphaned['not-wanted'].length);
+    this.#metrics.malformed.set(malformed.length);
+    const result = { complete: true, listed: entries.length, malformed, orphaned, wouldDelete: [] as string[], deleted: [] as string[], kept: [] as string[] };
+    for (const due of this.#sightings.observe(orphans, this.#now())) {
+      signal.throwIfAborted();
+      await this.#decide(due, records.get(due.name)!, result, signal);
+    }
+    if (orphans.length > 0 || malformed.length > 0) {
+      this.#log.info('Orphaned load-balancer pass', {
+        listed: entries.length,
+        serviceGone: orphaned['service-gone'].length,
+        notWanted: orphaned['not-wanted'].length,
+        malformed: malformed.length,
+        deleted: result.deleted.length,
+      });
+    }
+    return result;
+  }
+
+  async #decide(
+    due: DueOrphan,
+    record: OwnedLoadBalancer,
+    result: { wouldDelete: string[]; deleted: string[]; kept: string[] },
+    signal: AbortSignal,
+  ): Promise<void> {
+    const fields = { loadBalancer: due.name, service: recordedKey(record.service), uid: record.service.uid };
+    const since = `${Math.round((this.#now() - due.firstSeenMs) / 1000)} s`;
+    if (due.state === 'not-wanted') {
+      result.kept.push(due.name);
+      if (due.decided) return;
+      this.#sightings.markDecided(due.name);
+      this.#log.warn('Load balancer is no longer wanted by its Service, which still exists; not deleting it', fields);
+      this.#event(
+        record,
+        'Warning',
+        EVENT_ORPHANED_LOAD_BALANCER_KEPT,
+        `Load balancer ${due.name} is no longer wanted by this Service (type or loadBalancerClass changed) for ${since}; service-lb-gc-controller does not delete it while the Service exists`,
+      );
+      return;
+    }
+    if (this.#o.config.mode === 'dry-run') {
+      result.wouldDelete.push(due.name);
+      if (due.decided) return;
+      this.#sightings.markDecided(due.name);
+      this.#log.warn('Orphaned load balancer: its Service is gone; dry run, not deleting (--lb-gc-mode=dry-run)', fields);
+      this.#event(
+        record,
+        'Warning',
+        EVENT_ORPHANED_LOAD_BALANCER,
+        `Load balancer ${due.name} has had no Service with UID ${record.service.uid} for ${since}; --lb-gc-mode=delete would delete it`,
+      );
+      return;
+    }
+    let live: V1Service | undefined;
+    try {
+      live = await this.#o.readService(record.service.namespace, record.service.name, signal);
+    } catch (err) {
+      signal.throwIfAborted();
+      result.kept.push(due.name);
+      this.#log.error(err, 'Cannot read the Service before deleting its orphaned load balancer; not deleting', fields);
+      return;
+    }
+    if (live?.metadata?.uid === record.service.uid) {
+      result.kept.push(due.name);
+      this.#log.info('The Service of the load balancer exists (the cache was behind); not deleting', fields);
+      return;
+    }
+    try {
+      await this.#call(() =>
+        this.#o.loadBalancer.ensureLoadBalancerDeleted(this.#o.clusterName, serviceFromRecord(record.service), signal),
+      );
+    } catch (err) {
+      signal.throwIfAborted();
+      result.kept.push(due.name);
+      this.#log.error(err, 'Deleting orphaned load balancer failed; the next pass tries again', fields);
+      this.#event(
+        record,
+        'Warning',
+        EVENT_DELETE_ORPHANED_LOAD_BALANCER_FAILED,
+        `Deleting orphaned load balancer ${due.name} failed: ${(err as Error)?.message ?? String(err)}`,
+      );
+      return;
+    }
+    this.#sightings.forget(due.name);
+    this.#metrics.deleted.inc();
+    result.deleted.push(due.name);
+    this.#log.info('Deleted orphaned load balancer', fields);
+    this.#event(
+      record,
+      'Normal',
+      EVENT_DELETED_ORPHANED_LOAD_BALANCER,
+      `Deleted orphaned load balancer ${due.name}: no Service with UID ${record.service.uid} for ${since}`,
+    );
+  }
+
+  /** Events go to the recorded Service (namespace, name, UID), whether it still exists or not. */
+  #event(record: OwnedLoadBalancer, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    const { namespace, name, uid } = record.service;
+    const ref: EventObject = { apiVersion: 'v1', kind: 'Service', namespace, name, uid };
+    this.#o.recorder.event(ref, type, reason, message);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The `service-lb-gc-controller` descriptor: off by default (`*` does not enable it), enabled by naming it in
+ * `--controllers`. Fails the start, naming the flag and the fix, when its settings are invalid or the provider
+ * cannot list its load balancers (docs/controllers/service-lb-gc-controller.md).
+ */
+import { SERVICE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
+import { callOptions, CoreV1Client, isNotFound } from '@ccm-kit/runtime';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import { startWithEventRecorder } from '../shared/event-recording.js';
+import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from './config.js';
+import { type ListingLoadBalancer, LoadBalancerCollector } from './controller.js';
+
+/** Canonical name, selected with `--controllers`. */
+export const SERVICE_LB_GC_CONTROLLER = 'service-lb-gc-controller';
+/** The `source.component` of its Events. */
+export const SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE = 'service-lb-gc-controller';
+
+/** A start-up problem of the collector; fatal for the manager. */
+export class LoadBalancerGCStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LoadBalancerGCStartError';
+  }
+}
+
+async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
+  const log = ctx.logger.with({}, SERVICE_LB_GC_CONTROLLER);
+  const config = ctx.config.loadBalancerGC ?? defaultLoadBalancerGCConfig;
+  const problems = loadBalancerGCConfigProblems(config);
+  if (problems.length > 0) throw new LoadBalancerGCStartError(problems.join('; '));
+  const lb = ctx.cloud.loadBalancer?.() ?? undefined;
+  const provider = JSON.stringify(ctx.cloud.providerName());
+  if (lb === undefined) {
+    throw new LoadBalancerGCStartError(
+      `--controllers enables ${SERVICE_LB_GC_CONTROLLER}, but provider ${provider} has no LoadBalancer facet; remove ${SERVICE_LB_GC_CONTROLLER} from --controllers`,
+    );
+  }
+  if (typeof lb.listLoadBalancers !== 'function') {
+    throw new LoadBalancerGCStartError(
+      `--controllers enables ${SERVICE_LB_GC_CONTROLLER}, but provider ${provider} does not implement LoadBalancer.listLoadBalancers; implement it (docs/interfaces/load-balancer.md) or remove ${SERVICE_LB_GC_CONTROLLER} from --controllers`,
+    );
+  }
+  const core = ctx.clients.client(serviceLbGcController.clientName, CoreV1Client);
+  return startWithEventRecorder(core, SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
+    new LoadBalancerCollector({
+      loadBalancer: lb as ListingLoadBalancer,
+      services: ctx.informers.services(),
+      readService: async (namespace, name, signal) => {
+        try {
+          return await core.readNamespacedService({ namespace, name }, callOptions({ signal }));
+        } catch (err) {
+          if (isNotFound(err)) return undefined;
+          throw err;
+        }
+      },
+      clusterName: ctx.config.clusterName,
+      loadBalancerClass: ctx.config.loadBalancerClass,
+      config,
+      recorder,
+      logger: log,
+    }).run(ctx.signal),
+  );
+}
+
+/**
+ * `service-lb-gc-controller` (client `service-controller`, off by default): finds the load balancers whose
+ * Service is gone and reports them, or deletes them with `--lb-gc-mode=delete`. See {@link LoadBalancerCollector}.
+ */
+export const serviceLbGcController: ControllerDescriptor = Object.freeze({
+  name: SERVICE_LB_GC_CONTROLLER,
+  clientName: SERVICE_CONTROLLER_CLIENT_NAME,
+  disabledByDefault: true,
+  init,
+});
