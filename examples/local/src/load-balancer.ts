@@ -14,8 +14,17 @@
  *   (for example after a restart) is ensured in full.
  * - `ensureLoadBalancerDeleted` stops the listeners, clears the annotation and releases the addresses; it is
  *   idempotent and succeeds when the Service is gone.
+ * - `listLoadBalancers` lists the allocations held, each with the namespace, name and UID of its Service (one
+ *   page: the table is in memory).
  */
-import { defaultLoadBalancerName, type LoadBalancer, type LoadBalancerCapabilities } from '@ccm-kit/cloud-provider';
+import {
+  defaultLoadBalancerName,
+  type ListedLoadBalancer,
+  type ListLoadBalancersOptions,
+  type LoadBalancer,
+  type LoadBalancerCapabilities,
+  type LoadBalancerListPage,
+} from '@ccm-kit/cloud-provider';
 import { createLogger, type EventRecorder, type Logger } from '@ccm-kit/runtime';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import { type ServiceStore, writeAllocation } from './allocation-store.js';
@@ -83,6 +92,8 @@ export class LocalLoadBalancer implements LoadBalancer {
   readonly ipam: Ipam;
   readonly #deps: LocalLoadBalancerDeps;
   readonly #logger: Logger;
+  /** The Service of each allocation, by UID (the allocation key): what `listLoadBalancers` reports. */
+  readonly #services = new Map<string, { namespace: string; name: string }>();
   #ready: Promise<void> | undefined;
 
   constructor(deps: LocalLoadBalancerDeps) {
@@ -139,6 +150,7 @@ export class LocalLoadBalancer implements LoadBalancer {
     const options = this.#validate(service);
     await this.ready(signal);
     const ips = await this.#allocate(key, service, options, signal);
+    this.#remember(key, service);
     await this.#deps.dataPlane.ensure(key, serviceName(service), {
       ips,
       ports: options.ports,
@@ -184,8 +196,27 @@ export class LocalLoadBalancer implements LoadBalancer {
     await this.#deps.dataPlane.remove(key);
     const held = this.ipam.get(key);
     this.ipam.release(key);
+    this.#services.delete(key);
     if (held)
       this.#logger.info('Load balancer deleted', { service: serviceName(service), released: held.join(',') });
+  }
+
+  /**
+   * Every allocation held, named as `getLoadBalancerName` names it, with its Service (one page). An allocation
+   * whose Service is not known is listed as malformed.
+   */
+  async listLoadBalancers(_clusterName: string, options: ListLoadBalancersOptions = {}): Promise<LoadBalancerListPage> {
+    await this.ready(options.signal);
+    const loadBalancers = this.ipam.entries().map(([uid]): ListedLoadBalancer => {
+      const name = defaultLoadBalancerName({ metadata: { uid } });
+      const svc = this.#services.get(uid);
+      return svc ? { name, service: { ...svc, uid } } : { name, malformed: `no Service recorded for UID ${uid}` };
+    });
+    return { loadBalancers };
+  }
+
+  #remember(key: string, service: V1Service): void {
+    this.#services.set(key, { namespace: service.metadata?.namespace ?? '', name: service.metadata?.name ?? '' });
   }
 
   #validate(service: V1Service): LoadBalancerOptions {
@@ -274,6 +305,7 @@ export class LocalLoadBalancer implements LoadBalancer {
       const uid = service.metadata?.uid;
       if (ips.length === 0 || !uid) continue;
       const result = this.ipam.claim(uid, ips);
+      if (result.claimed.length > 0) this.#remember(uid, service);
       claimed += result.claimed.length;
       for (const c of result.conflicts) {
         this.#logger.warn('Address recorded on two Services; the older keeps it', {

@@ -20,6 +20,8 @@ export interface ProviderProbe {
   readonly missingProviderID: boolean;
   /** The fixture has `listCloudLoadBalancers`. */
   readonly listsLoadBalancers: boolean;
+  /** The LoadBalancer facet implements the optional `listLoadBalancers`. */
+  readonly listsOwnedLoadBalancers: boolean;
   /** The provider honours AbortSignals (option `abortSignals`, default true). */
   readonly abortSignals: boolean;
   /** The InstancesV2 facet has the optional batch read `listInstanceStates`. */

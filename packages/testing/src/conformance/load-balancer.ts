@@ -6,7 +6,13 @@
  * `timeouts.ensureMs`, each wait capped at `timeouts.retryCapMs`). Every Service a check ensured is deleted
  * again when the check ends (best effort), so a run against a real cloud does not leave load balancers.
  */
-import { findError, ImplementedElsewhereError } from '@ccm-kit/cloud-provider';
+import {
+  findError,
+  ImplementedElsewhereError,
+  isMalformedLoadBalancerRecord,
+  type ListedLoadBalancer,
+  type OwnedLoadBalancer,
+} from '@ccm-kit/cloud-provider';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import type { CheckSpec, ProviderProbe } from './check.js';
 import type { CheckContext } from './context.js';
@@ -144,6 +150,37 @@ class LoadBalancerDriver {
       added.length === extra && removed.length === 0,
       `${what}: the cloud should hold ${extra} load balancer(s) beyond the ${baseline.length} it had, but it added ${show(added)}` +
         (removed.length ? ` and lost ${show(removed)}` : ''),
+    );
+  }
+
+  /** Every page of `listLoadBalancers`, which must succeed and end (at most 1,000 pages, no token twice). */
+  async listOwned(when: string): Promise<ListedLoadBalancer[]> {
+    const ctx: CheckContext = this.#ctx;
+    const list = this.#lb.listLoadBalancers!.bind(this.#lb);
+    const out: ListedLoadBalancer[] = [];
+    const tokens = new Set<string>();
+    let pageToken: string | undefined;
+    for (let page = 1; page <= 1000; page++) {
+      const opts = pageToken === undefined ? { signal: ctx.signal } : { signal: ctx.signal, pageToken };
+      const result = await ctx.call(`listLoadBalancers page ${page}${when}`, () => list(ctx.clusterName, opts));
+      ctx.require(
+        Array.isArray(result?.loadBalancers),
+        `listLoadBalancers page ${page}${when} resolved ${show(result)}; expected { loadBalancers: [...] }`,
+      );
+      out.push(...result.loadBalancers);
+      const next = result.nextPageToken;
+      if (next === undefined || next === '') return out;
+      ctx.require(!tokens.has(next), `listLoadBalancers${when} returned page token ${show(next)} twice`);
+      tokens.add(next);
+      pageToken = next;
+    }
+    return ctx.fail(`listLoadBalancers${when} did not end within 1000 pages`);
+  }
+
+  /** The entries of a listing recorded for `service`'s UID (malformed entries never match). */
+  static entriesFor(entries: readonly ListedLoadBalancer[], service: V1Service): OwnedLoadBalancer[] {
+    return entries.filter(
+      (e): e is OwnedLoadBalancer => !isMalformedLoadBalancerRecord(e) && e.service?.uid === service.metadata?.uid,
     );
   }
 
@@ -311,9 +348,67 @@ export function loadBalancerChecks(probe: ProviderProbe): CheckSpec[] {
       },
     ),
   ];
+  if (probe.listsOwnedLoadBalancers) checks.push(...listingChecks());
   if (probe.outage.has('loadBalancer')) checks.push(...outageChecks());
   if (probe.abortSignals) checks.push(abortCheck(probe));
   return checks;
+}
+
+/** The optional `listLoadBalancers` (what `service-lb-gc-controller` relies on). */
+function listingChecks(): CheckSpec[] {
+  return [
+    lbCheck(
+      'list',
+      "listLoadBalancers lists a load balancer made by ensureLoadBalancer with its Service's namespace, name and UID, and not once deleted",
+      async (ctx: CheckContext, lb: LoadBalancerDriver) => {
+        const svc = await ctx.newService();
+        await lb.ensure(svc);
+        const listed = LoadBalancerDriver.entriesFor(await lb.listOwned(' after ensureLoadBalancer'), svc);
+        ctx.require(
+          listed.length === 1,
+          `listLoadBalancers lists ${listed.length} load balancer(s) recorded for ${svcName(svc)} (UID ${svc.metadata?.uid}) after ensureLoadBalancer; expected 1`,
+        );
+        const [entry] = listed;
+        ctx.require(
+          typeof entry!.name === 'string' && entry!.name !== '',
+          `listLoadBalancers lists the load balancer of ${svcName(svc)} with name ${show(entry!.name)}`,
+        );
+        ctx.require(
+          entry!.service.namespace === svc.metadata?.namespace && entry!.service.name === svc.metadata?.name,
+          `listLoadBalancers records Service ${show(entry!.service)} for ${svcName(svc)} (UID ${svc.metadata?.uid})`,
+        );
+        await lb.delete(svc);
+        const after = LoadBalancerDriver.entriesFor(await lb.listOwned(' after ensureLoadBalancerDeleted'), svc);
+        ctx.require(
+          after.length === 0,
+          `listLoadBalancers still lists ${show(after.map((e) => e.name))} for ${svcName(svc)} after ensureLoadBalancerDeleted`,
+        );
+      },
+    ),
+    lbCheck(
+      'list-rebuilt-delete',
+      'ensureLoadBalancerDeleted with a Service rebuilt from a listed record (namespace, name, uid, type) deletes that load balancer',
+      async (ctx: CheckContext, lb: LoadBalancerDriver) => {
+        const svc = await ctx.newService();
+        await lb.ensure(svc);
+        const [entry] = LoadBalancerDriver.entriesFor(await lb.listOwned(' after ensureLoadBalancer'), svc);
+        ctx.require(entry !== undefined, `listLoadBalancers does not list the load balancer of ${svcName(svc)}`);
+        const rebuilt: V1Service = {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { ...entry.service },
+          spec: { type: 'LoadBalancer' },
+        };
+        await lb.delete(rebuilt, ' (Service rebuilt from the listing)');
+        await lb.expectGone(svc, 'after ensureLoadBalancerDeleted with the rebuilt Service');
+        const after = LoadBalancerDriver.entriesFor(await lb.listOwned(' after the delete'), svc);
+        ctx.require(
+          after.length === 0,
+          `listLoadBalancers still lists ${show(after.map((e) => e.name))} after ensureLoadBalancerDeleted with the rebuilt Service`,
+        );
+      },
+    ),
+  ];
 }
 
 function outageChecks(): CheckSpec[] {

@@ -47,6 +47,8 @@ export interface ConformanceCoverage {
   readonly outage: readonly OutageFacet[];
   readonly stoppedNode: boolean;
   readonly listsLoadBalancers: boolean;
+  /** The LoadBalancer facet implements the optional `listLoadBalancers` (its checks run). */
+  readonly listsOwnedLoadBalancers: boolean;
   readonly abortSignals: boolean;
   /** The InstancesV2 facet has the batch read `listInstanceStates` (checked against the per-Node answers). */
   readonly batchReads: boolean;
@@ -80,6 +82,7 @@ async function probe<F extends ProviderFixture>(
       stoppedNode: fixture.stoppedNode !== undefined,
       missingProviderID: !!fixture.missingNode?.spec?.providerID,
       listsLoadBalancers: fixture.listCloudLoadBalancers !== undefined,
+      listsOwnedLoadBalancers: typeof facetOf(fixture.cloud, 'loadBalancer')?.listLoadBalancers === 'function',
       abortSignals: options.abortSignals !== false,
       batchReads: typeof facetOf(fixture.cloud, 'instancesV2')?.listInstanceStates === 'function',
     };
@@ -140,6 +143,7 @@ export async function planProviderConformance<F extends ProviderFixture>(
       outage: [...p.outage],
       stoppedNode: p.stoppedNode,
       listsLoadBalancers: p.listsLoadBalancers,
+      listsOwnedLoadBalancers: p.listsOwnedLoadBalancers,
       abortSignals: p.abortSignals,
       batchReads: p.batchReads,
       checks: counts,
@@ -156,6 +160,7 @@ export function formatCoverage(c: ConformanceCoverage): string {
     `  cloud outage (breakCloud): ${c.outage.length ? c.outage.join(', ') : 'not covered (no breakCloud in the fixture)'}`,
     `  stopped machine (stoppedNode): ${c.stoppedNode ? 'covered' : 'not covered'}`,
     `  cloud-side leak/duplicate count (listCloudLoadBalancers): ${c.implemented.includes('loadBalancer') ? (c.listsLoadBalancers ? 'covered' : 'not covered') : 'n/a'}`,
+    `  load-balancer listing (listLoadBalancers): ${c.implemented.includes('loadBalancer') ? (c.listsOwnedLoadBalancers ? 'covered' : 'not implemented') : 'n/a'}`,
     `  AbortSignal: ${c.abortSignals ? 'covered' : 'not covered (abortSignals: false)'}`,
     `  batch read (listInstanceStates): ${c.implemented.includes('instancesV2') ? (c.batchReads ? 'covered' : 'not implemented') : 'n/a'}`,
   ];
