@@ -20,11 +20,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { SharedInformers } from './informers.js';
 import type { LoadBalancerCapabilities } from './load-balancer-capabilities.js';
-import type {
-  ListLoadBalancersOptions,
-  LoadBalancerListPage,
-  MalformedLoadBalancerRecord,
-} from './load-balancer-listing.js';
+import type { ListLoadBalancersOptions, LoadBalancerListPage } from './load-balancer-listing.js';
 
 /**
  * Gives each controller its own Kubernetes client configuration (upstream `ControllerClientBuilder`).
@@ -161,7 +157,7 @@ export interface LoadBalancer {
    * Optional, beyond upstream (needed only by `service-lb-gc-controller`): one page of the load balancers this
    * provider made for `clusterName`, each with the Service namespace, name and UID recorded on it when
    * `ensureLoadBalancer` made it. Pass `nextPageToken` back as `pageToken` until a page has none. A balancer
-   * whose record cannot be read is listed as a {@link MalformedLoadBalancerRecord} (`{ name, malformed }`),
+   * whose record cannot be read is listed as a `MalformedLoadBalancerRecord` (`{ name, malformed }`),
    * never left out. `ensureLoadBalancerDeleted` with a Service rebuilt from an entry (namespace, name, uid,
    * `spec.type: LoadBalancer`) must find and delete that balancer.
    * @throws any error of the cloud; the caller then treats the whole listing as failed.

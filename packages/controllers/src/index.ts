@@ -1,7 +1,7 @@
 /**
  * `@ccm-kit/controllers`: the four cloud controllers as descriptors the manager starts
- * (`builtInControllers`), the off-by-default orphaned load-balancer collector (`serviceLbGcController`), the contract a vendor's own controller implements (`ControllerDescriptor`,
- * `ControllerContext`, `CloudControllerConfig`) and the helpers a controller shares with the built-in ones
+ * (`builtInControllers`), the off-by-default orphaned load-balancer collector
+ * (`serviceLbGcController`), the contract a vendor's own controller implements (`ControllerDescriptor`, `ControllerContext`, `CloudControllerConfig`) and the helpers a controller shares with the built-in ones
  * (event recording, node ownership). A vendor replaces a built-in controller by passing a descriptor with its
  * name, or adds one with a new name. Every name here is public API, covered by semver; the package README
  * lists them by group.
@@ -34,20 +34,9 @@ export {
   type LoadBalancerGCMode,
   LOAD_BALANCER_GC_MODES,
   defaultLoadBalancerGCConfig,
-  isLoadBalancerGCMode,
   loadBalancerGCConfigProblems,
-  type CollectorPassResult,
-  type ListingLoadBalancer,
-  LoadBalancerCollector,
-  type LoadBalancerCollectorOptions,
-  LoadBalancerGCStartError,
   SERVICE_LB_GC_CONTROLLER,
-  SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE,
   serviceLbGcController,
-  EVENT_DELETE_ORPHANED_LOAD_BALANCER_FAILED,
-  EVENT_DELETED_ORPHANED_LOAD_BALANCER,
-  EVENT_ORPHANED_LOAD_BALANCER,
-  EVENT_ORPHANED_LOAD_BALANCER_KEPT,
 } from './service-lb-gc/index.js';
 export {
   startWithEventRecorder,

@@ -30,7 +30,7 @@ export const defaultLoadBalancerGCConfig: Readonly<LoadBalancerGCConfig> = Objec
 });
 
 /** True when `value` is a {@link LoadBalancerGCMode}. */
-export function isLoadBalancerGCMode(value: unknown): value is LoadBalancerGCMode {
+function isLoadBalancerGCMode(value: unknown): value is LoadBalancerGCMode {
   return (LOAD_BALANCER_GC_MODES as readonly unknown[]).includes(value);
 }
 

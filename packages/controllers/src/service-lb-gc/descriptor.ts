@@ -13,10 +13,10 @@ import { type ListingLoadBalancer, LoadBalancerCollector } from './controller.js
 /** Canonical name, selected with `--controllers`. */
 export const SERVICE_LB_GC_CONTROLLER = 'service-lb-gc-controller';
 /** The `source.component` of its Events. */
-export const SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE = 'service-lb-gc-controller';
+const SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE = 'service-lb-gc-controller';
 
 /** A start-up problem of the collector; fatal for the manager. */
-export class LoadBalancerGCStartError extends Error {
+class LoadBalancerGCStartError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'LoadBalancerGCStartError';
