@@ -15,7 +15,14 @@ import { type HelpFlag, parseHelp } from './help-sections.js';
 const run = promisify(execFile);
 
 /** Flags ccm-kit adds (docs/decisions): none of them exists upstream, each defaults to upstream's behaviour. */
-const CCM_KIT_FLAGS = new Set(['cloud-api-qps', 'cloud-api-burst', 'host-update-window']);
+const CCM_KIT_FLAGS = new Set([
+  'cloud-api-qps',
+  'cloud-api-burst',
+  'host-update-window',
+  'lb-gc-mode',
+  'lb-gc-grace-period',
+  'lb-gc-period',
+]);
 /** Controllers ccm-kit adds, listed under `--controllers` next to upstream's. */
 const CCM_KIT_CONTROLLERS = new Set(['service-lb-gc-controller']);
 /**

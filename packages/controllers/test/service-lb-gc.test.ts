@@ -3,7 +3,7 @@
  * two-pass grace rule, dry run against delete, and the descriptor's start-up errors.
  */
 import type { CloudProvider, ControllerClientBuilder, Informer, SharedInformers } from '@ccm-kit/cloud-provider';
-import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
+import { currentCloudLane, type Logger, metricsRegistry } from '@ccm-kit/runtime';
 import { FakeCloud } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -374,6 +374,23 @@ describe('serviceLbGcController descriptor', () => {
     await expect(
       serviceLbGcController.init(context(cloud, { mode: 'purge' as never, gracePeriodMs: 0, periodMs: 1000 })),
     ).rejects.toThrow('--lb-gc-mode must be one of dry-run, delete, got "purge"');
+  });
+
+  it('charges its cloud calls to the periodic lane of the cloud budget', async () => {
+    const cloud = new FakeCloud();
+    const lanes: (string | undefined)[] = [];
+    const ac = new AbortController();
+    const listing = Object.assign(Object.create(cloud) as FakeCloud, {
+      listLoadBalancers: async () => {
+        lanes.push(currentCloudLane());
+        ac.abort();
+        return { loadBalancers: [] };
+      },
+    });
+    cloud.loadBalancer = () => listing;
+    const result = await serviceLbGcController.init({ ...context(cloud), signal: ac.signal });
+    await result.done;
+    expect(lanes).toEqual(['periodic']);
   });
 
   it('starts for a provider with the listing and stops with its signal', async () => {

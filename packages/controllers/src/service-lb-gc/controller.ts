@@ -52,7 +52,10 @@ export interface LoadBalancerCollectorOptions {
   readonly logger: Logger;
   /** Clock in ms (default `Date.now`); tests pass a fake one. */
   readonly now?: () => number;
-  /** Runs each cloud call (default: calls it); the descriptor charges them to the cloud budget's `periodic` lane. */
+  /**
+   * Runs each cloud call (default: calls it); the descriptor runs them under `withCloudLane('periodic', …)`, the
+   * cloud budget's lowest lane.
+   */
   readonly cloudCall?: <T>(call: () => Promise<T>) => Promise<T>;
 }
 

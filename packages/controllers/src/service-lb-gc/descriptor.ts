@@ -4,7 +4,7 @@
  * cannot list its load balancers (docs/controllers/service-lb-gc-controller.md).
  */
 import { SERVICE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
-import { callOptions, CoreV1Client, isNotFound } from '@ccm-kit/runtime';
+import { callOptions, CoreV1Client, isNotFound, withCloudLane } from '@ccm-kit/runtime';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from './config.js';
@@ -58,6 +58,8 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       config,
       recorder,
       logger: log,
+      // A sweep nobody waits for: the cloud budget's lowest lane.
+      cloudCall: (call) => withCloudLane('periodic', call),
     }).run(ctx.signal),
   );
 }
