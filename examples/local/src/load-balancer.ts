@@ -98,7 +98,7 @@ export class LocalLoadBalancer implements LoadBalancer {
 
   constructor(deps: LocalLoadBalancerDeps) {
     this.#deps = deps;
-    this.capabilities = localCapabilities(deps.config.dataPlane);
+    this.capabilities = localCapabilities(deps.config);
     this.ipam = deps.ipam ?? new Ipam();
     this.#logger = deps.logger ?? createLogger('local-lb');
   }
