@@ -115,6 +115,17 @@ const MUTANTS: [Bug, string, RegExp][] = [
   ],
   ['constant-lb-name', 'loadBalancer/name', /got the same name "lb"/],
   [
+    'rejects-source-ranges',
+    'loadBalancer/capability-source-ranges',
+    /ensureLoadBalancer\(default\/conformance-0\) rejected: .*source ranges are not supported/,
+  ],
+  [
+    'undeclared-ip-mode',
+    'loadBalancer/capability-ip-modes',
+    /returned ipMode "Proxy", not declared in capabilities\.ipModes \["VIP"\]/,
+  ],
+  ['malformed-capabilities', 'loadBalancer/capabilities', /protocols must be a list of TCP, UDP, SCTP, got \["HTTP"\]/],
+  [
     'get-reports-unknown',
     'loadBalancer/get-unknown',
     /resolved \{"ingress".* for a Service that never had one; expected undefined/,

@@ -11,6 +11,7 @@ import {
   type Instances,
   type InstancesV2,
   type LoadBalancer,
+  type LoadBalancerCapabilities,
   NotImplementedError,
   RetryError,
   type Route,
@@ -55,7 +56,10 @@ export type Bug =
   | 'get-undefined-on-error'
   | 'delete-swallows-errors'
   | 'route-delete-throws'
-  | 'routes-empty-on-error';
+  | 'routes-empty-on-error'
+  | 'rejects-source-ranges'
+  | 'undeclared-ip-mode'
+  | 'malformed-capabilities';
 
 interface Machine {
   id: string;
@@ -87,7 +91,25 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
   #ips = 0;
   #calls = 0;
 
-  constructor(readonly bugs: ReadonlySet<Bug> = new Set()) {}
+  /** What the memory cloud's load balancers support: all of it is honoured (the statuses are IPv4 `VIP`). */
+  readonly capabilities: LoadBalancerCapabilities;
+
+  constructor(readonly bugs: ReadonlySet<Bug> = new Set()) {
+    this.capabilities = this.#has('malformed-capabilities')
+      ? ({ protocols: ['HTTP'] } as unknown as LoadBalancerCapabilities)
+      : {
+          protocols: ['TCP', 'UDP', 'SCTP'],
+          mixedProtocols: true,
+          loadBalancerSourceRanges: true,
+          externalTrafficPolicyLocal: true,
+          ipFamilies: ['IPv4'],
+          dualStack: false,
+          loadBalancerIP: false,
+          allocateLoadBalancerNodePortsFalse: true,
+          sessionAffinityClientIP: true,
+          ipModes: ['VIP'],
+        };
+  }
 
   #has(bug: Bug): boolean {
     return this.bugs.has(bug);
@@ -261,7 +283,8 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
     return this.lbs.find((l) => l.uid === service.metadata?.uid);
   }
   #status(lb: CloudLB): V1LoadBalancerStatus {
-    return this.#has('empty-ingress') ? { ingress: [] } : { ingress: [{ ip: lb.ip, ipMode: 'VIP' }] };
+    if (this.#has('empty-ingress')) return { ingress: [] };
+    return { ingress: [{ ip: lb.ip, ipMode: this.#has('undeclared-ip-mode') ? 'Proxy' : 'VIP' }] };
   }
   #newLB(uid: string): CloudLB {
     const lb = { id: `lb-${++this.#seq}`, uid, ip: `203.0.113.${++this.#ips}`, provisioning: 2 };
@@ -291,6 +314,9 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
     signal?: AbortSignal,
   ): Promise<V1LoadBalancerStatus> {
     if (this.#has('implemented-elsewhere')) throw new ImplementedElsewhereError();
+    if (this.#has('rejects-source-ranges') && service.spec?.loadBalancerSourceRanges?.length) {
+      throw new Error('HTTP 400 source ranges are not supported');
+    }
     const uid = service.metadata?.uid ?? '';
     let lb: CloudLB;
     try {

@@ -1,6 +1,7 @@
 /**
  * The definition of one conformance check and what the planner knows when it chooses checks.
  */
+import type { LoadBalancerCapabilities } from '@ccm-kit/cloud-provider';
 import type { CheckContext } from './context.js';
 import type { ConformanceFacet, OutageFacet } from './options.js';
 
@@ -26,6 +27,8 @@ export interface ProviderProbe {
   readonly abortSignals: boolean;
   /** The InstancesV2 facet has the optional batch read `listInstanceStates`. */
   readonly batchReads: boolean;
+  /** The LoadBalancer facet's `capabilities` declaration, when it has one. */
+  readonly lbCapabilities: LoadBalancerCapabilities | undefined;
 }
 
 /** One check: an id (`<facet>/<slug>`), a title (the test name) and its body. */

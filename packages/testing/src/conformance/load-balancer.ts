@@ -20,12 +20,12 @@ import { RetryDeadlineError, retryWhileRetryError } from './retry.js';
 import { ingressKey, statusProblems } from './validate.js';
 import { describeError, show } from './violation.js';
 
-function svcName(service: V1Service): string {
+export function svcName(service: V1Service): string {
   return `${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`;
 }
 
-/** The load-balancer operations of one check, with failures turned into violations. */
-class LoadBalancerDriver {
+/** The load-balancer operations of one check, with failures turned into violations (also used by `capabilities.ts`). */
+export class LoadBalancerDriver {
   readonly #ctx: CheckContext;
   readonly ensured = new Set<V1Service>();
 
@@ -192,7 +192,7 @@ class LoadBalancerDriver {
   }
 }
 
-function lbCheck(
+export function lbCheck(
   id: string,
   title: string,
   body: (ctx: CheckContext, lb: LoadBalancerDriver) => Promise<void>,

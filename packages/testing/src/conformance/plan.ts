@@ -3,6 +3,7 @@
  * the checks. Runner-agnostic: {@link describeProviderConformance} registers the plan with vitest, and any
  * other runner can call each check's `run()`.
  */
+import { capabilityChecks } from './capabilities.js';
 import type { CheckSpec, ProviderProbe } from './check.js';
 import { facetOf } from './facets.js';
 import { buildFixture, runWithFixture } from './harness.js';
@@ -52,6 +53,8 @@ export interface ConformanceCoverage {
   readonly abortSignals: boolean;
   /** The InstancesV2 facet has the batch read `listInstanceStates` (checked against the per-Node answers). */
   readonly batchReads: boolean;
+  /** The LoadBalancer facet declares `capabilities` (each declared capability gets a check). */
+  readonly capabilities: boolean;
   /** Number of checks per implemented facet. */
   readonly checks: Readonly<Partial<Record<ConformanceFacet, number>>>;
 }
@@ -85,6 +88,7 @@ async function probe<F extends ProviderFixture>(
       listsOwnedLoadBalancers: typeof facetOf(fixture.cloud, 'loadBalancer')?.listLoadBalancers === 'function',
       abortSignals: options.abortSignals !== false,
       batchReads: typeof facetOf(fixture.cloud, 'instancesV2')?.listInstanceStates === 'function',
+      lbCapabilities: facetOf(fixture.cloud, 'loadBalancer')?.capabilities,
     };
   } finally {
     await built.release();
@@ -97,7 +101,7 @@ function specsFor(p: ProviderProbe, declared: readonly ConformanceFacet[] | unde
   if (p.facets.has('instancesV2') && p.batchReads) specs.push(...instancesBatchChecks(p));
   if (p.facets.has('instances')) specs.push(...instancesV1Checks(p));
   if (p.facets.has('zones')) specs.push(...zonesChecks(p));
-  if (p.facets.has('loadBalancer')) specs.push(...loadBalancerChecks(p));
+  if (p.facets.has('loadBalancer')) specs.push(...loadBalancerChecks(p), ...capabilityChecks(p));
   if (p.facets.has('routes')) specs.push(...routesChecks(p));
   return specs;
 }
@@ -146,6 +150,7 @@ export async function planProviderConformance<F extends ProviderFixture>(
       listsOwnedLoadBalancers: p.listsOwnedLoadBalancers,
       abortSignals: p.abortSignals,
       batchReads: p.batchReads,
+      capabilities: p.lbCapabilities !== undefined,
       checks: counts,
     },
   };
@@ -163,6 +168,7 @@ export function formatCoverage(c: ConformanceCoverage): string {
     `  load-balancer listing (listLoadBalancers): ${c.implemented.includes('loadBalancer') ? (c.listsOwnedLoadBalancers ? 'covered' : 'not implemented') : 'n/a'}`,
     `  AbortSignal: ${c.abortSignals ? 'covered' : 'not covered (abortSignals: false)'}`,
     `  batch read (listInstanceStates): ${c.implemented.includes('instancesV2') ? (c.batchReads ? 'covered' : 'not implemented') : 'n/a'}`,
+    `  load-balancer capabilities: ${c.implemented.includes('loadBalancer') ? (c.capabilities ? 'declared, each declared capability checked' : 'not declared (nothing to check)') : 'n/a'}`,
   ];
   return lines.join('\n');
 }
