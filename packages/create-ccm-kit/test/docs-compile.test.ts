@@ -13,7 +13,13 @@ import { projectFiles } from '../src/scaffold.js';
 import { removeScaffold, typeCheck, writeScaffold } from './scaffold-project.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const PAGES = ['getting-started.md', 'cloud-call-guard.md', 'annotations.md', 'provider-lifecycle.md'];
+const PAGES = [
+  'getting-started.md',
+  'cloud-call-guard.md',
+  'annotations.md',
+  'provider-lifecycle.md',
+  'service-capabilities.md',
+];
 
 interface Block {
   page: string;

@@ -37,6 +37,10 @@ ${stub('instanceMetadata')}
 
 const LOAD_BALANCER = `
   // --- LoadBalancer: one cloud load balancer per Service of type LoadBalancer ------------------------
+  // Optional: declare which Service fields your load balancers support (a readonly \`capabilities\` of type
+  // LoadBalancerCapabilities from @ccm-kit/cloud-provider); the service controller then refuses a Service
+  // asking for source ranges you do not enforce, and warns about other unsupported fields.
+  // See https://github.com/ccm-kit/ccm-kit/blob/main/docs/service-capabilities.md
 
   /** The load balancer's status, or undefined when it does not exist. */
   async getLoadBalancer(clusterName: string, service: V1Service, signal?: AbortSignal): Promise<V1LoadBalancerStatus | undefined> {
