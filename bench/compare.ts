@@ -152,7 +152,7 @@ async function run(c: Config, impl: Impl, tag: string): Promise<RunResult> {
   const { reps: _reps, impls: _impls, ...sizes } = c;
   const r = await runOnce({ ...sizes, impl, timeoutMs: w.timeoutMs(sizes), keepLogsDir });
   const extra = Object.entries(r.extra)
-    .map(([k, v]) => `${k} ${Number.isInteger(v) ? v : v.toFixed(3)}`)
+    .map(([k, v]) => `${k} ${typeof v === 'boolean' || Number.isInteger(v) ? v : v.toFixed(3)}`)
     .join(', ');
   log(
     `${tag} ${configKey(c)} ${impl.id}: ${r.ok ? `wall ${r.wallS.toFixed(2)} s, cpu ${r.cpuS.toFixed(2)} s, hwm ${r.hwmMiB.toFixed(0)} MiB, api ${r.api.total} (writes ${r.api.writes}), 409 ${r.api.conflicts}${extra ? `, ${extra}` : ''}` : `FAILED: ${r.error}`} (load ${r.loadStart.toFixed(2)} → ${r.loadEnd.toFixed(2)})${r.problems.length ? ` problems: ${r.problems.join('; ')}` : ''}`,

@@ -26,7 +26,11 @@
  * - `FAKEBENCH_RPS`: the cloud's API quota, calls a second (token bucket, burst = rps, bench/fakebench-quota.ts);
  *   a call beyond it is counted and answered with {@link CloudThrottledError} (429, `Retry-After: 1`), the
  *   way an HTTP client surfaces a 429, and counted in `throttled`. `FAKEBENCH_RPS_FROM=signal` holds the
- *   quota off until {@link FakeBench.startQuota} (bench/ts-ccm.ts calls it on SIGUSR2); default `start`.
+ *   quota off until {@link FakeBench.startQuota} (bench/ts-ccm.ts calls it on SIGUSR2); default `start`;
+ * - `FAKEBENCH_BATCH_PAGE_SIZE` (TypeScript side only, the `b` config suffix of bench/compare): offer the
+ *   optional batch read `InstancesV2.listInstanceStates` over the instances `bench-node-00000` …
+ *   (`FAKEBENCH_INSTANCES` of them, the benchmark's Node names), this many per page, each page one counted
+ *   `ListInstanceStates` call. The Go side has no such method and ignores both variables.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +38,7 @@ import {
   type CloudProvider,
   defaultLoadBalancerName,
   type InstanceMetadata,
+  type InstanceStatePage,
   type InstancesV2,
   type LoadBalancer,
   type Route,
@@ -49,11 +54,12 @@ export const MAX_OBJECTS = 100_000;
 /** Upper bound of `FAKEBENCH_STALE_ROUTES` (the stale routes must stay inside 10.120.0.0/13). */
 export const MAX_STALE_ROUTES = 2048;
 
-/** Method names as printed in the counters line (identical to the Go side). */
+/** Method names as printed in the counters line (identical to the Go side, which never calls `ListInstanceStates`). */
 export const METHOD_NAMES = [
   'InstanceExists',
   'InstanceShutdown',
   'InstanceMetadata',
+  'ListInstanceStates',
   'GetLoadBalancer',
   'GetLoadBalancerName',
   'EnsureLoadBalancer',
@@ -87,6 +93,8 @@ export interface CounterLine {
   routesHash: number;
   /** Calls answered with 429 because the quota (`FAKEBENCH_RPS`) was spent; they are in `calls` too. */
   throttled: number;
+  /** TypeScript side only: instances answered by `ListInstanceStates` pages, in all (absent on the Go side). */
+  instancesListed?: number;
 }
 
 /** What `FAKEBENCH_STATE_FILE` holds (same shape on the Go side). */
@@ -135,6 +143,34 @@ function hostsOf(nodes: readonly V1Node[]): Pick<Balancer, 'hosts' | 'hostsHash'
   return { hosts: names.length, hostsHash: fnv32a(names.join(',')) };
 }
 
+/**
+ * The name of benchmark Node `i` (bench/compare/objects.ts); `kind` `gone` or `shutdown` gives a Node whose
+ * instance fakebench reports as deleted or shut down.
+ */
+export function nodeName(i: number, kind: 'ok' | 'gone' | 'shutdown' = 'ok'): string {
+  return `bench-node-${kind === 'ok' ? '' : `${kind}-`}${String(i).padStart(5, '0')}`;
+}
+
+/** Upper bound of `FAKEBENCH_INSTANCES`. */
+export const MAX_INSTANCES = 1_000_000;
+
+/** The batch read's settings: instances `nodeName(0)` … `nodeName(instances - 1)`, `pageSize` per page. */
+export interface BatchRead {
+  pageSize: number;
+  instances: number;
+}
+
+/** The metadata fakebench answers for a Node name. */
+function metadataOf(name: string): InstanceMetadata {
+  return {
+    providerID: `${PROVIDER_NAME}://${name}`,
+    instanceType: 'fb.standard-4',
+    nodeAddresses: [{ type: 'InternalIP', address: fakebenchNodeIP(name) }],
+    zone: fakebenchZone(name),
+    region: 'fakebench-1',
+  };
+}
+
 /** Whether fakebench treats the Node's instance as deleted / shut down (by name, see the module doc). */
 export const isGone = (name: string): boolean => name.includes('-gone-');
 export const isShutdown = (name: string): boolean => name.includes('-shutdown-');
@@ -161,23 +197,34 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   readonly #rps: number | undefined;
   #quota: TokenBucket | undefined;
   #throttled = 0;
+  readonly batch: BatchRead | undefined;
+  #instancesListed = 0;
 
   /**
    * @param latencyMs fixed delay of every cloud call, milliseconds
    * @param staleRoutes routes no Node owns to start with (see {@link staleRoute})
    * @param quota `rps`: the API quota in calls a second (undefined: none); `fromStart` false holds it off until
    *   {@link FakeBench.startQuota}
-   * @throws Error when `latencyMs` is negative or not a number, or `staleRoutes` is not an integer in
-   *   0..{@link MAX_STALE_ROUTES}.
+   * @param batch offer `listInstanceStates` (see the module doc); `undefined`: not offered, as on the Go side
+   * @throws Error when `latencyMs` is negative or not a number, `staleRoutes` is not an integer in
+   *   0..{@link MAX_STALE_ROUTES}, or `batch` has a page size below 1 or an instance count outside 0..{@link MAX_INSTANCES}.
    */
-  constructor(latencyMs = 0, staleRoutes = 0, quota: { rps?: number; fromStart?: boolean } = {}) {
+  constructor(latencyMs = 0, staleRoutes = 0, quota: { rps?: number; fromStart?: boolean } = {}, batch?: BatchRead) {
     if (!Number.isFinite(latencyMs) || latencyMs < 0) {
       throw new Error(`FAKEBENCH_LATENCY_MS must be a non-negative number of milliseconds, got ${latencyMs}`);
     }
     if (!Number.isInteger(staleRoutes) || staleRoutes < 0 || staleRoutes > MAX_STALE_ROUTES) {
       throw new Error(`FAKEBENCH_STALE_ROUTES must be an integer from 0 to ${MAX_STALE_ROUTES}, got ${staleRoutes}`);
     }
+    if (batch && (!Number.isInteger(batch.pageSize) || batch.pageSize < 1)) {
+      throw new Error(`FAKEBENCH_BATCH_PAGE_SIZE must be a positive integer, got ${batch.pageSize}`);
+    }
+    if (batch && (!Number.isInteger(batch.instances) || batch.instances < 0 || batch.instances > MAX_INSTANCES)) {
+      throw new Error(`FAKEBENCH_INSTANCES must be an integer from 0 to ${MAX_INSTANCES}, got ${batch.instances}`);
+    }
     this.latencyMs = latencyMs;
+    this.batch = batch;
+    this.listInstanceStates = batch ? (pageToken, signal) => this.#listPage(batch, pageToken, signal) : undefined;
     this.#rps = quota.rps;
     if (quota.fromStart !== false) this.startQuota();
     for (let i = 0; i < staleRoutes; i++) {
@@ -188,7 +235,8 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
 
   /**
    * Reads `FAKEBENCH_LATENCY_MS` (ms, default 0), `FAKEBENCH_STALE_ROUTES` (default 0), `FAKEBENCH_RPS` and
-   * `FAKEBENCH_RPS_FROM` (`start` or `signal`), and loads `FAKEBENCH_STATE_FILE` when it exists (its routes
+   * `FAKEBENCH_RPS_FROM` (`start` or `signal`), `FAKEBENCH_BATCH_PAGE_SIZE` with `FAKEBENCH_INSTANCES` (default: no
+   * batch read), and loads `FAKEBENCH_STATE_FILE` when it exists (its routes
    * replace the stale ones).
    * @throws Error on a malformed variable or state file.
    */
@@ -199,7 +247,10 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
       throw new Error(`FAKEBENCH_RPS_FROM must be start or signal, got ${JSON.stringify(from)}`);
     }
     const quota = { rps: parseRps(env.FAKEBENCH_RPS), fromStart: from === 'start' };
-    const fake = new FakeBench(n(env.FAKEBENCH_LATENCY_MS), n(env.FAKEBENCH_STALE_ROUTES), quota);
+    const batch = env.FAKEBENCH_BATCH_PAGE_SIZE
+      ? { pageSize: Number(env.FAKEBENCH_BATCH_PAGE_SIZE), instances: n(env.FAKEBENCH_INSTANCES) }
+      : undefined;
+    const fake = new FakeBench(n(env.FAKEBENCH_LATENCY_MS), n(env.FAKEBENCH_STALE_ROUTES), quota, batch);
     const stateFile = env.FAKEBENCH_STATE_FILE;
     if (stateFile && existsSync(stateFile)) fake.loadState(JSON.parse(readFileSync(stateFile, 'utf8')) as CloudState);
     return fake;
@@ -265,6 +316,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
         0,
       ),
       throttled: this.#throttled,
+      ...(this.batch ? { instancesListed: this.#instancesListed } : {}),
     };
   }
 
@@ -304,14 +356,31 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
 
   async instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata> {
     await this.#call('InstanceMetadata', signal);
-    const name = node.metadata?.name ?? '';
-    return {
-      providerID: `${PROVIDER_NAME}://${name}`,
-      instanceType: 'fb.standard-4',
-      nodeAddresses: [{ type: 'InternalIP', address: fakebenchNodeIP(name) }],
-      zone: fakebenchZone(name),
-      region: 'fakebench-1',
-    };
+    return metadataOf(node.metadata?.name ?? '');
+  }
+
+  /**
+   * The batch read, only with {@link FakeBench.batch} (an own property, `undefined` without it, so that the
+   * app's facet proxy sees it as any method): page `pageToken` (a page number; the first page is 1) of the
+   * instances `nodeName(0)` … `nodeName(instances - 1)`, with the metadata and shutdown state the per-Node
+   * methods answer. One counted `ListInstanceStates` call per page (within the quota, like any call).
+   */
+  readonly listInstanceStates:
+    | ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>)
+    | undefined;
+
+  async #listPage(batch: BatchRead, pageToken: string | undefined, signal?: AbortSignal): Promise<InstanceStatePage> {
+    await this.#call('ListInstanceStates', signal);
+    const page = pageToken === undefined ? 1 : Number(pageToken);
+    if (!Number.isInteger(page) || page < 1) throw new Error(`fakebench: invalid page token ${JSON.stringify(pageToken)}`);
+    const end = Math.min(page * batch.pageSize, batch.instances);
+    const instances = [];
+    for (let i = (page - 1) * batch.pageSize; i < end; i++) {
+      const name = nodeName(i);
+      instances.push({ providerID: `${PROVIDER_NAME}://${name}`, metadata: metadataOf(name), shutdown: isShutdown(name) });
+    }
+    this.#instancesListed += instances.length;
+    return end < batch.instances ? { instances, nextPageToken: String(page + 1) } : { instances };
   }
 
   // LoadBalancer

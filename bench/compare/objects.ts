@@ -3,7 +3,9 @@
  * and LoadBalancer Services for the side-by-side benchmark. Deterministic from the index.
  */
 import type { V1Node, V1Service } from '@kubernetes/client-node';
-import { fakebenchNodeIP, fakebenchZone } from '../fakebench.ts';
+import { fakebenchNodeIP, fakebenchZone, nodeName } from '../fakebench.ts';
+
+export { nodeName };
 
 /** Label on every object the benchmark creates. */
 export const BENCH_LABEL = 'ccm-kit.io/bench';
@@ -53,14 +55,6 @@ function digest(seed: number, salt: string): string {
     out += x.toString(16).padStart(8, '0');
   }
   return out.slice(0, 64);
-}
-
-/**
- * The name of benchmark Node `i`; `kind` `gone` or `shutdown` gives a Node whose instance fakebench
- * reports as deleted or shut down (bench/fakebench.ts).
- */
-export function nodeName(i: number, kind: 'ok' | 'gone' | 'shutdown' = 'ok'): string {
-  return `bench-node-${kind === 'ok' ? '' : `${kind}-`}${String(i).padStart(5, '0')}`;
 }
 
 /** Taint the node lifecycle controller puts on a shut-down Node (k8s.io/cloud-provider api.TaintNodeShutdown). */

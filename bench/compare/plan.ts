@@ -2,7 +2,8 @@
  * The benchmark plan: workload configs parsed from `--w1=…` … `--w8=…` and the default matrices.
  *
  * A config is the workload's sizes separated by `:` (W1 `N:c`, W2 `N:M:c`, W3 `N:M:K:c`, W4 `N:S:c`,
- * W5 `N:K:c`, W6 `N:M:min`, W7 `N:M:c`, W8 `N:M:c`, W9 `N:M:J:S:rps`), optionally followed by `x<R>`
+ * W5 `N:K:c`, W6 `N:M:min`, W7 `N:M:c`, W8 `N:M:c`, W9 `N:M:J:S:rps`), optionally followed by `b` (ccm-kit's
+ * fakebench offers the batch read `listInstanceStates`, 500 instances per page; Go runs the config unchanged), `x<R>`
  * (repetitions instead of --reps), `q<qps>[/<burst>]` (client QPS/burst instead of --qps/--burst; burst
  * defaults to 2 × qps), `l<ms>` (fakebench latency instead of --latency-ms), `m<MiB>` (each CCM in a memory
  * cgroup with this limit instead of --mem-limit-mib; `m0`: none) and `@impl+impl` (a subset of --impls),
@@ -79,11 +80,11 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
   const flag = `--${w.id.toLowerCase()}`;
   const form = w.sizes.map((s) => s.letter).join(':');
   return text.split(',').map((raw) => {
-    const m = /^([\d:]+)(?:x(\d+))?(?:q(\d+)(?:\/(\d+))?)?(?:l(\d+(?:\.\d+)?))?(?:m(\d+))?(?:@([a-z+-]+))?$/.exec(raw.trim());
+    const m = /^([\d:]+)(b)?(?:x(\d+))?(?:q(\d+)(?:\/(\d+))?)?(?:l(\d+(?:\.\d+)?))?(?:m(\d+))?(?:@([a-z+-]+))?$/.exec(raw.trim());
     const sizes = m ? m[1]!.split(':').map(Number) : [];
     if (!m || sizes.length !== w.sizes.length || sizes.some((x) => !Number.isInteger(x) || x < 1)) {
       throw new Error(
-        `${flag}: ${JSON.stringify(raw)} is not ${form} (positive integers) with optional xR, qQPS[/BURST], lMS, mMiB and @impl+impl`,
+        `${flag}: ${JSON.stringify(raw)} is not ${form} (positive integers) with optional b, xR, qQPS[/BURST], lMS, mMiB and @impl+impl`,
       );
     }
     const c: Config = {
@@ -93,20 +94,21 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
       k: 0,
       minutes: 0,
       concurrency: 10,
-      qps: m[3] ? Number(m[3]) : o.qps,
-      burst: m[4] ? Number(m[4]) : m[3] ? 2 * Number(m[3]) : o.burst,
-      latencyMs: m[5] ? Number(m[5]) : o.latencyMs,
-      memLimitMiB: m[6] ? Number(m[6]) : o.memLimitMiB,
+      batch: m[2] === 'b',
+      qps: m[4] ? Number(m[4]) : o.qps,
+      burst: m[5] ? Number(m[5]) : m[4] ? 2 * Number(m[4]) : o.burst,
+      latencyMs: m[6] ? Number(m[6]) : o.latencyMs,
+      memLimitMiB: m[7] ? Number(m[7]) : o.memLimitMiB,
       newServices: 0,
       cloudRps: 0,
-      reps: m[2] ? Number(m[2]) : o.reps,
+      reps: m[3] ? Number(m[3]) : o.reps,
       impls: o.impls,
     };
     w.sizes.forEach((s, i) => {
       c[s.field] = sizes[i]!;
     });
-    if (m[7]) {
-      const ids = m[7].split('+');
+    if (m[8]) {
+      const ids = m[8].split('+');
       for (const id of ids) {
         if (!o.impls.some((i) => i.id === id)) throw new Error(`${flag}: implementation ${JSON.stringify(id)} is not in --impls`);
       }
@@ -125,12 +127,13 @@ export function buildPlan(opt: (name: string) => string | undefined, profile: 'q
 }
 
 /**
- * `W2 N=1000 M=200 c=10 q1000/2000 l50 mem 256 MiB`: sizes, then QPS and latency where they differ from the
- * defaults, and the memory limit where there is one.
+ * `W2 N=1000 M=200 c=10 q1000/2000 l50 mem 256 MiB`: sizes, `batch` with the `b` suffix, then QPS and latency
+ * where they differ from the defaults, and the memory limit where there is one.
  */
 export function configKey(c: Config | RunSpec, defaults: { qps: number; burst: number; latencyMs: number }): string {
   const w = WORKLOADS.find((x) => x.id === c.workload)!;
   const parts = [c.workload, ...w.sizes.map((s) => `${s.letter}=${c[s.field]}`)];
+  if (c.batch) parts.push('batch');
   if (c.qps !== defaults.qps || c.burst !== defaults.burst) parts.push(`q${c.qps}/${c.burst}`);
   if (c.latencyMs !== defaults.latencyMs) parts.push(`l${c.latencyMs}`);
   if (c.memLimitMiB > 0) parts.push(`mem ${c.memLimitMiB} MiB`);

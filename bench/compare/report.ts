@@ -65,8 +65,8 @@ function targetsFor(c: Config): Target[] {
   if (c.workload === 'W9') {
     const x = (what: string, key: string, factor: number): Target => ({
       what,
-      holds: (t, g) => atMost(t.extra[key]!, g.extra[key]!, factor),
-      ratio: (t, g) => t.extra[key]! / g.extra[key]!,
+      holds: (t, g) => atMost(Number(t.extra[key]), Number(g.extra[key]), factor),
+      ratio: (t, g) => Number(t.extra[key]) / Number(g.extra[key]),
     });
     out.push(x('ingress p99 ≤ 0.2×', 'timeToIngressP99S', 0.2));
     out.push(x('429s ≤ 0.1×', 'cloudThrottled', 0.1));
@@ -114,7 +114,7 @@ export function renderReport(input: ReportInput): string {
         const memCols = limited
           ? ` ${col(rs, (r) => r.cgroupMaxUsageMiB, 0)} | ${col(rs, (r) => r.cgroupFailcnt, 0)} | ${all.filter((r) => r.oomKilled).length} of ${all.length} |`
           : '';
-        const extra = w.columns.map((x) => ` ${col(rs, (r) => r.extra[x.key] ?? NaN, x.digits)} |`).join('') + memCols;
+        const extra = w.columns.map((x) => ` ${col(rs, (r) => Number(r.extra[x.key] ?? NaN), x.digits)} |`).join('') + memCols;
         out(
           `| ${key(c).replace(`${w.id} `, '')} ×${c.reps}${failed ? ` (${failed} failed)` : ''} | ${impl.label} | ${col(rs, (r) => r.wallS, 2)} | ${col(rs, (r) => r.p50S, 2)} | ${col(rs, (r) => r.p90S, 2)} | ${col(rs, (r) => r.startupS, 2)} | ${col(rs, (r) => r.settleS, 1)} | ${cpu} | ${col(rs, (r) => r.hwmMiB, 0)} | ${col(rs, (r) => r.rssMiB, 0)} | ${col(rs, (r) => r.api.total, 0)} | ${col(rs, (r) => r.api.writes, 0)} | ${col(rs, (r) => r.api.conflicts, 0)} | ${col(rs, cloudTotal, 0)} | ${col(rs, load, 2)} |${extra}`,
         );
@@ -172,7 +172,7 @@ export function renderReport(input: ReportInput): string {
       hwmMiB: median(rs.map((r) => r.hwmMiB)),
       startupS: median(rs.map((r) => r.startupS)),
       extra: Object.fromEntries(
-        [...new Set(rs.flatMap((r) => Object.keys(r.extra)))].map((k) => [k, median(rs.map((r) => r.extra[k] ?? NaN))]),
+        [...new Set(rs.flatMap((r) => Object.keys(r.extra)))].map((k) => [k, median(rs.map((r) => Number(r.extra[k] ?? NaN)))]),
       ),
       oomKills: results.filter((r) => r.impl === impl.id && sameConfig(c, r) && r.oomKilled).length,
     });

@@ -47,6 +47,8 @@ export interface RunSpec {
   burst: number;
   /** fakebench latency per cloud call, ms. */
   latencyMs: number;
+  /** The `b` config suffix: ccm-kit's fakebench offers the batch read (Go runs unchanged). Default false. */
+  batch?: boolean;
   /** Each CCM process in a memory cgroup with this limit, MiB (compare/cgroup.ts); 0: none. */
   memLimitMiB: number;
   /** W9: LoadBalancer Services created while the Nodes join, else 0. */
@@ -105,8 +107,8 @@ export interface RunResult {
   calls: Record<string, number>;
   lbHostsTotal: number;
   api: ApiTraffic;
-  /** Workload figures (the workload's report columns). */
-  extra: Record<string, number>;
+  /** Workload figures (the workload's report columns); `batch: true` on a ccm-kit run with the batch read. */
+  extra: Record<string, number | boolean>;
   /** 1-minute load average at the start and at the end of the run. */
   loadStart: number;
   loadEnd: number;
@@ -118,6 +120,15 @@ export interface RunResult {
 const QUIET_MS = 2_000;
 /** ... but no longer than this (ms). */
 const MAX_SETTLE_MS = 60_000;
+
+/** Instances per `ListInstanceStates` page of ccm-kit's fakebench with the `b` suffix. */
+export const BATCH_PAGE_SIZE = 500;
+
+/** fakebench's batch-read environment: only ccm-kit's side offers it (the Go contract has no batch read). */
+function batchEnv(spec: RunSpec): Record<string, string> {
+  if (!spec.batch || spec.impl.id !== 'ts') return {};
+  return { FAKEBENCH_BATCH_PAGE_SIZE: String(BATCH_PAGE_SIZE), FAKEBENCH_INSTANCES: String(spec.nodes) };
+}
 
 /** The flags both CCMs get: the shared ones, then the workload's. */
 export function sharedFlags(spec: RunSpec, kubeconfig: string): string[] {
@@ -219,6 +230,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
         FAKEBENCH_LATENCY_MS: String(spec.latencyMs),
         ...spec.impl.env,
         ...workload.env?.(spec),
+        ...batchEnv(spec),
       },
     });
     const m = await workload.drive(h);
@@ -243,7 +255,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     const { dump, problems } = await dumpState(cp.kubeConfig);
     result.state = dump;
     result.problems.push(...problems);
-    result.extra = { ...m.extra };
+    result.extra = { ...m.extra, ...(batchEnv(spec).FAKEBENCH_BATCH_PAGE_SIZE ? { batch: true } : {}) };
     if (counters) {
       result.calls = counters.calls;
       result.lbHostsTotal = counters.lbHostsTotal;

@@ -34,7 +34,8 @@ export async function spawnAndConverge(h: Harness, opts: { routes: boolean }): P
     (c) =>
       c.loadBalancers === m &&
       c.lbHostsTotal === m * n &&
-      (c.calls.InstanceMetadata ?? 0) >= n &&
+      // Per Node, or from the batch read's pages (ccm-kit with the `b` suffix).
+      (c.calls.InstanceMetadata ?? 0) + (c.instancesListed ?? 0) >= n &&
       (!opts.routes || c.routes === n),
   );
   await waitForQuiet(h.files.auditLog, h.user.name, 2_000, 60_000);
