@@ -176,3 +176,36 @@ describe('InstancesV2: list-all snapshot cache', () => {
     expect(lists().filter((r) => !r.path.includes('name='))).toHaveLength(2);
   });
 });
+
+describe('InstancesV2: batch read (listInstanceStates)', () => {
+  it('lists every server, 50 per page, with the metadata and shutdown state the per-Node methods answer', async () => {
+    const servers = Array.from({ length: 60 }, (_, i) =>
+      api.state.addServer({ name: `node-${i}`, status: i === 55 ? 'off' : 'running' }),
+    );
+    const i = provider().instancesV2();
+    const first = await i.listInstanceStates!(undefined);
+    expect(first.instances).toHaveLength(50);
+    expect(first.nextPageToken).toBe('2');
+    const second = await i.listInstanceStates!(first.nextPageToken);
+    expect(second.instances).toHaveLength(10);
+    expect(second.nextPageToken).toBeUndefined();
+    expect(lists()).toHaveLength(2);
+    const listed = [...first.instances, ...second.instances];
+    for (const s of [servers[0]!, servers[55]!]) {
+      const n = node(s.name, `mockcloud://${s.id}`);
+      const item = listed.find((x) => x.providerID === `mockcloud://${s.id}`)!;
+      expect(item.metadata).toEqual(await i.instanceMetadata(n));
+      expect(item.shutdown).toBe(await i.instanceShutdown(n));
+    }
+    expect(listed.filter((x) => x.shutdown).map((x) => x.providerID)).toEqual([`mockcloud://${servers[55]!.id}`]);
+  });
+
+  it('rejects a page the API cannot answer, and a token that is not a page number', async () => {
+    for (let n = 0; n < 60; n++) api.state.addServer({ name: `node-${n}` });
+    const i = provider().instancesV2();
+    api.injectFault({ status: 503, pathPrefix: '/v1/servers' });
+    await expect(i.listInstanceStates!('2')).rejects.toThrow(/HTTP 503/);
+    api.clearFaults();
+    await expect(i.listInstanceStates!('two')).rejects.toThrow(/page token "two" is not a page number/);
+  });
+});

@@ -165,6 +165,12 @@ export class MockCloudClient {
     return items.map(fromWireServer);
   }
 
+  /** One page (1-based) of the servers matching the filters; `nextPage` is `null` on the last page. */
+  async listServerPage(page: number, options: ListOptions = {}): Promise<{ items: Server[]; nextPage: number | null }> {
+    const { items, nextPage } = await this.#listPage<WireServer>('list_servers', '/servers', 'servers', page, options);
+    return { items: items.map(fromWireServer), nextPage };
+  }
+
   /** The server, or `undefined` when the API answers 404. */
   async getServer(id: string, signal?: AbortSignal): Promise<Server | undefined> {
     try {

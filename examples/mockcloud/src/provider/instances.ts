@@ -7,8 +7,15 @@
  *   Any other failure — 401/403, 429, 5xx, timeouts — is thrown, so the node-lifecycle controller never
  *   deletes a Node because the cloud could not be asked.
  * - A providerID of another provider is an error, not "does not exist": this provider cannot judge it.
+ * - The batch read `listInstanceStates` is one `GET /v1/servers` page per call (50 servers), straight from the
+ *   API (not the cache): the controllers' periodic passes then cost a page per 50 servers, not a call per Node.
  */
-import { type InstanceMetadata, InstanceNotFoundError, type InstancesV2 } from '@ccm-kit/cloud-provider';
+import {
+  type InstanceMetadata,
+  InstanceNotFoundError,
+  type InstanceStatePage,
+  type InstancesV2,
+} from '@ccm-kit/cloud-provider';
 import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import type { MockCloudClient, Server } from '../client/index.js';
 import { providerIDFor, serverIDFromProviderID } from './provider-id.js';
@@ -20,6 +27,17 @@ export function serverAddresses(server: Server): V1NodeAddress[] {
   if (server.publicIP) out.push({ type: 'ExternalIP', address: server.publicIP });
   out.push({ type: 'Hostname', address: server.name });
   return out;
+}
+
+/** What `instanceMetadata` answers for a server. */
+export function serverMetadata(server: Server): InstanceMetadata {
+  return {
+    providerID: providerIDFor(server.id),
+    instanceType: server.type,
+    zone: server.zone,
+    region: server.region,
+    nodeAddresses: serverAddresses(server),
+  };
 }
 
 /** The InstancesV2 facet. */
@@ -83,12 +101,25 @@ export class MockCloudInstances implements InstancesV2 {
         : `name ${node.metadata?.name}`;
       throw new InstanceNotFoundError(`instance not found: no mockcloud server with ${how}`);
     }
-    return {
-      providerID: providerIDFor(server.id),
-      instanceType: server.type,
-      zone: server.zone,
-      region: server.region,
-      nodeAddresses: serverAddresses(server),
-    };
+    return serverMetadata(server);
+  }
+
+  /**
+   * One page of the account's servers (`pageToken`: the page number, first page `undefined`), each with the
+   * metadata `instanceMetadata` answers and `shutdown` for status `off`; one API call.
+   * @throws Error for a page token that is not a page number, and every API error (the passes then ask per Node).
+   */
+  async listInstanceStates(pageToken: string | undefined, signal?: AbortSignal): Promise<InstanceStatePage> {
+    const page = pageToken === undefined ? 1 : Number(pageToken);
+    if (!Number.isSafeInteger(page) || page < 1) {
+      throw new Error(`mockcloud: page token ${JSON.stringify(pageToken)} is not a page number`);
+    }
+    const { items, nextPage } = await this.client.listServerPage(page, { signal });
+    const instances = items.map((s) => ({
+      providerID: providerIDFor(s.id),
+      metadata: serverMetadata(s),
+      shutdown: s.status === 'off',
+    }));
+    return nextPage === null ? { instances } : { instances, nextPageToken: String(nextPage) };
   }
 }
