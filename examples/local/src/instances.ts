@@ -9,8 +9,15 @@
  *   {@link ForeignNodeError} rather than answer "does not exist", because lifecycle would delete a Node
  *   on `false`, and an error makes it leave the Node alone (the hybrid-cluster pain point). Pass
  *   {@link isLocalNode} as the app's node-ownership predicate to have such Nodes skipped without errors.
+ * - The batch read `listInstanceStates` answers the whole inventory in one page (running and stopped machines),
+ *   so the periodic passes read the inventory once per pass.
  */
-import { type InstanceMetadata, InstanceNotFoundError, type InstancesV2 } from '@ccm-kit/cloud-provider';
+import {
+  type InstanceMetadata,
+  InstanceNotFoundError,
+  type InstanceStatePage,
+  type InstancesV2,
+} from '@ccm-kit/cloud-provider';
 import type { V1Node } from '@kubernetes/client-node';
 import { type Inventory, type Machine, PROVIDER_ID_PREFIX } from './inventory.js';
 
@@ -84,13 +91,27 @@ export class LocalInstances implements InstancesV2 {
         `instance not found: no running or stopped machine with ${by} in the inventory`,
       );
     }
+    return metadataOf(m);
+  }
+
+  /** Every running or stopped machine of the inventory, in one page (`pageToken` is ignored). */
+  async listInstanceStates(_pageToken: string | undefined, signal?: AbortSignal): Promise<InstanceStatePage> {
+    signal?.throwIfAborted();
+    const machines = this.#inventory().machines.filter((m) => m.state !== 'absent');
     return {
-      providerID: m.providerID,
-      nodeAddresses: m.addresses.map((a) => ({ ...a })),
-      additionalLabels: { ...m.additionalLabels },
-      ...(m.instanceType !== undefined ? { instanceType: m.instanceType } : {}),
-      ...(m.zone !== undefined ? { zone: m.zone } : {}),
-      ...(m.region !== undefined ? { region: m.region } : {}),
+      instances: machines.map((m) => ({ providerID: m.providerID, metadata: metadataOf(m), shutdown: m.state === 'stopped' })),
     };
   }
+}
+
+/** What `instanceMetadata` answers for a machine (copies). */
+function metadataOf(m: Machine): InstanceMetadata {
+  return {
+    providerID: m.providerID,
+    nodeAddresses: m.addresses.map((a) => ({ ...a })),
+    additionalLabels: { ...m.additionalLabels },
+    ...(m.instanceType !== undefined ? { instanceType: m.instanceType } : {}),
+    ...(m.zone !== undefined ? { zone: m.zone } : {}),
+    ...(m.region !== undefined ? { region: m.region } : {}),
+  };
 }

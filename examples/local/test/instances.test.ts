@@ -99,3 +99,16 @@ describe('LocalInstances', () => {
     }
   });
 });
+
+describe('LocalInstances batch read', () => {
+  it('lists the running and stopped machines in one page, as the per-Node methods answer them', async () => {
+    const page = await instances.listInstanceStates(undefined);
+    expect(page.nextPageToken).toBeUndefined();
+    expect(page.instances.map((i) => [i.providerID, i.shutdown])).toEqual([
+      ['local://run', false],
+      ['local://stop-1', true],
+    ]);
+    expect(page.instances[0]!.metadata).toEqual(await instances.instanceMetadata(node('run', 'local://run')));
+    await expect(instances.listInstanceStates(undefined, AbortSignal.abort())).rejects.toThrow();
+  });
+});
