@@ -77,4 +77,21 @@ describe('fencedCloud', () => {
     await c.monitorNodes();
     expect(deleted).toEqual(['a']);
   });
+
+  it('passes the optional batch read through, fenced like any cloud call, and leaves it absent when the provider has none', async () => {
+    const fake = new FakeCloud({ enableInstancesV2: true, instanceStatePageSize: 1 });
+    fake.setInstance('fake://a', {});
+    fake.setInstance('fake://b', { shutdown: true });
+    const { state, fence } = switchableFence();
+    const v2 = fencedCloud(fake, () => fence).instancesV2!()!;
+    await expect(v2.listInstanceStates!(undefined)).rejects.toThrow(/cloud call instancesV2\.listInstanceStates refused/);
+    state.fenced = false;
+    const first = await v2.listInstanceStates!(undefined);
+    const second = await v2.listInstanceStates!(first.nextPageToken);
+    expect([...first.instances, ...second.instances].map((i) => [i.providerID, i.shutdown])).toEqual([
+      ['fake://a', false],
+      ['fake://b', true],
+    ]);
+    expect(fencedCloud(new FakeCloud({ enableInstancesV2: true }), () => undefined).instancesV2!()!.listInstanceStates).toBeUndefined();
+  });
 });

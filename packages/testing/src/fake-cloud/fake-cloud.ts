@@ -188,10 +188,13 @@ export class FakeCloud
   volumeLabelMap: Record<string, Record<string, string>> = {};
   machines: string[] = [];
   /**
-   * Beyond upstream: machines per page of `listInstanceStates`, a positive integer; `undefined` (the default)
-   * leaves the method out of the InstancesV2 facet, as a provider without batch reads.
+   * The optional batch read (see the class notes); `undefined` unless {@link instanceStatePageSize} is set. An own
+   * property rather than a method, so that a provider without batch reads is modelled by its absence.
    */
-  instanceStatePageSize: number | undefined = undefined;
+  listInstanceStates:
+    | ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>)
+    | undefined = undefined;
+  #instanceStatePageSize: number | undefined = undefined;
 
   /**
    * The LoadBalancer facet's capability declaration (beyond upstream). The fake accepts every Service and
@@ -235,7 +238,6 @@ export class FakeCloud
     for (const [key, value] of Object.entries(knobs)) {
       if (value !== undefined) (this as Record<string, unknown>)[key] = value;
     }
-    checkPageSize(this.instanceStatePageSize);
   }
 
   // ---------------------------------------------------------------- records
@@ -699,26 +701,35 @@ export class FakeCloud
   }
 
   /**
-   * The batch read, present only while {@link instanceStatePageSize} is set (see the class notes): a page of the
-   * registered machines that exist and have a providerID, with their metadata and shutdown state. The upstream
-   * knobs and {@link overrideInstanceMetadata} do not answer it.
-   * @throws RangeError naming `instanceStatePageSize` when it is not a positive integer; Error for a page token
-   *   that is not a page number.
+   * Beyond upstream: machines per page of `listInstanceStates`, a positive integer; `undefined` (the default)
+   * leaves the method out of the InstancesV2 facet, as a provider without batch reads. Setting it adds
+   * {@link listInstanceStates}: a page of the registered machines that exist and have a providerID, with their
+   * metadata and shutdown state (the upstream knobs and {@link overrideInstanceMetadata} do not answer it).
+   * @throws RangeError naming `instanceStatePageSize` when it is not `undefined` or a positive integer.
    */
-  get listInstanceStates():
-    | ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>)
-    | undefined {
-    if (this.instanceStatePageSize === undefined) return undefined;
-    return (pageToken, signal) => {
-      const page = pageToken === undefined ? 1 : Number(pageToken);
-      return this.#invoke('listInstanceStates', `page ${pageToken ?? 1}`, signal, async (entry) => {
-        if (pageToken !== undefined && !(Number.isInteger(page) && page >= 2)) throw new Error(`invalid page token ${JSON.stringify(pageToken)}`);
-        const size = checkPageSize(this.instanceStatePageSize) ?? 1;
-        await this.#record(entry, 'list-instance-states', signal);
-        return instanceStatePage(this.#instances.list(), size, page);
-      });
-    };
+  get instanceStatePageSize(): number | undefined {
+    return this.#instanceStatePageSize;
   }
+
+  set instanceStatePageSize(size: number | undefined) {
+    if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
+      throw new RangeError(`instanceStatePageSize: expected a positive integer, got ${String(size)}`);
+    }
+    this.#instanceStatePageSize = size;
+    this.listInstanceStates = size === undefined ? undefined : this.#listInstanceStates;
+  }
+
+  /** One page of the batch read; the page token is the page number (`'2'`, `'3'`, …). */
+  readonly #listInstanceStates = (pageToken: string | undefined, signal?: AbortSignal): Promise<InstanceStatePage> => {
+    const page = pageToken === undefined ? 1 : Number(pageToken);
+    return this.#invoke('listInstanceStates', `page ${pageToken ?? 1}`, signal, async (entry) => {
+      if (pageToken !== undefined && !(Number.isInteger(page) && page >= 2)) {
+        throw new Error(`invalid page token ${JSON.stringify(pageToken)}`);
+      }
+      await this.#record(entry, 'list-instance-states', signal);
+      return instanceStatePage(this.#instances.list(), this.#instanceStatePageSize ?? 1, page);
+    });
+  };
 
   // -------------------------------------------------------------------- Zones
 
@@ -844,10 +855,3 @@ export class FakeCloud
   }
 }
 
-/** `size` when it is `undefined` or a positive integer. @throws RangeError naming `instanceStatePageSize`. */
-function checkPageSize(size: number | undefined): number | undefined {
-  if (size !== undefined && (!Number.isInteger(size) || size < 1)) {
-    throw new RangeError(`instanceStatePageSize: expected a positive integer, got ${String(size)}`);
-  }
-  return size;
-}
