@@ -211,3 +211,38 @@ it('--use-service-account-credentials: cloud-node initializes a Node as kube-sys
     await ccm.stop();
   }
 }, 120_000);
+
+it('a provider with listInstanceStates: the status pass and the lifecycle monitor read pages through the fenced provider, not one call per Node', async () => {
+  const cloud = new FakeCloud({ enableInstancesV2: true, instanceStatePageSize: 2 });
+  cloud.setInstance('fake://batch-up', { addresses: [{ type: 'InternalIP', address: '10.5.0.1' }] });
+  cloud.setInstance('fake://batch-down', { shutdown: true });
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  await core.createNode({ body: { metadata: { name: 'batch-up' }, spec: { providerID: 'fake://batch-up' } } });
+  await core.createNode({ body: { metadata: { name: 'batch-down' }, spec: { providerID: 'fake://batch-down' } } });
+  const ccm = await startCloudControllerManager({
+    argv: [
+      ...FAKE_CCM,
+      '--secure-port=0',
+      '--controllers=cloud-node-controller,cloud-node-lifecycle-controller',
+      '--node-status-update-frequency=1s',
+      '--node-monitor-period=1s',
+    ],
+    cloud,
+    kubeConfig: cp.kubeConfig,
+    controllerOptions: { nodeOwnership: (n: V1Node) => n.metadata?.name?.startsWith('batch-') ?? false },
+  });
+  try {
+    await eventuallyValue(async () => {
+      const n = await core.readNode({ name: 'batch-up' });
+      return n.status?.addresses?.some((a) => a.address === '10.5.0.1');
+    }, 'addresses from the listing');
+    await eventuallyValue(async () => {
+      const n = await core.readNode({ name: 'batch-down' });
+      return n.spec?.taints?.some((t) => t.key === 'node.cloudprovider.kubernetes.io/shutdown');
+    }, 'the shutdown taint from the listing');
+    expect(cloud.calls).toContain('list-instance-states');
+    expect(cloud.calls.filter((c) => c !== 'list-instance-states')).toEqual([]);
+  } finally {
+    await ccm.stop();
+  }
+}, 120_000);
