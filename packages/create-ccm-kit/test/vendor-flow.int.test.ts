@@ -1,24 +1,25 @@
 /**
- * ccm-kit as a vendor meets it: every package packed with `npm pack` (no workspace links), a project
- * made by create-ccm-kit in a temporary directory outside the repository, its own `npm install` (from
- * the tarballs, third-party packages from the registry) and `npm test` (stubs pending), then the stubs
+ * ccm-kit as a vendor meets it after release: every package published to a real npm registry on loopback
+ * (Verdaccio, tools/local-registry; third-party packages through it from registry.npmjs.org), a project made by
+ * `npm create ccm-kit@<version>` in a temporary directory outside the repository, its own `npm install` from
+ * that registry (no workspace links, no `file:` dependencies) and `npm test` (stubs pending), then the stubs
  * filled with a tiny in-memory cloud and `ccm-kit dev` run until a Node is initialized and a LoadBalancer
  * Service has its ingress; then the provider's source is changed while dev runs, and dev must rebuild and
  * restart the CCM, whose new behaviour (another zone, another address range) shows on the existing Service
- * and on a Node and a Service created afterwards. Prints the time of each step.
+ * and on a Node and a Service created afterwards. Prints the time of each step, and the time from `npm create`
+ * to a LoadBalancer Service with an ingress IP.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../../cli/test/kubectl.js';
+import { type LocalRegistry, publishPackages, startLocalRegistry } from '../../../tools/local-registry/local-registry.ts';
 import { IN_MEMORY_PROVIDER } from './in-memory-provider.js';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
-const PACKAGES = ['cloud-provider', 'runtime', 'controllers', 'app', 'testing', 'cli', 'create-ccm-kit'];
 const work = mkdtempSync(join(tmpdir(), 'ccm-kit-vendor-'));
 const project = join(work, 'acme-ccm');
 const timings: Array<[string, number]> = [];
@@ -30,41 +31,39 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = 600_000) {
     encoding: 'utf8',
     timeout: timeoutMs,
     // The project's own npm and node; no workspace, no CI-only config from the repository.
-    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', FORCE_COLOR: '0' },
+    // The registry as a vendor's npm has it configured (here the local one, after release registry.npmjs.org).
+    env: { ...process.env, npm_config_registry: registry.url, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', FORCE_COLOR: '0' },
   });
   timings.push([`${cmd} ${args.slice(0, 2).join(' ')}`, Date.now() - started]);
   return { status: r.status, out: stripVTControlCharacters(`${r.stdout ?? ''}${r.stderr ?? ''}`) };
 }
 const npm = (args: string[], cwd: string, timeoutMs?: number) => run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, timeoutMs);
-const tarballs: Record<string, string> = {};
+let registry: LocalRegistry;
+let version: string;
+/** When `npm create` started, for the time to the first LoadBalancer ingress. */
+let createdAt = 0;
 
-beforeAll(() => {
-  const dir = join(work, 'tarballs');
-  mkdirSync(dir);
-  for (const p of PACKAGES) {
-    const r = npm(['pack', '--pack-destination', dir.replace(/\\/g, '/'), '--silent'], join(repoRoot, 'packages', p));
-    expect(r.status, r.out).toBe(0);
-  }
-  for (const f of readdirSync(dir)) {
-    const name = f.startsWith('create-ccm-kit') ? 'create-ccm-kit' : `@ccm-kit/${f.replace(/^ccm-kit-/, '').replace(/-\d+\.\d+\.\d+\.tgz$/, '')}`;
-    tarballs[name] = join(dir, f);
-  }
-  expect(Object.keys(tarballs).sort()).toEqual(['@ccm-kit/app', '@ccm-kit/cli', '@ccm-kit/cloud-provider', '@ccm-kit/controllers', '@ccm-kit/runtime', '@ccm-kit/testing', 'create-ccm-kit']);
+/** A free loopback port for Verdaccio (it does not pick one itself). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+beforeAll(async () => {
+  const started = Date.now();
+  registry = await startLocalRegistry({ port: await freePort(), dir: join(work, 'registry') });
+  version = publishPackages(registry);
+  timings.push(['verdaccio up, 7 packages published', Date.now() - started]);
 }, 300_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await registry?.stop();
   console.info(`vendor flow timings:\n${timings.map(([s, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${s}`).join('\n')}`);
   rmSync(work, { recursive: true, force: true });
 });
-
-/** The tarballs in place of the registry for @ccm-kit/* (direct and transitive). */
-function useTarballs(pkgPath: string): void {
-  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
-  const file = (n: string) => `file:${tarballs[n]}`;
-  for (const field of ['dependencies', 'devDependencies']) for (const n of Object.keys(pkg[field] ?? {})) if (tarballs[n]) pkg[field][n] = file(n);
-  pkg.overrides = Object.fromEntries(Object.keys(tarballs).filter((n) => n.startsWith('@ccm-kit/')).map((n) => [n, file(n)]));
-  writeFileSync(pkgPath, JSON.stringify(pkg, null, 2));
-}
 
 /** Objects created after the provider changed: a Node as a kubelet registers it, and a LoadBalancer Service. */
 const AFTER_THE_CHANGE = `
@@ -111,12 +110,10 @@ function startDev(args: string[], cwd: string) {
 }
 
 describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', () => {
-  it('create-ccm-kit writes the project', () => {
-    const tools = join(work, 'create');
-    writeFileSync(join(work, 'package.json'), '{}');
-    const installed = npm(['install', '--prefix', tools, tarballs['create-ccm-kit']!, ...Object.values(tarballs)], work);
-    expect(installed.status, installed.out).toBe(0);
-    const r = run(process.execPath, [join(tools, 'node_modules/create-ccm-kit/dist/main.js'), project, '--provider', 'acme', '--facets', 'instancesV2,loadBalancer', '--yes'], work);
+  it('npm create ccm-kit@<version> writes the project', () => {
+    createdAt = Date.now();
+    // --yes before the package: npm's own "Ok to proceed?" (a vendor on a terminal answers it).
+    const r = npm(['create', '--yes', `ccm-kit@${version}`, project, '--', '--provider', 'acme', '--facets', 'instancesV2,loadBalancer', '--yes'], work);
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain('for provider "acme" with instancesV2, loadBalancer');
     expect(readdirSync(project).sort()).toEqual(
@@ -125,7 +122,6 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
   }, 600_000);
 
   it('npm install and npm test pass out of the box, the stubs pending', () => {
-    useTarballs(join(project, 'package.json'));
     const install = npm(['install'], project, 900_000);
     expect(install.status, install.out).toBe(0);
     const build = npm(['run', 'build'], project);
@@ -148,6 +144,7 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     const dev = startDev([cli, 'dev', '--cloud-config', 'dev/cloud-config.yaml', '--nodes', '2', '--zones', 'a,b', '--service', '--duration', '240'], project);
     try {
       await dev.waitFor(/nodes initialized: 2\/2 {3}load balancers served: 1\/1/, 'ready');
+      timings.push(['npm create → a LoadBalancer with an ingress IP (machine time, the provider code written by the test)', Date.now() - createdAt]);
       expect(dev.output()).toMatch(/default\/dev-lb +LoadBalancer +\S+ +203\.0\.113\.10/);
       expect(dev.output()).toMatch(/dev-node-1 +acme:\/\/dev-node-1 +dev-1a +a1\.small/);
 
