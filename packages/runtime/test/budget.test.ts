@@ -158,8 +158,14 @@ describe('CloudBudget: lanes', () => {
 });
 
 describe('CloudBudget: throttling (AIMD)', () => {
-  it('halves the rate on a throttle, once per burst of answers, down to the floor', () => {
-    const b = budget({ qps: 8, floorQps: 1 });
+  it('lowers the rate to 0.7× by default on a throttle', () => {
+    const b = budget({ qps: 10 });
+    b.observeThrottle('op', new Throttled());
+    expect(b.qps).toBeCloseTo(7, 9);
+  });
+
+  it('multiplies the rate by `decrease` on a throttle, once per burst of answers, down to the floor', () => {
+    const b = budget({ qps: 8, floorQps: 1, decrease: 0.5 });
     b.observeThrottle('op', new Throttled());
     expect(b.qps).toBe(4);
     b.observeThrottle('op', new Throttled()); // the same burst: within a second
@@ -172,7 +178,7 @@ describe('CloudBudget: throttling (AIMD)', () => {
   });
 
   it('recovers by 10% of the configured rate per 10 s without a throttle, up to the configured rate', () => {
-    const b = budget({ qps: 10 });
+    const b = budget({ qps: 10, decrease: 0.5 });
     b.observeThrottle('op', new Throttled());
     expect(b.qps).toBe(5);
     vi.advanceTimersByTime(9_999);
@@ -184,7 +190,7 @@ describe('CloudBudget: throttling (AIMD)', () => {
   });
 
   it('counts one error object once, and not the guard refusing to send', async () => {
-    const b = budget({ qps: 8 });
+    const b = budget({ qps: 8, decrease: 0.5 });
     const err = new Throttled();
     withCloudLane('hosts', () => {
       b.observeThrottle('op', err);
@@ -241,7 +247,7 @@ describe('CloudBudget: one token per call', () => {
   });
 
   it("reports a guarded request's 429 to the budget once, not again through the facet call", async () => {
-    const b = budget({ qps: 8, burst: 8 });
+    const b = budget({ qps: 8, burst: 8, decrease: 0.5 });
     setProcessCloudBudget(b);
     const guard = new CloudCallGuard({ provider: 'budgettest', registry, retries: 0 });
     await expect(

@@ -25,7 +25,11 @@ export interface CloudBudgetOptions {
   minShare?: number;
   /** The lowest rate throttling lowers it to; default 0.1 (or `qps` when lower). */
   floorQps?: number;
-  /** Factor applied to the rate on a throttle answer; default 0.5. */
+  /**
+   * Factor applied to the rate on a throttle answer; default 0.7 (CUBIC's multiplicative decrease, RFC 8312
+   * β_cubic): one stray 429 of a budget set to the cloud's own rate then costs about 10 % of a minute's calls,
+   * where 0.5 costs 20 % (bench/budget-aimd.ts, docs/decisions/0063-cloud-budget.md).
+   */
   decrease?: number;
   /** Share of `qps` regained per `increaseIntervalMs` without a throttle; default 0.1. */
   increaseFraction?: number;
@@ -93,7 +97,7 @@ export class CloudBudget {
     checkRange('burst', burst, Number.isInteger(burst) && burst >= 1, 'an integer >= 1');
     const minShare = options.minShare ?? 0.1;
     checkRange('minShare', minShare, minShare >= 0 && minShare < 0.5, 'in [0, 0.5)');
-    const decrease = options.decrease ?? 0.5;
+    const decrease = options.decrease ?? 0.7;
     checkRange('decrease', decrease, decrease > 0 && decrease < 1, 'in (0, 1)');
     const increaseFraction = options.increaseFraction ?? 0.1;
     checkRange('increaseFraction', increaseFraction, increaseFraction > 0 && increaseFraction <= 1, 'in (0, 1]');
