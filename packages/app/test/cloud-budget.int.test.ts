@@ -1,10 +1,13 @@
 /**
- * The cloud budget end to end: startCloudControllerManager in-process against a real API server, with a
- * FakeCloud that allows 5 calls a second (429 beyond) and `--cloud-api-qps=5`. The Node status pass and the
- * lifecycle monitor ask for far more than that every second (periodic lane); a new LoadBalancer Service (user
- * lane) still gets its ingress without waiting behind them, and without a failed sync.
+ * The cloud budget end to end: startCloudControllerManager in-process against a real API server.
+ * - With a FakeCloud that allows 5 calls a second (429 beyond) and `--cloud-api-qps=5`, the Node status pass and
+ *   the lifecycle monitor ask for far more than that every second (periodic lane); a new LoadBalancer Service
+ *   (user lane) still gets its ingress without waiting behind them, and without a failed sync.
+ * - A Service whose `ensureLoadBalancer` the cloud throttles six times in a row (HTTP 429, `Retry-After`) gets
+ *   its ingress seconds after the throttling ends: its backoff did not grow (upstream's 5 s doubling would wait
+ *   160 s after the sixth failure).
  */
-import { type CloudBudgetCharge, metricsRegistry, onCloudBudgetCharge } from '@ccm-kit/runtime';
+import { type CloudBudgetCharge, metricsRegistry, onCloudBudgetCharge, setLogWriter } from '@ccm-kit/runtime';
 import { type ControlPlane, FakeCloud } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -98,3 +101,58 @@ it('a new LoadBalancer Service gets its ingress while periodic work is throttled
     for (let i = 0; i < NODES; i++) await core.deleteNode({ name: `budget-${i}` });
   }
 }, 180_000);
+
+it('a Service the cloud throttles six times in a row gets its ingress without a grown backoff', async () => {
+  const core = cp.kubeConfig.makeApiClient(CoreV1Api);
+  const cloud = new FakeCloud({ enableInstancesV2: true });
+  cloud.externalIP = '10.9.8.6';
+  cloud.setInstance('budget-lb-node', { providerID: 'fake://budget-lb-node', zone: 'z1' });
+  await core.createNode({ body: { metadata: { name: 'budget-lb-node' }, spec: { providerID: 'fake://budget-lb-node' } } });
+  // As an HTTP client surfaces a 429: a numeric status and the Retry-After in ms; not a RetryError.
+  cloud.faults.injectError('ensureLoadBalancer', {
+    times: 6,
+    error: () => Object.assign(new Error('429 Too Many Requests'), { status: 429, retryAfterMs: 300 }),
+  });
+  const lines: string[] = [];
+  setLogWriter((line) => {
+    lines.push(line);
+    process.stderr.write(`${line}\n`);
+  });
+  const ccm = await startCloudControllerManager({
+    argv: [
+      ...['--cloud-provider=fake', '--leader-elect=false', '--configure-cloud-routes=false', '--secure-port=0'],
+      ...['--cloud-api-qps=50', '--cloud-api-burst=50'],
+    ],
+    cloud,
+    kubeConfig: cp.kubeConfig,
+  });
+  try {
+    await core.createNamespacedService({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'budget-throttled' },
+        spec: { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }] },
+      },
+    });
+    const ingress = await eventuallyValue(
+      async () =>
+        (await core.readNamespacedService({ namespace: 'default', name: 'budget-throttled' })).status?.loadBalancer
+          ?.ingress?.[0]?.ip,
+      // Six requeues after the 300 ms Retry-After; with the backoff grown (5 s doubling), the seventh attempt
+      // would come 160 s after the sixth.
+      { what: 'the throttled Service ingress', timeoutMs: 30_000 },
+    );
+    expect(ingress).toBe('10.9.8.6');
+    expect(cloud.callCount('ensureLoadBalancer')).toBe(7);
+    const requeues = lines.filter((l) => l.includes('error processing service default/budget-throttled (retrying in'));
+    expect(requeues).toHaveLength(6);
+    expect(requeues[0]).toContain('429 Too Many Requests');
+    expect(lines.filter((l) => l.includes('retrying with exponential backoff'))).toEqual([]);
+  } finally {
+    setLogWriter((line) => process.stderr.write(`${line}\n`));
+    await ccm.stop();
+    await ccm.done;
+    await core.deleteNamespacedService({ namespace: 'default', name: 'budget-throttled' });
+    await core.deleteNode({ name: 'budget-lb-node' });
+  }
+}, 120_000);
