@@ -48,6 +48,17 @@ function isInstanceState(item: unknown): item is InstanceState {
   );
 }
 
+/** A short description of a provider's answer for an error message (at most 200 characters, never throws). */
+function shown(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return String(value);
+  try {
+    const text = JSON.stringify(value);
+    return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
 /**
  * The page's items and next token.
  * @throws TypeError naming `listInstanceStates` when the answer is not an {@link InstanceStatePage}.
@@ -57,7 +68,7 @@ function checkedPage(page: unknown): { instances: unknown[]; next: string | unde
   const next = p?.nextPageToken;
   if (typeof p !== 'object' || p === null || !Array.isArray(p.instances)) {
     throw new TypeError(
-      `listInstanceStates returned ${typeof page === 'object' ? JSON.stringify(page) : String(page)}, not a page { instances: InstanceState[], nextPageToken?: string }`,
+      `listInstanceStates returned ${shown(page)}, not a page { instances: InstanceState[], nextPageToken?: string }`,
     );
   }
   if (next !== undefined && next !== null && typeof next !== 'string') {
