@@ -11,6 +11,7 @@ import {
   CloudCallGuard,
   CloudCallThrottledError,
   type CloudLane,
+  currentCloudController,
   onCloudBudgetCharge,
   processNextWorkItem,
   setLogWriter,
@@ -85,6 +86,15 @@ describe('CloudBudget: the bucket', () => {
     expect(() => budget({ qps: Number.POSITIVE_INFINITY })).toThrow(/qps must be finite/);
     expect(() => budget({ burst: 1.5 })).toThrow(/burst must be an integer >= 1, got 1.5/);
     expect(() => budget({ minShare: 0.6 })).toThrow(/minShare/);
+  });
+
+  it('rejects (does not throw) when the signal has already aborted', async () => {
+    const b = budget();
+    b.acquire('drain');
+    const ac = new AbortController();
+    ac.abort(new Error('stopped'));
+    const result = b.acquire('a', ac.signal);
+    await expect(result).rejects.toThrow('stopped');
   });
 
   it('stops waiting when the signal aborts, with its reason', async () => {
@@ -217,6 +227,21 @@ describe('CloudBudget: throttling (AIMD)', () => {
     await periodic;
     expect(order).toEqual(['user', 'periodic']);
     expect(b.delayMs('periodic')).toBe(0);
+  });
+});
+
+describe('CloudBudget: charges', () => {
+  it("are published in the caller's asynchronous context, also after a wait", async () => {
+    const b = budget({ qps: 10, burst: 1 });
+    const seen: string[] = [];
+    const off = onCloudBudgetCharge((c) => seen.push(`${c.operation}:${currentCloudController()}:${c.waitedMs}`));
+    const first = withCloudController('a', () => b.acquire('first'));
+    const second = withCloudController('b', () => b.acquire('second'));
+    await vi.advanceTimersByTimeAsync(100);
+    await second;
+    off();
+    expect(first).toBeUndefined();
+    expect(seen).toEqual(['first:a:0', 'second:b:100']);
   });
 });
 

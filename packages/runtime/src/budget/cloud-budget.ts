@@ -45,9 +45,9 @@ export interface CloudBudgetOptions {
 }
 
 interface Waiter {
-  operation: string;
-  controller: string;
   enqueuedAt: number;
+  /** When the token was granted (epoch ms). */
+  grantedAt: number;
   resolve: () => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
@@ -145,12 +145,10 @@ export class CloudBudget {
         return undefined;
       }
     }
-    signal?.throwIfAborted();
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        ...{ operation, controller, enqueuedAt: now, resolve, reject, signal },
-        onAbort: undefined,
-      };
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    let waiter!: Waiter;
+    const granted = new Promise<void>((resolve, reject) => {
+      waiter = { enqueuedAt: now, grantedAt: now, resolve, reject, signal, onAbort: undefined };
       if (signal) {
         waiter.onAbort = () => {
           const queue = this.#queues.get(lane)!;
@@ -167,6 +165,9 @@ export class CloudBudget {
       this.#waiting++;
       this.#pump();
     });
+    // Charged in the caller's asynchronous context (a promise reaction runs in the context it was registered
+    // in), so a listener of onCloudBudgetCharge sees the caller's tracing span, not the timer's.
+    return granted.then(() => this.#charge(lane, controller, operation, waiter.grantedAt - waiter.enqueuedAt));
   }
 
   /**
@@ -282,8 +283,7 @@ export class CloudBudget {
       }
       if (lane !== 'user') this.#owed.set(lane, Math.max(0, this.#owed.get(lane)! - 1));
       if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      this.#charge(lane, waiter.controller, waiter.operation, now - waiter.enqueuedAt);
-      // The waiter's continuation runs in its own asynchronous context (that of the awaiting call).
+      waiter.grantedAt = now;
       waiter.resolve();
     }
     if (this.#waiting === 0) return;
