@@ -13,6 +13,7 @@ import { fleetFor } from './fleet.ts';
 import { checkConverged, checkSafety, type Converged, type Safety, type Violation } from './invariants.ts';
 import { type DeposedExit, deposedExits, deposedExitViolations, refusalWarningEvents } from './deposed.ts';
 import { LeaseHistory, type Term, termsFromAudit } from './lease-history.ts';
+import { type CollectorDeletion, collectorDeletions, collectorFlags, collectorViolations } from './orphans.ts';
 import { leaseDurationMs, type Profile } from './profiles.ts';
 import { type Resync, resyncFromAudit } from './resync.ts';
 import { Rng } from './rng.ts';
@@ -42,6 +43,8 @@ export interface ChaosResult {
   deposed: DeposedExit[];
   /** Warning Events whose message is a fence refusal (must be none). */
   refusalEvents: string[];
+  /** Load balancers deleted by service-lb-gc-controller (profiles that run it). */
+  collectorDeletions: CollectorDeletion[];
   violations: Violation[];
   terms: Term[];
   ccmProcesses: number;
@@ -54,10 +57,11 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
   const cloudRng = rng.fork();
   const dir = await mkdtemp(join(tmpdir(), `ccm-chaos-${seed}-`));
   const cluster = await startCluster({ dir, slots: profile.ccms, random: () => cloudRng.next() });
-  const fleet = fleetFor(cluster, profile.ccms, dir);
+  const collectorArgs = profile.loadBalancerCollector ? ['--controllers=*,service-lb-gc-controller', ...collectorFlags] : [];
+  const fleet = fleetFor(cluster, profile.ccms, dir, collectorArgs);
   const lease = new LeaseHistory(cluster.cp.kubeConfig);
   const workload = new Workload(cluster.cp.kubeConfig, cluster.cloud);
-  const faults = new FaultRunner(cluster, fleet, lease);
+  const faults = new FaultRunner(cluster, fleet, lease, workload);
   const recoveryMs: ChaosResult['recoveryMs'] = [];
   try {
     log(`run directory ${dir} (CCM logs, audit log)`);
@@ -132,9 +136,14 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
       });
     const deposed = await deposedExits(faults.records, terms, (id) => fleet.recordOf(id));
     const refusalEvents = await refusalWarningEvents(cluster.cp.kubeConfig);
+    const deletions = await collectorDeletions(fleet.records, cluster.cloud);
+    const existingUids = new Set(
+      (await cluster.cp.kubeConfig.makeApiClient(CoreV1Api).listServiceForAllNamespaces()).items.map((x) => x.metadata?.uid ?? ''),
+    );
     const violations = [
       ...converged.violations,
       ...safety.violations,
+      ...collectorViolations(deletions, workload, existingUids),
       ...deposed.flatMap(deposedExitViolations),
       ...refusalEvents.map((e) => ({ invariant: 'no Warning Event from a fence refusal', object: e.split(':')[0]!, detail: e })),
     ];
@@ -160,6 +169,7 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
       safety,
       deposed,
       refusalEvents,
+      collectorDeletions: deletions,
       violations,
       terms,
       ccmProcesses: fleet.records.length,

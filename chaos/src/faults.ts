@@ -7,9 +7,19 @@ import type { Cluster } from './cluster.ts';
 import type { Fleet } from './fleet.ts';
 import type { LeaseHistory } from './lease-history.ts';
 import { leaseDurationMs, type Profile } from './profiles.ts';
+import { orphanAction, type OrphanFaultKind } from './orphans.ts';
 import type { Rng } from './rng.ts';
+import type { Workload } from './workload.ts';
 
-export type FaultKind = 'apiserver-restart' | 'etcd-restart' | 'leader-sigkill' | 'leader-sigterm' | 'leader-sigstop' | 'watch-cut' | 'cloud-429-burst';
+export type FaultKind =
+  | 'apiserver-restart'
+  | 'etcd-restart'
+  | 'leader-sigkill'
+  | 'leader-sigterm'
+  | 'leader-sigstop'
+  | 'watch-cut'
+  | 'cloud-429-burst'
+  | OrphanFaultKind;
 
 export interface FaultRecord {
   kind: FaultKind;
@@ -38,6 +48,8 @@ export function faultSchedule(profile: Profile, rng: Rng): { at: number; kind: F
   add('leader-sigstop', f.leaderSigstop);
   add('watch-cut', f.watchCuts);
   add('cloud-429-burst', profile.cloud.throttleBursts);
+  add('orphan-force-delete', f.orphanForceDelete ?? 0);
+  add('orphan-class-change', f.orphanClassChange ?? 0);
   // Shuffle (Fisher–Yates), then spread over the phase, leaving the last 10 % quiet.
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = rng.int(i + 1);
@@ -55,10 +67,12 @@ export class FaultRunner {
   readonly cluster: Cluster;
   readonly fleet: Fleet;
   readonly lease: LeaseHistory;
-  constructor(cluster: Cluster, fleet: Fleet, lease: LeaseHistory) {
+  readonly workload: Workload | undefined;
+  constructor(cluster: Cluster, fleet: Fleet, lease: LeaseHistory, workload?: Workload) {
     this.cluster = cluster;
     this.fleet = fleet;
     this.lease = lease;
+    this.workload = workload;
   }
 
   /** The cloud's faults for the whole phase. */
@@ -102,6 +116,11 @@ export class FaultRunner {
         this.records.push(rec);
         return;
       default: {
+        // An orphan fault needs a leader to stop: after another leader fault, wait for the next one.
+        if (kind === 'orphan-force-delete' || kind === 'orphan-class-change') {
+          const until = Date.now() + 60_000;
+          while (!this.lease.currentHolder() && Date.now() < until) await sleep(200);
+        }
         const holder = this.lease.currentHolder();
         const target = holder ? this.fleet.byIdentity(holder) : undefined;
         if (!target) {
@@ -109,12 +128,34 @@ export class FaultRunner {
           this.records.push(rec);
           return;
         }
+        let victim: string | undefined;
+        if (kind === 'orphan-force-delete' || kind === 'orphan-class-change') {
+          let error = '';
+          victim = await this.workload?.claimServedService().catch((err: unknown) => {
+            error = `: ${String((err as Error)?.message ?? err).slice(0, 120)}`;
+            return undefined;
+          });
+          if (victim === undefined) {
+            rec.detail = `skipped: no Service with a load balancer${error}`;
+            this.records.push(rec);
+            return;
+          }
+          rec.detail = victim;
+        }
         rec.identity = holder;
         rec.t = Date.now();
         this.records.push(rec);
         if (kind === 'leader-sigkill') target.child.kill('SIGKILL');
         else if (kind === 'leader-sigterm') target.child.kill('SIGTERM');
-        else {
+        else if (victim !== undefined && this.workload) {
+          // The Service changes while no CCM can see it: the leader is stopped and no other has the lease yet.
+          target.child.kill('SIGSTOP');
+          await orphanAction(kind as OrphanFaultKind, this.workload, victim);
+          await sleep(leaseDurationMs + 3_000);
+          rec.linesAtResume = target.record.lines;
+          target.child.kill('SIGCONT');
+          if (kind === 'orphan-class-change') this.workload.release(victim);
+        } else {
           // Paused for longer than the lease: another replica takes over meanwhile.
           target.child.kill('SIGSTOP');
           await sleep(leaseDurationMs + 3_000);

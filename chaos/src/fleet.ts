@@ -37,6 +37,8 @@ export interface FleetOptions {
   kubeconfigPaths: string[];
   cloudUrl: string;
   token(slot: number): string;
+  /** More flags for every CCM (for example the collector's). */
+  extraArgs?: readonly string[];
 }
 
 export class Fleet {
@@ -71,6 +73,7 @@ export class Fleet {
         '--configure-cloud-routes=false',
         '--concurrent-service-syncs=4',
         '--cluster-name=chaos',
+        ...(this.#opts.extraArgs ?? []),
       ],
       {
         env: {
@@ -147,12 +150,13 @@ export class Fleet {
 }
 
 /** The fleet of `slots` CCMs for `cluster`, logging to `dir`. */
-export function fleetFor(cluster: Cluster, slots: number, dir: string): Fleet {
+export function fleetFor(cluster: Cluster, slots: number, dir: string, extraArgs: readonly string[] = []): Fleet {
   return new Fleet({
     slots,
     dir,
     kubeconfigPaths: cluster.kubeconfigPaths,
     cloudUrl: cluster.cloud.url,
     token: (i) => `${cluster.slotName(i)}-token`,
+    extraArgs,
   });
 }

@@ -35,6 +35,8 @@ export interface Converged {
   ok: boolean;
   violations: Violation[];
   leakedLoadBalancers: number;
+  /** Leaked load balancers whose recorded Service UID no Service has (what service-lb-gc-controller collects). */
+  orphanedLoadBalancers: number;
   loadBalancerServices: number;
   nodes: number;
   /** Services of another class that keep the cleanup finalizer without a load balancer of ours (decision 0051). */
@@ -74,10 +76,13 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     }
   }
   let leaked = 0;
+  let orphaned = 0;
+  const existing = new Set(services.map((s) => s.metadata?.uid ?? ''));
   for (const lb of lbs) {
     const uid = lb.labels[LABEL_SERVICE_UID] ?? '';
     if (wanted.has(uid)) continue;
     leaked++;
+    if (!existing.has(uid)) orphaned++;
     const svc = lb.labels['mockcloud.ccm-kit.io/service-name'] ?? lb.name;
     violations.push({ invariant: 'no leaked load balancer', object: svc, detail: `${lb.id} (${lb.name})` });
   }
@@ -102,6 +107,7 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     ok: violations.length === 0,
     violations,
     leakedLoadBalancers: leaked,
+    orphanedLoadBalancers: orphaned,
     loadBalancerServices: wanted.size,
     nodes: nodes.length,
     finalizersOfOtherClass,

@@ -32,7 +32,13 @@ export interface Profile {
     leaderSigterm: number;
     leaderSigstop: number;
     watchCuts: number;
+    /** A served Service force-deleted (finalizer removed) while the leader is stopped (chaos/src/orphans.ts). */
+    orphanForceDelete?: number;
+    /** A served Service switched to another loadBalancerClass while the leader is stopped. */
+    orphanClassChange?: number;
   };
+  /** Run service-lb-gc-controller in delete mode with a short grace period (chaos/src/orphans.ts). */
+  loadBalancerCollector?: boolean;
   /** Most time allowed for the invariants to hold after faults stop, in ms. */
   settleTimeoutMs: number;
 }
@@ -50,6 +56,7 @@ export const profiles: Record<Profile['name'], Profile> = {
     minServices: 25,
     cloud: { failureRate: 0.1, latencyMs: 20, throttleBursts: 1, provisioningDelayMs: 1_500 },
     faults: { apiServerRestarts: 1, etcdRestarts: 1, leaderSigkill: 1, leaderSigterm: 1, leaderSigstop: 1, watchCuts: 1 },
+    loadBalancerCollector: true,
     settleTimeoutMs: 45_000,
   },
   long: {
@@ -63,7 +70,17 @@ export const profiles: Record<Profile['name'], Profile> = {
     initialServices: 40,
     minServices: 220,
     cloud: { failureRate: 0.2, latencyMs: 30, throttleBursts: 4, provisioningDelayMs: 2_000 },
-    faults: { apiServerRestarts: 3, etcdRestarts: 1, leaderSigkill: 2, leaderSigterm: 1, leaderSigstop: 2, watchCuts: 2 },
+    faults: {
+      apiServerRestarts: 3,
+      etcdRestarts: 1,
+      leaderSigkill: 2,
+      leaderSigterm: 1,
+      leaderSigstop: 2,
+      watchCuts: 2,
+      orphanForceDelete: 2,
+      orphanClassChange: 1,
+    },
+    loadBalancerCollector: true,
     settleTimeoutMs: 120_000,
   },
 };

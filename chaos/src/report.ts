@@ -16,7 +16,7 @@ export function formatReport(r: ChaosResult): string {
     ['Services created / Nodes registered', `${r.servicesCreated} / ${r.nodesRegistered}`, ''],
     [
       'faults',
-      `kube-apiserver restarts ${count('apiserver-restart')}, etcd restarts ${count('etcd-restart')}, leader SIGKILL ${count('leader-sigkill')}, SIGTERM ${count('leader-sigterm')}, SIGSTOP/SIGCONT ${count('leader-sigstop')}, watch cuts ${count('watch-cut')}, 429 bursts ${count('cloud-429-burst')}`,
+      `kube-apiserver restarts ${count('apiserver-restart')}, etcd restarts ${count('etcd-restart')}, leader SIGKILL ${count('leader-sigkill')}, SIGTERM ${count('leader-sigterm')}, SIGSTOP/SIGCONT ${count('leader-sigstop')}, watch cuts ${count('watch-cut')}, 429 bursts ${count('cloud-429-burst')}, Service force-deleted while the leader was stopped ${count('orphan-force-delete')}, class changed while the leader was stopped ${count('orphan-class-change')}`,
       '',
     ],
     ['cloud calls (failed or throttled)', `${r.safety.cloudCalls} (${r.safety.cloudCallsFailed})`, ''],
@@ -43,6 +43,16 @@ export function formatReport(r: ChaosResult): string {
         ? r.deposed.map((d) => `lost ${s(d.lostMs)}, exit ${s(d.exitMs)}, ${d.linesAfterResume} lines`).join('; ')
         : 'no leader resumed after a takeover',
       r.deposed.length ? (byInv(r, 'deposed leader exits cleanly') ? 'FAIL' : 'PASS') : '',
+    ],
+    [
+      'orphaned load balancers after settling',
+      String(r.converged.orphanedLoadBalancers),
+      r.converged.orphanedLoadBalancers ? 'FAIL' : 'PASS',
+    ],
+    [
+      'load balancers deleted by service-lb-gc-controller (whose Service existed)',
+      `${r.collectorDeletions.length} (${byInv(r, 'no load balancer deleted by the collector whose Service exists')})`,
+      byInv(r, 'no load balancer deleted by the collector whose Service exists') ? 'FAIL' : 'PASS',
     ],
     ['Warning Events from fence refusals', String(r.refusalEvents.length), r.refusalEvents.length ? 'FAIL' : 'PASS'],
     ['leader fault → next leader holds the lease', list(r.failover.map((x) => x.leaseMs)), ''],

@@ -44,6 +44,8 @@ export class Workload {
   readonly machines = new Map<string, Machine>();
   servicesCreated = 0;
   nodesRegistered = 0;
+  /** Epoch ms when the harness first asked to delete each Service, by name (names are never reused). */
+  readonly serviceDeletedAt = new Map<string, number>();
   readonly #core: CoreV1Api;
   readonly #cloud: MockCloudApiServer;
   #seq = 0;
@@ -136,7 +138,53 @@ export class Workload {
 
   deleteService(name: string): Promise<void> {
     this.#services.delete(name);
+    if (!this.serviceDeletedAt.has(name)) this.serviceDeletedAt.set(name, Date.now());
     return this.#op('delete-service', name, () => this.#core.deleteNamespacedService({ name, namespace: NAMESPACE }));
+  }
+
+  /**
+   * Takes a LoadBalancer Service of the default class that has its load balancer (ingress and the cleanup
+   * finalizer) away from the random operations, for a fault; `undefined` when there is none.
+   */
+  async claimServedService(): Promise<string | undefined> {
+    const list = await this.#core.listNamespacedService({ namespace: NAMESPACE });
+    const served = list.items
+      .filter(
+        (s) =>
+          this.#services.has(s.metadata?.name ?? '') &&
+          s.spec?.type === 'LoadBalancer' &&
+          !s.spec.loadBalancerClass &&
+          !s.metadata?.deletionTimestamp &&
+          s.metadata?.finalizers?.includes('service.kubernetes.io/load-balancer-cleanup') &&
+          s.status?.loadBalancer?.ingress?.length,
+      )
+      .map((s) => s.metadata!.name!)
+      .sort();
+    const name = served[0];
+    if (name !== undefined) this.#services.delete(name);
+    return name;
+  }
+
+  /** Gives a claimed Service back to the random operations. */
+  release(name: string): void {
+    this.#services.add(name);
+  }
+
+  /** Removes the cleanup finalizer, then deletes the Service (as `kubectl patch … finalizers: null` + delete). */
+  forceDeleteService(name: string): Promise<void> {
+    this.serviceDeletedAt.set(name, Date.now());
+    return this.#op('force-delete-service', name, async () => {
+      await this.#mergePatch(name, { metadata: { finalizers: null } });
+      await this.#core.deleteNamespacedService({ name, namespace: NAMESPACE });
+    });
+  }
+
+  /** LoadBalancer → ClusterIP → LoadBalancer of another class (two writes: the class cannot change in place). */
+  changeClass(name: string): Promise<void> {
+    return this.#op('change-class', name, async () => {
+      await this.#mergePatch(name, { spec: { type: 'ClusterIP', loadBalancerClass: null } });
+      await this.#mergePatch(name, { spec: { type: 'LoadBalancer', loadBalancerClass: OTHER_CLASS } });
+    });
   }
 
   async #read(name: string): Promise<V1Service> {
