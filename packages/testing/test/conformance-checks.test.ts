@@ -186,6 +186,13 @@ const MUTANTS: [Bug, string, RegExp][] = [
     /\(already gone\) rejected: Error: route 10\.244\.250\.0\/24 not found/,
   ],
   ['routes-empty-on-error', 'routes/outage', /listRoutes resolved \[\] while the cloud API was failing/],
+  ['list-wrong-name', 'loadBalancer/list', /listLoadBalancers records Service \{"namespace":"default","name":"conformance-0-x"/],
+  ['list-keeps-deleted', 'loadBalancer/list', /listLoadBalancers still lists \["lb-1"\] for default\/conformance-0 after ensureLoadBalancerDeleted/],
+  [
+    'delete-by-name-only',
+    'loadBalancer/list-rebuilt-delete',
+    /getLoadBalancer\(default\/conformance-0\) resolved \{"ingress".* after ensureLoadBalancerDeleted with the rebuilt Service; expected undefined/,
+  ],
 ];
 
 describe('each contract violation fails the check written for it', () => {

@@ -10,8 +10,10 @@ import {
   InstanceNotFoundError,
   type Instances,
   type InstancesV2,
+  type ListLoadBalancersOptions,
   type LoadBalancer,
   type LoadBalancerCapabilities,
+  type LoadBalancerListPage,
   NotImplementedError,
   RetryError,
   type Route,
@@ -59,7 +61,11 @@ export type Bug =
   | 'routes-empty-on-error'
   | 'rejects-source-ranges'
   | 'undeclared-ip-mode'
-  | 'malformed-capabilities';
+  | 'malformed-capabilities'
+
+  | 'list-wrong-name'
+  | 'list-keeps-deleted'
+  | 'delete-by-name-only';
 
 interface Machine {
   id: string;
@@ -74,8 +80,12 @@ interface Machine {
 interface CloudLB {
   id: string;
   uid: string;
+  namespace: string;
+  name: string;
   ip: string;
   provisioning: number;
+  /** Deleted, but still listed (bug `list-keeps-deleted`). */
+  deleted?: boolean;
 }
 
 const PREFIX = 'memory://';
@@ -280,14 +290,15 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
 
   // ---- LoadBalancer
   #lbOf(service: V1Service): CloudLB | undefined {
-    return this.lbs.find((l) => l.uid === service.metadata?.uid);
+    return this.lbs.find((l) => !l.deleted && l.uid === service.metadata?.uid);
   }
   #status(lb: CloudLB): V1LoadBalancerStatus {
     if (this.#has('empty-ingress')) return { ingress: [] };
     return { ingress: [{ ip: lb.ip, ipMode: this.#has('undeclared-ip-mode') ? 'Proxy' : 'VIP' }] };
   }
-  #newLB(uid: string): CloudLB {
-    const lb = { id: `lb-${++this.#seq}`, uid, ip: `203.0.113.${++this.#ips}`, provisioning: 2 };
+  #newLB(service: V1Service): CloudLB {
+    const { uid = '', namespace = '', name = '' } = service.metadata ?? {};
+    const lb = { id: `lb-${++this.#seq}`, uid, namespace, name, ip: `203.0.113.${++this.#ips}`, provisioning: 2 };
     this.lbs.push(lb);
     return lb;
   }
@@ -322,15 +333,15 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
     try {
       if (this.#has('racy-create')) {
         const found = await this.#api(signal, () => this.#lbOf(service));
-        lb = found ?? (await this.#api(signal, () => this.#newLB(uid)));
+        lb = found ?? (await this.#api(signal, () => this.#newLB(service)));
       } else if (this.#has('new-ip-each-ensure')) {
         lb = await this.#api(signal, () => {
           const old = this.#lbOf(service);
           if (old && old.provisioning === 0) old.ip = `203.0.113.${++this.#ips}`;
-          return old ?? this.#newLB(uid);
+          return old ?? this.#newLB(service);
         });
       } else {
-        lb = await this.#api(signal, () => this.#lbOf(service) ?? this.#newLB(uid));
+        lb = await this.#api(signal, () => this.#lbOf(service) ?? this.#newLB(service));
       }
     } catch (err) {
       if (this.down && this.#has('ensure-swallows-errors')) return { ingress: [{ ip: '203.0.113.254' }] };
@@ -356,16 +367,35 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
     if (this.#has('delete-implemented-elsewhere')) throw new ImplementedElsewhereError();
     try {
       await this.#api(signal, () => {
-        const mine = this.lbs.filter((l) => this.#has('delete-all') || l.uid === service.metadata?.uid);
+        const matches = (l: CloudLB) =>
+          this.#has('delete-by-name-only')
+            ? l.name === service.metadata?.name && service.spec?.ports !== undefined
+            : l.uid === service.metadata?.uid;
+        const mine = this.lbs.filter((l) => !l.deleted && (this.#has('delete-all') || matches(l)));
         if (mine.length === 0 && this.#has('delete-unknown-throws'))
           throw new Error('HTTP 404 load balancer not found');
         if (this.#has('delete-keeps')) return;
-        for (const l of mine) this.lbs.splice(this.lbs.indexOf(l), 1);
+        for (const l of mine) {
+          if (this.#has('list-keeps-deleted')) l.deleted = true;
+          else this.lbs.splice(this.lbs.indexOf(l), 1);
+        }
       });
     } catch (err) {
       if (this.down && this.#has('delete-swallows-errors')) return;
       throw err;
     }
+  }
+
+  /** Two entries per page; the token is the offset. */
+  async listLoadBalancers(_cluster: string, options: ListLoadBalancersOptions = {}): Promise<LoadBalancerListPage> {
+    return this.#api(options.signal, () => {
+      const from = Number(options.pageToken ?? 0);
+      const page = this.lbs.slice(from, from + 2).map((l) => ({
+        name: l.id,
+        service: { namespace: l.namespace, name: this.#has('list-wrong-name') ? `${l.name}-x` : l.name, uid: l.uid },
+      }));
+      return from + 2 < this.lbs.length ? { loadBalancers: page, nextPageToken: String(from + 2) } : { loadBalancers: page };
+    });
   }
 
   // ---- Routes
@@ -435,7 +465,7 @@ export function memoryFixture(bugs: Bug[] = []): ProviderFixture & { cloud: Memo
     healCloud: () => {
       cloud.down = false;
     },
-    listCloudLoadBalancers: () => cloud.lbs.map((l) => l.id),
+    listCloudLoadBalancers: () => cloud.lbs.filter((l) => !l.deleted).map((l) => l.id),
   };
 }
 
