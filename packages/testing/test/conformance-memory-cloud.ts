@@ -62,7 +62,6 @@ export type Bug =
   | 'rejects-source-ranges'
   | 'undeclared-ip-mode'
   | 'malformed-capabilities'
-
   | 'list-wrong-name'
   | 'list-keeps-deleted'
   | 'delete-by-name-only';
@@ -328,7 +327,6 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
     if (this.#has('rejects-source-ranges') && service.spec?.loadBalancerSourceRanges?.length) {
       throw new Error('HTTP 400 source ranges are not supported');
     }
-    const uid = service.metadata?.uid ?? '';
     let lb: CloudLB;
     try {
       if (this.#has('racy-create')) {
