@@ -245,6 +245,28 @@ describe('never deletes', () => {
     expect(s.logs.filter((l) => l.startsWith('W Skipping load balancer') && l.includes('"loadBalancer":"bare-lb"'))).toHaveLength(2);
   });
 
+  it('a record with an empty UID, namespace or name counts as malformed, not as a Service gone', async () => {
+    const s = setup({
+      lb: (c) =>
+        Object.assign(Object.create(c) as FakeCloud, {
+          listLoadBalancers: async () => ({
+            loadBalancers: [
+              { name: 'no-uid', service: { namespace: 'default', name: 'x', uid: '' } },
+              { name: 'no-name', service: { namespace: 'default', uid: 'u' } as never },
+            ],
+          }),
+        }),
+    });
+    await s.pass();
+    s.clock.now += GRACE;
+    const r = await s.pass();
+    expect(r.malformed).toEqual(['no-uid', 'no-name']);
+    expect(r.orphaned['service-gone']).toEqual([]);
+    expect(deletes(s)).toBe(0);
+    expect(s.logs.some((l) => l.includes('"problem":"the recorded Service has no uid"'))).toBe(true);
+    expect(s.logs.some((l) => l.includes('"problem":"the recorded Service has no name"'))).toBe(true);
+  });
+
   it('while a Service with that UID exists in any state: being deleted with the finalizer, or no longer of type LoadBalancer', async () => {
     const s = setup();
     const deleting = await served(s, 'deleting', {

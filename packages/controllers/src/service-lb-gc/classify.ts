@@ -30,13 +30,24 @@ export function servicesByUID(services: readonly V1Service[]): Map<string, V1Ser
   return out;
 }
 
+/**
+ * Why the record of `entry` cannot be used, or `undefined` when it can: reported as malformed by the provider,
+ * or a recorded namespace, name or UID that is missing or empty (a provider bug must not read as "Service gone").
+ */
+export function recordProblem(entry: ListedLoadBalancer): string | undefined {
+  if (isMalformedLoadBalancerRecord(entry)) return entry.malformed;
+  const s = entry.service as Partial<RecordedService> | undefined;
+  const missing = (['namespace', 'name', 'uid'] as const).filter((k) => typeof s?.[k] !== 'string' || s[k] === '');
+  return missing.length > 0 ? `the recorded Service has no ${missing.join(', ')}` : undefined;
+}
+
 /** The state of one listed balancer. `loadBalancerClass` is the service controller's option (undefined: upstream). */
 export function classify(
   entry: ListedLoadBalancer,
   byUID: ReadonlyMap<string, V1Service>,
   loadBalancerClass: string | undefined,
 ): OrphanState {
-  if (isMalformedLoadBalancerRecord(entry)) return 'malformed';
+  if (isMalformedLoadBalancerRecord(entry) || recordProblem(entry) !== undefined) return 'malformed';
   const service = byUID.get(entry.service.uid);
   if (service === undefined) return 'service-gone';
   return wantsLoadBalancer(service, loadBalancerClass) ? 'in-use' : 'not-wanted';

@@ -18,7 +18,14 @@ import {
   waitForCacheSync,
 } from '@ccm-kit/runtime';
 import type { V1Service } from '@kubernetes/client-node';
-import { classify, type OrphanState, recordedKey, serviceFromRecord, servicesByUID } from './classify.js';
+import {
+  classify,
+  type OrphanState,
+  recordedKey,
+  recordProblem,
+  serviceFromRecord,
+  servicesByUID,
+} from './classify.js';
 import type { LoadBalancerGCConfig } from './config.js';
 import {
   EVENT_DELETE_ORPHANED_LOAD_BALANCER_FAILED,
@@ -158,11 +165,11 @@ export class LoadBalancerCollector {
     const orphans: { name: string; uid: string; state: OrphanState }[] = [];
     for (const entry of entries) {
       const state = classify(entry, byUID, this.#o.loadBalancerClass);
-      if (isMalformedLoadBalancerRecord(entry)) {
+      if (isMalformedLoadBalancerRecord(entry) || state === 'malformed') {
         malformed.push(entry.name);
         this.#log.warn('Skipping load balancer: its Service record cannot be read; it is never deleted', {
           loadBalancer: entry.name,
-          problem: entry.malformed,
+          problem: recordProblem(entry) ?? 'malformed',
         });
         continue;
       }
@@ -174,7 +181,15 @@ export class LoadBalancerCollector {
     this.#metrics.orphaned.set({ state: 'service-gone' }, orphaned['service-gone'].length);
     this.#metrics.orphaned.set({ state: 'not-wanted' }, orphaned['not-wanted'].length);
     this.#metrics.malformed.set(malformed.length);
-    const result = { complete: true, listed: entries.length, malformed, orphaned, wouldDelete: [] as string[], deleted: [] as string[], kept: [] as string[] };
+    const result = {
+      complete: true,
+      listed: entries.length,
+      malformed,
+      orphaned,
+      wouldDelete: [] as string[],
+      deleted: [] as string[],
+      kept: [] as string[],
+    };
     for (const due of this.#sightings.observe(orphans, this.#now())) {
       signal.throwIfAborted();
       await this.#decide(due, records.get(due.name)!, result, signal);
