@@ -118,6 +118,20 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
     expect(log).toEqual(['init a-controller', 'init b-controller', 'stopped a-controller']);
   });
 
+  it('service-lb-gc-controller named in --controllers with a provider that cannot list its load balancers: the start rejects naming the flag and the fix', async () => {
+    const cloud = new FakeCloud({ provider: 'nolist' });
+    const facet = Object.assign(Object.create(cloud) as FakeCloud, { listLoadBalancers: undefined });
+    cloud.loadBalancer = () => facet;
+    const starting = startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=service-lb-gc-controller'],
+      cloud,
+      kubeConfig: api.kubeConfig,
+    });
+    await expect(starting).rejects.toThrow(
+      '--controllers enables service-lb-gc-controller, but provider "nolist" does not implement LoadBalancer.listLoadBalancers; implement it (docs/interfaces/load-balancer.md) or remove service-lb-gc-controller from --controllers',
+    );
+  });
+
   it('a leader whose route controller lacks --cluster-cidr: the start rejects naming the flag', async () => {
     const starting = startCloudControllerManager({
       argv: [
