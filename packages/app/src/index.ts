@@ -62,6 +62,9 @@ export {
   enabledWebhooks,
 } from './webhooks/serve-webhooks.js';
 export {
+  type CloudBudgetConfig,
+} from './options/cloud-budget.js';
+export {
   type GenericConfig,
 } from './options/generic.js';
 export {

@@ -11,9 +11,9 @@ import {
   EventBroadcaster,
   isLeaseFencedError,
   type LeaseFence,
-  leaseWriteGuard,
   setLogWriter,
 } from '@ccm-kit/runtime';
+import { leaseWriteGuard } from '@ccm-kit/runtime/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LeaderElectionLostError, startCloudControllerManager } from '../src/index.js';
 import { Deposition } from '../src/manager/deposition.js';

@@ -40,7 +40,6 @@ export {
   type TransportRequest,
   type TransportResponse,
   type ResponseHeaders,
-  type ServerAnswers,
 } from './client/index.js';
 export {
   type CloudLane,
@@ -135,13 +134,9 @@ export {
   LeaseLock,
   type LeaderElectionRecord,
   isLeaseFencedError,
-  checkFence,
-  fenceSignal,
   leaseFenceSignal,
   leaseFenceInterceptor,
   type LeaseFenceInterceptorOptions,
-  leaseWriteGuard,
-  type LeaseWriteGuardOptions,
   type LeaseFence,
   LeaseFencedError,
 } from './leader-election/index.js';

@@ -12,6 +12,8 @@ export {
   rawApiClient,
   cachedApiClient,
   type ApiClientSource,
+  ServerAnswers,
+  type ServerProbe,
 } from './client/index.js';
 export {
   setProcessCloudBudget,
@@ -52,6 +54,10 @@ export {
 export {
   leaderElectionJitterFactor,
   setProcessLeaseFence,
+  checkFence,
+  fenceSignal,
+  leaseWriteGuard,
+  type LeaseWriteGuardOptions,
   markProcessDeposed,
 } from './leader-election/index.js';
 export {

@@ -6,7 +6,8 @@
 import diagnostics from 'node:diagnostics_channel';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createClientFactory, isLeaseFencedError, leaseWriteGuard } from '../src/index.js';
+import { createClientFactory, isLeaseFencedError } from '../src/index.js';
+import { leaseWriteGuard } from '../src/internal.js';
 
 const cp = useControlPlane();
 

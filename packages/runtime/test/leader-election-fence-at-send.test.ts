@@ -17,9 +17,8 @@ import {
   type LeaseFence,
   LeaseFencedError,
   leaseFenceInterceptor,
-  leaseWriteGuard,
 } from '../src/index.js';
-import { setProcessLeaseFence } from '../src/internal.js';
+import { leaseWriteGuard, setProcessLeaseFence } from '../src/internal.js';
 import { startTestServer, type TestServer } from './client-test-server.js';
 
 /** A fence the test opens and closes; never closes on its own (no timing involved). */

@@ -1,15 +1,13 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  checkFence,
   createClientFactory,
-  fenceSignal,
   isLeaseFencedError,
   LeaderElector,
   type LeaseFence,
   LeaseFencedError,
-  leaseWriteGuard,
 } from '../src/index.js';
+import { checkFence, fenceSignal, leaseWriteGuard } from '../src/internal.js';
 import { sendJson, startTestServer, type TestServer } from './client-test-server.js';
 import { FakeLeaseServer } from './leader-election-fake-lease.js';
 

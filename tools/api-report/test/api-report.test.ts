@@ -1,13 +1,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { entryPoints, REPO_ROOT, runApiReports } from '../api-report.ts';
+import { entryPoints, REPO_ROOT, reportProblems, runApiReports } from '../api-report.ts';
 
 describe('public API reports (packages/*/api/*.api.md)', () => {
   it('the built declarations of every entry point match the committed report', () => {
     const results = runApiReports();
     expect(results.map((r) => r.entryPoint.specifier)).toContain('@ccm-kit/runtime');
     expect(results.flatMap((r) => r.errors)).toEqual([]);
+    expect(results.flatMap((r) => r.problems.map((p) => `${r.entryPoint.specifier}: ${p}`))).toEqual([]);
     const changed = results.filter((r) => r.changed).map((r) => r.entryPoint.specifier);
     expect(changed, 'the public surface changed: run `npm run api:update` and commit packages/*/api').toEqual([]);
   }, 180_000);
@@ -58,4 +59,35 @@ describe('the report check itself', () => {
     // A check never rewrites the committed report.
     expect(readFileSync(report, 'utf8')).not.toContain('Options');
   }, 60_000);
+});
+
+describe('reportProblems', () => {
+  const report = [
+    '// @public',
+    'export class Queue {',
+    '    // (undocumented)',
+    '    readonly depth: number;',
+    '    // Warning: (ae-forgotten-export) The symbol "Verb" needs to be exported by the entry point index.d.ts',
+    '    //',
+    '    // (undocumented)',
+    '    protected call(method: Verb): void;',
+    '    static readonly [marker] = true;',
+    '}',
+    '',
+    '// @public (undocumented)',
+    'export function start(): void;',
+  ].join('\n');
+
+  it('names each forgotten export and each undocumented name, with its declaration for a member', () => {
+    expect(reportProblems(report)).toEqual([
+      'undocumented: Queue.depth',
+      'forgotten export: Verb (export it, or keep it out of public signatures)',
+      'undocumented: Queue.call',
+      'undocumented: start',
+    ]);
+  });
+
+  it('still reports forgotten exports where undocumented names are allowed', () => {
+    expect(reportProblems(report, true)).toEqual(['forgotten export: Verb (export it, or keep it out of public signatures)']);
+  });
 });

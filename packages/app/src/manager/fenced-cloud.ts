@@ -11,8 +11,8 @@
  * (docs/tracing.md).
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
-import { checkFence, type CloudBudget, type LeaseFence, leaseWriteGuard, type RestTransport } from '@ccm-kit/runtime';
-import { setProcessLeaseFence, traceCloudCall } from '@ccm-kit/runtime/internal';
+import type { CloudBudget, LeaseFence, RestTransport } from '@ccm-kit/runtime';
+import { checkFence, leaseWriteGuard, setProcessLeaseFence, traceCloudCall } from '@ccm-kit/runtime/internal';
 import type { Deposition } from './deposition.js';
 
 /** Facet getters of `CloudProvider` whose objects call the cloud. */

@@ -21,18 +21,22 @@ import type {
   V1Service,
   V1Status,
 } from '@kubernetes/client-node';
+import type { AuthRequest } from './lean-kubeconfig.js';
+import { RawRequest, type TransportRequest } from './raw-request.js';
 import type { TransportResponse } from './transport-response.js';
-import { RawRequest } from './raw-request.js';
 import { throwForStatus } from './status-error.js';
 
 /** How a raw client reaches the API server. */
 export interface RawApiConfig {
   /** Base URL of the API server, without a trailing slash. */
   readonly server: string;
-  /** Adds the credentials to a request. */
-  authenticate(req: RawRequest): Promise<void>;
-  /** Sends a prepared request (limiter, user agent, timeout, metrics). */
-  send(req: RawRequest): Promise<TransportResponse>;
+  /** Adds the credentials to a request (sets its `Authorization` header, or its client-certificate dispatcher). */
+  authenticate(req: AuthRequest): Promise<void>;
+  /**
+   * Sends a prepared request (client rate limiter, user agent, timeout, metrics) and resolves with the
+   * response whatever its status; {@link RawApi} turns a non-2xx status into client-node's `ApiException`.
+   */
+  send(req: TransportRequest): Promise<TransportResponse>;
 }
 
 /** Marks the classes `ClientFactory.client()` builds from a {@link RawApiConfig}. */
@@ -75,7 +79,8 @@ export function cachedApiClient<T>(
   return c;
 }
 
-type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A client-node request object as {@link RawApi.call} reads it. */
 type Params = { name?: string; namespace?: string; body?: unknown } & Record<string, unknown>;
 
 /** The optional query parameters of these calls, in the generated client's order. */
@@ -96,14 +101,29 @@ const defaultPatchContentType = 'application/json-patch+json';
 
 /** The base of the raw-JSON API clients: the configuration and the request plumbing they share. */
 export abstract class RawApi {
+  /** Tells `ClientFactory.client()` to build this class from `factory.rawConfig(name)`. */
   static readonly [rawApiClient] = true;
   readonly #config: RawApiConfig;
 
+  /** @param config how to reach the API server, usually `ClientFactory.rawConfig(name)`. */
   constructor(config: RawApiConfig) {
     this.#config = config;
   }
 
-  protected async call<T>(method: Verb, path: string, params: Params, options?: ConfigurationOptions): Promise<T> {
+  /**
+   * Sends one request as client-node's generated `*Api` method would: the query parameters client-node
+   * knows (`pretty`, `dryRun`, `fieldManager`, `force`, …) from `params`, `params.body` as JSON, the
+   * per-call `options.middleware`, and the response JSON parsed (`undefined` for an empty body).
+   * @param path the URL path below the server, segments already percent-encoded.
+   * @throws client-node's `ApiException` (`code`, `body`, `headers`) for a non-2xx answer; the transport's
+   *   error for a network failure or timeout.
+   */
+  protected async call<T>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    params: { name?: string; namespace?: string; body?: unknown } & Record<string, unknown>,
+    options?: ConfigurationOptions,
+  ): Promise<T> {
     const req = new RawRequest(this.#config.server + path, method);
     for (const k of queryParams) {
       if (params[k] !== undefined) req.setQueryParam(k, String(params[k]));

@@ -85,6 +85,17 @@ function readData(file?: string, data?: string): Buffer | undefined {
   return undefined;
 }
 
+const answersOf = new WeakMap<RestTransport, ServerAnswers>();
+
+/**
+ * Whether the transport's server answers: reflectors wait on it after losing the server
+ * (`restListerWatcher`'s `waitForServer`/`retryDelayMs`). Not on {@link RestTransport} itself, which keeps
+ * `ServerAnswers` out of the public API.
+ */
+export function transportAnswers(transport: RestTransport): ServerAnswers {
+  return answersOf.get(transport)!;
+}
+
 export class RestTransport {
   readonly kubeConfig: KubeConfigLike;
   /** `host:port` of the API server, the `host` label of the metrics. */
@@ -94,8 +105,8 @@ export class RestTransport {
   readonly #origin: string;
   readonly #basePath: string;
   readonly limiter: ClientRateLimiter | undefined;
-  /** Whether the server answers; reflectors wait on it after losing the server. */
-  readonly answers: ServerAnswers;
+  /** Whether the server answers; reflectors wait on it after losing the server ({@link transportAnswers}). */
+  readonly #answers: ServerAnswers;
   readonly #opts: RestTransportOptions;
   readonly #dispatcher: Dispatcher | undefined;
   #writeGuard: SendCheck | undefined;
@@ -122,11 +133,11 @@ export class RestTransport {
     this.#origin = serverUrl.origin;
     this.#basePath = serverUrl.pathname.replace(/\/+$/, '');
     this.limiter = opts.qps > 0 ? new ClientRateLimiter(opts.qps, opts.burst) : undefined;
-    this.answers = new ServerAnswers(async (signal) => {
+    answersOf.set(this, (this.#answers = new ServerAnswers(async (signal) => {
       const resp = await this.request('/readyz', 'ccm-kit-server-probe', { signal });
       await resp.cancel();
       return resp.status;
-    });
+    })));
 
     const user = kubeConfig.getCurrentUser();
     const tlsOpts: buildConnector.BuildOptions = {
@@ -240,7 +251,7 @@ export class RestTransport {
       });
       abort.until(resp.body);
       restClientRequestsTotal.inc({ code: String(resp.statusCode), host: this.host, method });
-      this.answers.answered(resp.statusCode);
+      this.#answers.answered(resp.statusCode);
       restClientRequestDuration.observe(
         { verb: method, host: this.host },
         (performance.now() - start) / 1000,
@@ -256,7 +267,7 @@ export class RestTransport {
       if (signal?.aborted) throw signal.reason;
       const fenced = leaseFencedCause(err);
       if (fenced) throw fenced;
-      this.answers.unreachable();
+      this.#answers.unreachable();
       throw new TransportError(`${method} ${url}: ${(err as Error).message}`, err);
     }
   }
@@ -310,7 +321,7 @@ export class RestTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.answers.close();
+    this.#answers.close();
     await this.#dispatcher?.destroy().catch(() => undefined);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { throwForStatus } from '../client/status-error.js';
 import type { ClientFactory } from '../client/factory.js';
+import { transportAnswers } from '../client/transport.js';
 
 /** One page of a LIST. */
 export interface ListPage {
@@ -137,10 +138,10 @@ export function restListerWatcher(clients: ClientFactory, opts: RestListerWatche
       return watchStream(clients, name, opts.path, selectors, req, inactivityMs);
     },
     waitForServer(ms, signal) {
-      return clients.transport.answers.waitForServer(ms, signal);
+      return transportAnswers(clients.transport).waitForServer(ms, signal);
     },
     retryDelayMs(ms) {
-      return clients.transport.answers.retryDelayMs(ms);
+      return transportAnswers(clients.transport).retryDelayMs(ms);
     },
   };
 }
