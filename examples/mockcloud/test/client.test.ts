@@ -206,12 +206,10 @@ describe('client: Retry-After', () => {
     expect(results.every((r) => r?.id === s.id)).toBe(true);
     const log = api.requests();
     expect(log.filter((r) => r.status === 200)).toHaveLength(12);
-    const first429 = log.find((r) => r.status === 429)!;
-    expect(first429).toBeDefined();
-    // Once the client has seen the 429 (allow 50 ms for requests already in flight), nothing is sent
-    // until Retry-After (1 s) has passed.
-    const early = log.filter((r) => r.time > first429.time + 50 && r.time < first429.time + 950);
-    expect(early).toEqual([]);
+    expect(log.some((r) => r.status === 429)).toBe(true);
+    // That nothing is sent between the first 429 and Retry-After is checked by the next test on the client's own
+    // clock: server-side arrival times also carry the event loop's delays, which a loaded machine stretches
+    // past any fixed allowance.
     // Without the shared wait each request would retry on its own backoff (5–20 ms) and storm the API.
     expect(log.filter((r) => r.status === 429).length).toBeLessThanOrEqual(16);
   });
