@@ -27,6 +27,8 @@ export interface ChaosResult {
   faultPhaseMs: number;
   ops: OpRecord[];
   servicesCreated: number;
+  /** Of those, Services asking for source ranges mockcloud does not enforce (refused). */
+  rangedServicesCreated: number;
   nodesRegistered: number;
   faults: FaultRecord[];
   /** Per API-server/etcd restart: ms from healthy to a new Node initialized by the CCMs. */
@@ -159,6 +161,7 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
       faultPhaseMs,
       ops: workload.ops,
       servicesCreated: workload.servicesCreated,
+      rangedServicesCreated: workload.rangedServicesCreated,
       nodesRegistered: workload.nodesRegistered,
       faults: faults.records,
       recoveryMs,

@@ -2,7 +2,8 @@
  * The invariants a run checks, and the figures it reports.
  *
  * Converged state (checked repeatedly while the run settles): every LoadBalancer Service of the default class
- * has exactly one load balancer and an ingress; no load balancer exists for anything else (leaked); no Service
+ * has exactly one load balancer and an ingress, except one asking for source ranges, which mockcloud does not
+ * enforce: the service controller refuses it, so it has no load balancer, ingress or finalizer (decision 0205); no load balancer exists for anything else (leaked); no Service
  * keeps the cleanup finalizer without needing it; every Node is initialized; shutdown taints match the
  * machines; every NotReady Node whose machine is gone is deleted.
  *
@@ -41,6 +42,8 @@ export interface Converged {
   nodes: number;
   /** Services of another class that keep the cleanup finalizer without a load balancer of ours (decision 0051). */
   finalizersOfOtherClass: string[];
+  /** LoadBalancer Services refused for their source ranges (decision 0205). */
+  refusedServices: number;
 }
 
 export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, workload: Workload): Promise<Converged> {
@@ -54,6 +57,7 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     byUid.set(uid, (byUid.get(uid) ?? 0) + 1);
   }
   const wanted = new Set<string>();
+  const refused = new Set<string>();
   const finalizersOfOtherClass: string[] = [];
   for (const s of services) {
     const name = s.metadata?.name ?? '';
@@ -61,7 +65,15 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     const deleting = s.metadata?.deletionTimestamp !== undefined;
     const needsLb = !deleting && s.spec?.type === 'LoadBalancer' && !s.spec.loadBalancerClass;
     const count = byUid.get(uid) ?? 0;
-    if (needsLb) {
+    if (needsLb && (s.spec?.loadBalancerSourceRanges?.length ?? 0) > 0) {
+      refused.add(uid);
+      const kept = [
+        count ? `${count} load balancers` : '',
+        s.status?.loadBalancer?.ingress?.length ? 'an ingress' : '',
+        s.metadata?.finalizers?.includes(FINALIZER) ? 'the cleanup finalizer' : '',
+      ].filter(Boolean);
+      if (kept.length) violations.push({ invariant: 'no load balancer for a refused Service', object: name, detail: kept.join(', ') });
+    } else if (needsLb) {
       wanted.add(uid);
       if (count !== 1) violations.push({ invariant: 'one load balancer per LoadBalancer Service', object: name, detail: `${count} load balancers` });
       if (!s.status?.loadBalancer?.ingress?.length)
@@ -80,7 +92,7 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
   const existing = new Set(services.map((s) => s.metadata?.uid ?? ''));
   for (const lb of lbs) {
     const uid = lb.labels[LABEL_SERVICE_UID] ?? '';
-    if (wanted.has(uid)) continue;
+    if (wanted.has(uid) || refused.has(uid)) continue;
     leaked++;
     if (!existing.has(uid)) orphaned++;
     const svc = lb.labels['mockcloud.ccm-kit.io/service-name'] ?? lb.name;
@@ -111,6 +123,7 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     loadBalancerServices: wanted.size,
     nodes: nodes.length,
     finalizersOfOtherClass,
+    refusedServices: refused.size,
   };
 }
 

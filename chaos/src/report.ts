@@ -23,6 +23,11 @@ export function formatReport(r: ChaosResult): string {
     ['CCM processes started', String(r.ccmProcesses), ''],
     ['leaked load balancers', String(r.converged.leakedLoadBalancers), r.converged.leakedLoadBalancers === 0 ? 'PASS' : 'FAIL'],
     ['LoadBalancer Services with one LB and ingress', pass(r, ['one load balancer per LoadBalancer Service', 'ingress in status']), ''],
+    [
+      'load balancers for refused Services (source ranges mockcloud does not enforce; decision 0205)',
+      `${byInv(r, 'no load balancer for a refused Service')} (${r.rangedServicesCreated} created asking for source ranges, ${r.converged.refusedServices} still refused at the end)`,
+      byInv(r, 'no load balancer for a refused Service') ? 'FAIL' : 'PASS',
+    ],
     ['stale cleanup finalizers', String(byInv(r, 'no stale cleanup finalizer')), byInv(r, 'no stale cleanup finalizer') ? 'FAIL' : 'PASS'],
     [
       'finalizers kept on Services of another class (decision 0051)',

@@ -11,6 +11,8 @@ import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-n
 import type { Rng } from './rng.ts';
 
 export const NAMESPACE = 'chaos';
+/** The source range of the Services the service controller refuses (mockcloud has no firewall). */
+export const REFUSED_SOURCE_RANGE = '203.0.113.0/24';
 export const OTHER_CLASS = 'example.com/other-lb';
 export const EXCLUDE_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
 const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
@@ -43,6 +45,8 @@ export class Workload {
   readonly ops: OpRecord[] = [];
   readonly machines = new Map<string, Machine>();
   servicesCreated = 0;
+  /** Services created asking for source ranges (refused by the service controller). */
+  rangedServicesCreated = 0;
   nodesRegistered = 0;
   /** Epoch ms when the harness first asked to delete each Service, by name (names are never reused). */
   readonly serviceDeletedAt = new Map<string, number>();
@@ -118,8 +122,12 @@ export class Workload {
     const name = `svc-${++this.#svcSeq}`;
     const lb = rng.chance(0.75);
     const withClass = lb && rng.chance(0.15);
+    // Every 8th Service asks for source ranges, which mockcloud does not enforce: the service controller refuses
+    // it (docs/decisions/0205). Chosen by count, not by the seed's generator, so a seed keeps its operations.
+    const ranged = lb && !withClass && this.#svcSeq % 8 === 3;
     this.#services.add(name);
     this.servicesCreated++;
+    if (ranged) this.rangedServicesCreated++;
     return this.#op('create-service', name, () =>
       this.#core.createNamespacedService({
         namespace: NAMESPACE,
@@ -128,6 +136,7 @@ export class Workload {
           spec: {
             type: lb ? 'LoadBalancer' : 'ClusterIP',
             ...(withClass ? { loadBalancerClass: OTHER_CLASS } : {}),
+            ...(ranged ? { loadBalancerSourceRanges: [REFUSED_SOURCE_RANGE] } : {}),
             selector: { app: name },
             ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }],
           },
@@ -195,7 +204,7 @@ export class Workload {
     return this.#op('toggle-type', name, async () => {
       const s = await this.#read(name);
       if (s.spec?.type === 'LoadBalancer') {
-        await this.#mergePatch(name, { spec: { type: 'ClusterIP', loadBalancerClass: null } });
+        await this.#mergePatch(name, { spec: { type: 'ClusterIP', loadBalancerClass: null, loadBalancerSourceRanges: null } });
       } else {
         await this.#mergePatch(name, { spec: { type: 'LoadBalancer' } });
       }
@@ -214,7 +223,7 @@ export class Workload {
     return this.#op('set-or-clear-class', name, async () => {
       const s = await this.#read(name);
       if (s.spec?.type === 'LoadBalancer' && s.spec.loadBalancerClass) {
-        await this.#mergePatch(name, { spec: { type: 'ClusterIP', loadBalancerClass: null } });
+        await this.#mergePatch(name, { spec: { type: 'ClusterIP', loadBalancerClass: null, loadBalancerSourceRanges: null } });
       } else if (s.spec?.type !== 'LoadBalancer') {
         await this.#mergePatch(name, { spec: { type: 'LoadBalancer', loadBalancerClass: OTHER_CLASS } });
       }
