@@ -16,8 +16,8 @@ it('short chaos profile: no leaked load balancer, no wrongly deleted Node, no ac
   // The report names the seed and the operations behind any violation.
   expect(result.violations, report).toEqual([]);
   expect(result.ok).toBe(true);
-  // Refused Services were part of the run (decision 0205), so "no load balancer for a refused Service" was checked.
-  expect(result.rangedServicesCreated, report).toBeGreaterThan(0);
+  // Refused Services lived through the run (decision 0205), so "no load balancer for a refused Service" was checked.
+  expect(result.converged.refusedServices, report).toBeGreaterThan(0);
   expect(result.settleMs, report).toBeDefined();
   expect(result.faults.filter((f) => !f.detail?.startsWith('skipped')).length, report).toBeGreaterThanOrEqual(6);
 }, 300_000);
