@@ -55,7 +55,6 @@ export interface EntryPointResult {
 export const UNDOCUMENTED_ALLOWED: ReadonlySet<string> = new Set([
   '@ccm-kit/app',
   '@ccm-kit/cli',
-  '@ccm-kit/cloud-provider',
   '@ccm-kit/runtime',
   '@ccm-kit/runtime/internal',
   '@ccm-kit/testing',

@@ -77,11 +77,19 @@ export interface CloudProvider {
 
 /** Optional extra: a provider implementing this receives the shared informers right after `initialize`. */
 export interface InformerUser {
+  /**
+   * Called once, right after `initialize`, with the manager's shared informers (upstream
+   * `InformerUser.SetInformers` in cloud.go): a provider keeps them to add handlers or read the listers.
+   */
   setInformers(informers: SharedInformers): void;
 }
 
 /** Optional extra (deprecated upstream, not called by the controllers): labels for a PersistentVolume. */
 export interface PVLabeler {
+  /**
+   * The zone and region labels for a PersistentVolume (upstream `PVLabeler.GetLabelsForVolume` in cloud.go); no ccm-kit
+   * controller calls it.
+   */
   getLabelsForVolume(pv: V1PersistentVolume, signal?: AbortSignal): Promise<Record<string, string>>;
 }
 
@@ -273,7 +281,11 @@ export interface InstanceMetadata {
 
 /** A zone (upstream `Zone`). */
 export interface Zone {
+  /** The zone, becomes `topology.kubernetes.io/zone` (and `failure-domain.beta.kubernetes.io/zone`) on the Node. */
   failureDomain: string;
+  /**
+   * The region, becomes `topology.kubernetes.io/region` (and `failure-domain.beta.kubernetes.io/region`) on the Node.
+   */
   region: string;
 }
 

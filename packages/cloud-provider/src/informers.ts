@@ -15,20 +15,27 @@ export interface Lister<T> {
 
 /** A delete whose final state was missed while the watch was down (client-go `DeletedFinalStateUnknown`). */
 export interface DeletedFinalStateUnknown<T> {
+  /** The `name` or `namespace/name` key the object had in the cache. */
   readonly key: string;
+  /** The last state the cache knew, possibly stale. */
   readonly obj: T;
+  /** Marks a tombstone, so that a handler can tell it from the object itself. */
   readonly deletedFinalStateUnknown: true;
 }
 
 /** Informer event callbacks. Exceptions thrown by handlers are caught, logged and counted. */
 export interface InformerEventHandler<T> {
+  /** An object entered the cache; `isInInitialList` is true for objects of the first list (client-go `OnAdd`). */
   onAdd?(obj: T, isInInitialList: boolean): void;
+  /** An object changed; also called on each resync with `oldObj === newObj` (client-go `OnUpdate`). */
   onUpdate?(oldObj: T, newObj: T): void;
+  /** An object left the cache; a tombstone when its final state was missed (client-go `OnDelete`). */
   onDelete?(obj: T | DeletedFinalStateUnknown<T>): void;
 }
 
 /** A shared informer over one resource. */
 export interface Informer<T> {
+  /** Reads the informer's local cache. */
   readonly lister: Lister<T>;
   /** True once the initial list has been delivered to the cache. */
   hasSynced(): boolean;
@@ -38,6 +45,8 @@ export interface Informer<T> {
 
 /** The shared informers of the cloud-controller-manager. */
 export interface SharedInformers {
+  /** The shared Node informer (cluster-scoped, keys are names). */
   nodes(): Informer<V1Node>;
+  /** The shared Service informer (keys are `namespace/name`). */
   services(): Informer<V1Service>;
 }

@@ -21,6 +21,7 @@ export interface OwnedLoadBalancer {
   readonly name: string;
   /** The Service recorded on it. */
   readonly service: RecordedService;
+  /** Absent on a readable record; tells it from a {@link MalformedLoadBalancerRecord}. */
   readonly malformed?: never;
 }
 
@@ -33,6 +34,7 @@ export interface MalformedLoadBalancerRecord {
   readonly name: string;
   /** What is wrong with the record, for the log line (for example `tag service-uid is missing`). */
   readonly malformed: string;
+  /** Absent on a malformed record; tells it from an {@link OwnedLoadBalancer}. */
   readonly service?: never;
 }
 

@@ -10,7 +10,9 @@
 
 /** An IP address: 16 bytes (IPv4 mapped into `::ffff:0:0/96`) and its family as Go's `To4()` sees it. */
 export interface IPAddress {
+  /** The address in 16 bytes; an IPv4 address as `::ffff:a.b.c.d`. */
   readonly bytes: Uint8Array;
+  /** 4 when the address is IPv4 (or IPv4-mapped), else 6. */
   readonly family: 4 | 6;
 }
 
@@ -105,7 +107,10 @@ export function parseIP(text: string): IPAddress | undefined {
 
 /** The error thrown by {@link parseCIDR}; the message is Go's (`invalid CIDR address: <text>`). */
 export class CIDRParseError extends Error {
-  constructor(readonly text: string) {
+  constructor(
+    /** The text that is not a CIDR, as given. */
+    readonly text: string,
+  ) {
     super(`invalid CIDR address: ${text}`);
     this.name = 'CIDRParseError';
   }

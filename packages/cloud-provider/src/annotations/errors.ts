@@ -22,6 +22,7 @@ export interface AnnotationProblem {
 /** Thrown when a Service carries invalid annotations; `problems` lists each of them. */
 export class InvalidAnnotationError extends Error {
   constructor(
+    /** Each invalid annotation of the Service, in declaration order; never empty. */
     readonly problems: readonly AnnotationProblem[],
     /** `namespace/name` of the Service, when known. */
     readonly service?: string,

@@ -25,7 +25,9 @@ const QUANTITY_RE = /^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[e
 export class Quantity {
   /** The text it was parsed from. */
   readonly text: string;
+  /** The numerator of the exact value, in base units (bytes for a storage size); negative for a negative quantity. */
   readonly numerator: bigint;
+  /** The denominator of the exact value; always > 0. */
   readonly denominator: bigint;
 
   private constructor(text: string, numerator: bigint, denominator: bigint) {
