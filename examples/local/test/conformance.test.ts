@@ -7,14 +7,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProviderFixture } from '@ccm-kit/testing';
+import { type ProviderFixture, RecordingEventRecorder } from '@ccm-kit/testing';
 import { describeProviderConformance } from '@ccm-kit/testing/vitest';
 import type { V1Service } from '@kubernetes/client-node';
 import type { ServiceStore } from '../src/allocation-store.js';
 import { parseConfig } from '../src/config.js';
 import { InventoryWatcher } from '../src/inventory-watcher.js';
 import { LocalCloud } from '../src/provider.js';
-import { apiError, FakeServiceStore, lbService, RecordingRecorder } from './fakes.js';
+import { apiError, FakeServiceStore, lbService } from './fakes.js';
 
 const INVENTORY = `
 machines:
@@ -81,7 +81,7 @@ pools:
     config,
     inventory: await InventoryWatcher.open(inventoryPath),
     store,
-    recorder: new RecordingRecorder(),
+    recorder: new RecordingEventRecorder(),
   });
   return {
     cloud,

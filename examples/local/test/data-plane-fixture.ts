@@ -3,10 +3,11 @@
  * IPv6): a LocalLoadBalancer over a real proxy data plane, a fake Service store and recorder, the Service port
  * the test listens on, and the clean-ups of what the test started on loopback (node servers, clients).
  */
+import { RecordingEventRecorder } from '@ccm-kit/testing';
 import type { LocalConfig } from '../src/config.js';
 import { LocalLoadBalancer } from '../src/load-balancer.js';
 import { ProxyDataPlane } from '../src/proxy/data-plane.js';
-import { FakeServiceStore, RecordingRecorder } from './fakes.js';
+import { FakeServiceStore } from './fakes.js';
 
 export interface DataPlaneFixture {
   readonly store: FakeServiceStore;
@@ -27,7 +28,7 @@ export function dataPlaneFixture(config: LocalConfig, svcPort: number): DataPlan
   const lb = new LocalLoadBalancer({
     config,
     store,
-    recorder: new RecordingRecorder(),
+    recorder: new RecordingEventRecorder(),
     dataPlane,
     isRunning: (k) => dataPlane.get(k) !== undefined,
   });

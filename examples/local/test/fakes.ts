@@ -1,8 +1,7 @@
 /**
- * Test doubles: an in-memory Service store with the API server's merge-patch preconditions, a recording
- * event recorder and a recording data plane.
+ * Test doubles: an in-memory Service store with the API server's merge-patch preconditions and a recording
+ * data plane (the event recorder is the test kit's `RecordingEventRecorder`).
  */
-import type { EventObject, EventRecorder, EventType } from '@ccm-kit/runtime';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { ServiceStore } from '../src/allocation-store.js';
 import type { DataPlane } from '../src/proxy/data-plane.js';
@@ -67,32 +66,6 @@ export class FakeServiceStore implements ServiceStore {
       else next[k] = v;
     }
     return this.put({ ...current, metadata: { ...current.metadata, annotations: next } });
-  }
-}
-
-export interface RecordedEvent {
-  object: EventObject;
-  type: EventType;
-  reason: string;
-  message: string;
-}
-
-export class RecordingRecorder implements EventRecorder {
-  readonly events: RecordedEvent[] = [];
-  event(object: EventObject, type: EventType, reason: string, message: string): void {
-    this.events.push({ object, type, reason, message });
-  }
-  eventf(object: EventObject, type: EventType, reason: string, format: string): void {
-    this.event(object, type, reason, format);
-  }
-  annotatedEventf(
-    object: EventObject,
-    _a: Record<string, string>,
-    type: EventType,
-    reason: string,
-    format: string,
-  ): void {
-    this.event(object, type, reason, format);
   }
 }
 

@@ -1,19 +1,13 @@
 import { findError, InvalidAnnotationError } from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { RecordingEventRecorder } from '@ccm-kit/testing';
 import { ServiceGoneError } from '../src/allocation-store.js';
 import { ANNOTATION_ALLOCATED_IPS, ANNOTATION_IPS, ANNOTATION_POOL } from '../src/annotations.js';
 import { type LocalConfig, parseConfig } from '../src/config.js';
 import { IPConflictError, PoolExhaustedError } from '../src/ipam.js';
 import { EVENT_REASONS, LocalLoadBalancer } from '../src/load-balancer.js';
-import {
-  apiError,
-  FakeServiceStore,
-  lbService,
-  nodeWith,
-  RecordingDataPlane,
-  RecordingRecorder,
-} from './fakes.js';
+import { apiError, FakeServiceStore, lbService, nodeWith, RecordingDataPlane } from './fakes.js';
 
 const config: LocalConfig = parseConfig(`
 inventory: i.yaml
@@ -26,7 +20,7 @@ pools:
 `);
 
 let store: FakeServiceStore;
-let recorder: RecordingRecorder;
+let recorder: RecordingEventRecorder;
 let dataPlane: RecordingDataPlane;
 let lb: LocalLoadBalancer;
 
@@ -42,7 +36,7 @@ function newLoadBalancer(): LocalLoadBalancer {
 
 beforeEach(() => {
   store = new FakeServiceStore();
-  recorder = new RecordingRecorder();
+  recorder = new RecordingEventRecorder();
   dataPlane = new RecordingDataPlane();
   lb = newLoadBalancer();
 });

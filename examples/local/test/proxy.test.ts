@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RecordingEventRecorder } from '@ccm-kit/testing';
 import {
   ANNOTATION_ALGORITHM,
   ANNOTATION_HEALTH_CHECK_INTERVAL,
@@ -21,7 +22,7 @@ import { InventoryWatcher } from '../src/inventory-watcher.js';
 import { LocalLoadBalancer } from '../src/load-balancer.js';
 import { LocalCloud } from '../src/provider.js';
 import { type DataPlaneFixture, dataPlaneFixture } from './data-plane-fixture.js';
-import { lbService, nodeWith, RecordingRecorder } from './fakes.js';
+import { lbService, nodeWith } from './fakes.js';
 import { type FakeNode, failure, fakeNode, waitFor } from './loopback.js';
 import { freePort, get } from './net.js';
 
@@ -199,7 +200,7 @@ describe('proxy data plane on loopback', () => {
     const offHost = new LocalLoadBalancer({
       config: parseConfig('inventory: x.yaml\npools: [{ name: global, addresses: [192.0.2.10] }]'),
       store: fx.store,
-      recorder: new RecordingRecorder(),
+      recorder: new RecordingEventRecorder(),
       dataPlane: fx.dataPlane,
       isRunning: (k) => fx.dataPlane.get(k) !== undefined,
     });
@@ -240,7 +241,7 @@ describe('LocalCloud shutdown', () => {
       config: { ...config, drainTimeoutMs },
       inventory,
       store: fx.store,
-      recorder: new RecordingRecorder(),
+      recorder: new RecordingEventRecorder(),
     });
   }
 

@@ -5,13 +5,13 @@
  */
 import type { InstanceStatePage, InstancesV2 } from '@ccm-kit/cloud-provider';
 import { type CloudLane, currentCloudLane } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
 import { listingIsCheaper, readInstanceListing } from '../src/shared/instance-listing.js';
-import { RecordingRecorder, staticNodeInformer, testLogger } from './cloud-node-harness.js';
+import { staticNodeInformer, testLogger } from './cloud-node-harness.js';
 
 const addresses = (ip: string): V1NodeAddress[] => [{ type: 'InternalIP', address: ip }];
 
@@ -131,7 +131,7 @@ function statusController(nodes: V1Node[], cloud: FakeCloud) {
     informers: { nodes: () => staticNodeInformer(nodes) as never },
     client: client as never,
     cloud,
-    recorder: new RecordingRecorder(),
+    recorder: new RecordingEventRecorder(),
     logger: testLogger,
   });
   return { c, patches };
@@ -212,7 +212,7 @@ function lifecycle(nodes: V1Node[], cloud: FakeCloud) {
       return {};
     },
   } as unknown as CoreV1Api;
-  const recorder = new RecordingRecorder();
+  const recorder = new RecordingEventRecorder();
   const c = new CloudNodeLifecycleController({
     informers: { nodes: () => staticNodeInformer(nodes) },
     client,

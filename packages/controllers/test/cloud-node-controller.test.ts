@@ -4,11 +4,11 @@
  * event handlers, node ownership and construction errors.
  */
 import type { Informer, InformerEventHandler } from '@ccm-kit/cloud-provider';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
-import { CLOUD_ADDRESSES, RecordingRecorder, testLogger, UNINITIALIZED_TAINT } from './cloud-node-harness.js';
+import { CLOUD_ADDRESSES, testLogger, UNINITIALIZED_TAINT } from './cloud-node-harness.js';
 
 class MemoryInformer implements Informer<V1Node> {
   readonly nodes = new Map<string, V1Node>();
@@ -78,7 +78,7 @@ function controller(
   client: CoreV1Api,
   extra: Partial<ConstructorParameters<typeof CloudNodeController>[0]> = {},
 ) {
-  const recorder = new RecordingRecorder();
+  const recorder = new RecordingEventRecorder();
   const c = new CloudNodeController({
     informers: { nodes: () => informer },
     client,

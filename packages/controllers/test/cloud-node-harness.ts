@@ -1,11 +1,10 @@
 /**
  * Shared helpers of the cloud-node and cloud-node-lifecycle integration tests, on the test kit's
  * TestCluster: a shared Node informer on the file's control plane, Node creation that waits for the informer,
- * a recording EventRecorder, the controller started through its descriptor, and cleanup of the Nodes a test
+ * the controller started through its descriptor, and cleanup of the Nodes a test
  * created.
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
-import type { EventObject, EventRecorder, EventType } from '@ccm-kit/runtime';
 import { createLogger } from '@ccm-kit/runtime';
 import { ignoreNotFound, type TestCluster, uniqueName } from '@ccm-kit/testing';
 import {
@@ -28,35 +27,6 @@ export const CLOUD_ADDRESSES: V1NodeAddress[] = [
   { type: 'InternalIP', address: '10.0.0.1' },
   { type: 'ExternalIP', address: '132.143.154.163' },
 ];
-
-/** One recorded event. */
-export interface RecordedEvent {
-  object: EventObject;
-  type: EventType;
-  reason: string;
-  message: string;
-}
-
-/** An EventRecorder that keeps every event in memory. */
-export class RecordingRecorder implements EventRecorder {
-  readonly events: RecordedEvent[] = [];
-  event(object: EventObject, type: EventType, reason: string, message: string): void {
-    this.events.push({ object, type, reason, message });
-  }
-  eventf(object: EventObject, type: EventType, reason: string, format: string, ...args: unknown[]): void {
-    this.event(object, type, reason, `${format} ${args.join(' ')}`);
-  }
-  annotatedEventf(
-    object: EventObject,
-    _annotations: Record<string, string>,
-    type: EventType,
-    reason: string,
-    format: string,
-    ...args: unknown[]
-  ): void {
-    this.eventf(object, type, reason, format, ...args);
-  }
-}
 
 /**
  * Registers the file's hooks (a control plane, a TestCluster with the Node informer started, the created

@@ -5,23 +5,14 @@
  */
 import { NotImplementedError } from '@ccm-kit/cloud-provider';
 import { metricsRegistry } from '@ccm-kit/runtime';
-import { captureLogs, FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
+import { captureLogs, FakeCloud, type FakeCloudOptions, RecordingEventRecorder } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { isUninitialized } from '../src/cloud-node/cloud-taint.js';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
 import { cloudNodeController } from '../src/cloud-node/descriptor.js';
-import {
-  CLOUD_ADDRESSES,
-  EXTRA_TAINT,
-  kubeletNode,
-  RecordingRecorder,
-  testLogger,
-  UNINITIALIZED_TAINT,
-  useNodeTestEnv,
-  userTaints,
-} from './cloud-node-harness.js';
+import { CLOUD_ADDRESSES, EXTRA_TAINT, kubeletNode, testLogger, UNINITIALIZED_TAINT, useNodeTestEnv, userTaints } from './cloud-node-harness.js';
 
 const env = useNodeTestEnv();
 
@@ -301,7 +292,7 @@ const scenarios: Scenario[] = [
   },
 ];
 
-function controllerFor(cloud: FakeCloud, recorder = new RecordingRecorder()): CloudNodeController {
+function controllerFor(cloud: FakeCloud, recorder = new RecordingEventRecorder()): CloudNodeController {
   return new CloudNodeController({
     informers: env.informers,
     client: env.core,
@@ -329,7 +320,7 @@ describe('syncNode (Test_syncNode)', () => {
       const name = env.name(s.id);
       const created = await env.createNode(kubeletNode(name, s.node));
       const cloud = new FakeCloud(s.cloud(name));
-      const recorder = new RecordingRecorder();
+      const recorder = new RecordingEventRecorder();
       const controller = controllerFor(cloud, recorder);
       const result = await controller.syncNode(name).then(
         () => undefined,

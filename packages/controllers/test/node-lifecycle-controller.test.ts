@@ -2,11 +2,11 @@
  * CloudNodeLifecycleController with an in-memory lister and a stub API client: construction errors in
  * upstream's order, node ownership, one Node at a time, and robustness of a pass.
  */
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
-import { RecordingRecorder, staticNodeInformer, testLogger } from './cloud-node-harness.js';
+import { staticNodeInformer, testLogger } from './cloud-node-harness.js';
 
 function notReady(name: string): V1Node {
   return {
@@ -29,7 +29,7 @@ function setup(nodes: V1Node[], cloud: FakeCloud, nodeOwnership?: (n: V1Node) =>
       return {};
     },
   } as unknown as CoreV1Api;
-  const recorder = new RecordingRecorder();
+  const recorder = new RecordingEventRecorder();
   const c = new CloudNodeLifecycleController({
     informers: { nodes: () => staticNodeInformer(nodes) },
     client,
@@ -44,7 +44,7 @@ function setup(nodes: V1Node[], cloud: FakeCloud, nodeOwnership?: (n: V1Node) =>
 describe('CloudNodeLifecycleController', () => {
   it('fails construction in upstream order', () => {
     const informers = { nodes: () => ({ lister: { get: () => undefined, list: () => [] } }) } as never;
-    const recorder = new RecordingRecorder();
+    const recorder = new RecordingEventRecorder();
     expect(
       () =>
         new CloudNodeLifecycleController({
@@ -185,7 +185,7 @@ describe('CloudNodeLifecycleController taint writes', () => {
       informers: { nodes: () => staticNodeInformer([notReady('a')], () => undefined) },
       client,
       cloud,
-      recorder: new RecordingRecorder(),
+      recorder: new RecordingEventRecorder(),
       logger: testLogger,
     });
     await c.monitorNodes(abort.signal);

@@ -4,18 +4,12 @@
  * then the controller running through its descriptor.
  */
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
-import { captureLogs, FakeCloud, type FakeCloudOptions } from '@ccm-kit/testing';
+import { captureLogs, FakeCloud, type FakeCloudOptions, RecordingEventRecorder } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
 import { cloudNodeLifecycleController } from '../src/node-lifecycle/descriptor.js';
-import {
-  kubeletNode,
-  RecordingRecorder,
-  testLogger,
-  useNodeTestEnv,
-  userTaints,
-} from './cloud-node-harness.js';
+import { kubeletNode, testLogger, useNodeTestEnv, userTaints } from './cloud-node-harness.js';
 
 const env = useNodeTestEnv();
 
@@ -159,7 +153,7 @@ const shutdownScenarios: Scenario[] = [
 ];
 
 /** Runs `monitorNodes` on a lister restricted to one Node, so concurrent tests' Nodes are not touched. */
-async function monitorOnly(name: string, cloud: FakeCloud, recorder: RecordingRecorder): Promise<void> {
+async function monitorOnly(name: string, cloud: FakeCloud, recorder: RecordingEventRecorder): Promise<void> {
   const lister = env.informers.nodes().lister;
   const controller = new CloudNodeLifecycleController({
     informers: {
@@ -188,7 +182,7 @@ function runScenario(s: Scenario) {
       kubeletNode(name, { taints: [], providerID: s.providerID, ready: s.ready }),
     );
     const cloud = new FakeCloud(s.cloud(name));
-    const recorder = new RecordingRecorder();
+    const recorder = new RecordingEventRecorder();
     await monitorOnly(name, cloud, recorder);
     const stored = await env.getNode(name);
     const summary = recorder.events.map((e) => `${e.type} ${e.reason} ${e.message}`);
@@ -230,7 +224,7 @@ describe('MonitorNodes: Test_NodesShutdown', () => {
       }),
     );
     const cloud = new FakeCloud({ existsByProviderID: false });
-    await monitorOnly(name, cloud, new RecordingRecorder());
+    await monitorOnly(name, cloud, new RecordingEventRecorder());
     const stored = await env.getNode(name);
     expect(userTaints(stored).map((t) => t.key)).toEqual(['keep']);
     expect(cloud.calls).toEqual([]);
@@ -244,7 +238,7 @@ describe('MonitorNodes: Test_NodesShutdown', () => {
     await monitorOnly(
       name,
       new FakeCloud({ existsByProviderID: true, nodeShutdown: false }),
-      new RecordingRecorder(),
+      new RecordingEventRecorder(),
     );
     expect((await env.getNode(name))?.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
   });
@@ -255,7 +249,7 @@ describe('MonitorNodes: Test_NodesShutdown', () => {
     const lister = env.informers.nodes().lister;
     const cached = lister.get(name)!;
     await env.core.deleteNode({ name });
-    const recorder = new RecordingRecorder();
+    const recorder = new RecordingEventRecorder();
     const controller = new CloudNodeLifecycleController({
       informers: {
         nodes: () => ({

@@ -1,11 +1,10 @@
 import type { Informer, Route, Routes } from '@ccm-kit/cloud-provider';
-import { FakeCloud, silentLogger } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import {
   ApiException,
   type V1Node,
   type V1NodeAddress,
   type V1NodeCondition,
-  type V1ObjectReference,
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
@@ -48,13 +47,6 @@ function r(
   };
 }
 
-interface RecordedEvent {
-  ref: V1ObjectReference;
-  type: string;
-  reason: string;
-  message: string;
-}
-
 const silent = silentLogger;
 
 function fakeInformer(nodes: V1Node[]): Informer<V1Node> {
@@ -78,7 +70,7 @@ function harness(opts: {
     cloud.routeMap.set(route.name!, { clusterName: cluster, route: structuredClone(route) });
   }
   const patches: Array<{ name: string; body: NetworkConditionPatch }> = [];
-  const events: RecordedEvent[] = [];
+  const recorder = new RecordingEventRecorder();
   const controller = new NodeRouteController({
     routes: opts.routes ?? cloud,
     nodes: fakeInformer(opts.nodes),
@@ -88,17 +80,12 @@ function harness(opts: {
     },
     clusterName: cluster,
     clusterCIDRs: parseClusterCIDRs(opts.dualStack ? '10.120.0.0/16,ace:cab:deca::/8' : '10.120.0.0/16'),
-    recorder: {
-      event(ref, type, reason, message) {
-        if (!ref.apiVersion) throw new Error('event without apiVersion');
-        events.push({ ref, type, reason, message });
-      },
-    },
+    recorder,
     now: () => new Date('2026-05-06T07:08:09Z'),
     logger: silent,
     ...opts.extra,
   });
-  return { cloud, controller, patches, events };
+  return { cloud, controller, patches, events: recorder.events };
 }
 
 type Flat = [string, string, string];
@@ -406,7 +393,7 @@ describe('NodeRouteController.reconcile (TestReconcile)', () => {
     );
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
-      ref: { apiVersion: 'v1', kind: 'Node', name: 'node-4', uid: '04' },
+      object: { apiVersion: 'v1', kind: 'Node', name: 'node-4', uid: '04' },
       type: 'Warning',
       reason: 'FailedToCreateRoute',
     });
@@ -429,6 +416,7 @@ describe('NodeRouteController pass details', () => {
     const { controller, patches, events } = harness({ nodes: [node1], routes: failing });
     await controller.reconcile([node1], [], new AbortController().signal);
     expect(events.map((e) => e.reason)).toEqual(['FailedToCreateRoute']);
+    expect(events[0]!.object).toMatchObject({ apiVersion: 'v1', kind: 'Node', name: 'node-1' });
     expect(events[0]!.message).toContain('Could not create route 01 10.120.0.0/24 for node node-1 after ');
     expect(events[0]!.message).toMatch(/: quota exceeded$/);
     expect(patches).toHaveLength(1);

@@ -6,19 +6,12 @@
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, type LoadBalancerCapabilities } from '@ccm-kit/cloud-provider';
 import { processNextWorkItem } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { REASON_UNSUPPORTED_SERVICE_FIELD } from '../src/service/capability-check.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
-import {
-  FakeInformer,
-  makeNode,
-  newService,
-  RecordingClient,
-  RecordingQueue,
-  RecordingRecorder,
-} from './service-fixtures.js';
+import { FakeInformer, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 const NO_SOURCE_RANGES: LoadBalancerCapabilities = {
   protocols: ['TCP', 'UDP'],
@@ -37,7 +30,7 @@ function harness(capabilities: LoadBalancerCapabilities | undefined, services: V
   serviceInformer.set(...services);
   nodeInformer.set(makeNode({ name: 'node1' }), makeNode({ name: 'node2' }));
   const client = new RecordingClient();
-  const recorder = new RecordingRecorder();
+  const recorder = new RecordingEventRecorder();
   const serviceQueue = new RecordingQueue();
   const nodeQueue = new RecordingQueue();
   const controller = new ServiceController({
@@ -70,8 +63,8 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
     expect(h.cloud.callCounts()).toEqual({});
     expect(h.cloud.balancers.size).toBe(0);
     expect(h.client.actions).toEqual([]);
-    expect(h.recorder.events).toEqual([REFUSAL]);
-    expect(h.recorder.refs[0]).toMatchObject({ kind: 'Service', namespace: 'default', name: 'web', uid: 'uid-web' });
+    expect(h.recorder.lines).toEqual([REFUSAL]);
+    expect(h.recorder.events[0]?.object).toMatchObject({ kind: 'Service', namespace: 'default', name: 'web', uid: 'uid-web' });
     expect(h.controller.cache.get('default/web')).toBeUndefined();
   });
 
@@ -103,7 +96,7 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
     expect(h.serviceQueue.pending).toEqual(['default/web']);
     await h.work();
     expect(h.cloud.callCount('ensureLoadBalancer')).toBe(1);
-    expect(h.recorder.events.slice(1)).toEqual([
+    expect(h.recorder.lines.slice(1)).toEqual([
       'Normal EnsuringLoadBalancer Ensuring load balancer',
       'Normal EnsuredLoadBalancer Ensured load balancer',
     ]);
@@ -116,7 +109,7 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
     const h = harness(NO_SOURCE_RANGES, [svc]);
     await h.controller.syncService('default/web');
     expect(h.cloud.callCounts()).toEqual({});
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       expect.stringContaining(
         'provider "acme" does not support metadata.annotations[service.beta.kubernetes.io/load-balancer-source-ranges]=192.168.0.0/16',
       ),
@@ -139,7 +132,7 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
     await h.work();
     expect(h.cloud.callCount('ensureLoadBalancer')).toBe(1);
     expect(h.client.actions).toEqual([]);
-    expect(h.recorder.events.at(-1)).toBe(REFUSAL);
+    expect(h.recorder.lines.at(-1)).toBe(REFUSAL);
     expect(h.controller.cache.get('default/web')?.state).toBe(accepted);
     // A Node goes away: the hosts are updated, with the Service as last ensured.
     h.nodeInformer.items.delete('node2');
@@ -161,14 +154,14 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
     await h.controller.syncService('default/web');
     expect(h.cloud.calls).toEqual(['delete']);
     expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
-    expect(h.recorder.events.some((e) => e.includes(REASON_UNSUPPORTED_SERVICE_FIELD))).toBe(false);
+    expect(h.recorder.lines.some((e) => e.includes(REASON_UNSUPPORTED_SERVICE_FIELD))).toBe(false);
   });
 
   it('is not checked when it is not a LoadBalancer Service', async () => {
     const svc = newService('web', 'ClusterIP', { spec: { loadBalancerSourceRanges: ['10.0.0.0/8'] } });
     const h = harness(NO_SOURCE_RANGES, [svc]);
     await h.controller.syncService('default/web');
-    expect(h.recorder.events).toEqual(['Normal DeletedLoadBalancer Deleted load balancer']);
+    expect(h.recorder.lines).toEqual(['Normal DeletedLoadBalancer Deleted load balancer']);
   });
 });
 
@@ -179,7 +172,7 @@ describe('other unsupported fields: a Warning Event, then the load balancer as u
     h.serviceQueue.add('default/sticky');
     await h.work();
     expect(h.cloud.callCount('ensureLoadBalancer')).toBe(1);
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       'Warning UnsupportedServiceField Provider "acme" does not support spec.sessionAffinity=ClientIP (the load balancer spreads one client over the nodes (kube-proxy still keeps its affinity)); ensuring the load balancer without it',
       'Normal EnsuringLoadBalancer Ensuring load balancer',
       'Normal EnsuredLoadBalancer Ensured load balancer',
@@ -192,7 +185,7 @@ describe('other unsupported fields: a Warning Event, then the load balancer as u
     const h = harness(NO_SOURCE_RANGES, [svc]);
     await h.controller.syncService('default/sctp');
     expect(h.cloud.callCount('ensureLoadBalancer')).toBe(1);
-    expect(h.recorder.events[0]).toContain('spec.ports[0].protocol=SCTP');
+    expect(h.recorder.lines[0]).toContain('spec.ports[0].protocol=SCTP');
   });
 });
 
@@ -201,7 +194,7 @@ describe('without a declaration (upstream behaviour)', () => {
     const h = harness(undefined, [ranged()]);
     await h.controller.syncService('default/web');
     expect(h.cloud.callCount('ensureLoadBalancer')).toBe(1);
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       'Normal EnsuringLoadBalancer Ensuring load balancer',
       'Normal EnsuredLoadBalancer Ensured load balancer',
     ]);

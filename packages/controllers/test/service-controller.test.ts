@@ -11,21 +11,13 @@ import {
 } from '@ccm-kit/cloud-provider';
 import { type Logger, metricsRegistry, processNextWorkItem, Workqueue } from '@ccm-kit/runtime';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
-import { FakeCloud, type UpdateBalancerCall } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { serviceLbController } from '../src/service/descriptor.js';
-import {
-  apiError,
-  FakeInformer,
-  makeNode,
-  newService,
-  RecordingClient,
-  RecordingQueue,
-  RecordingRecorder,
-} from './service-fixtures.js';
+import { apiError, FakeInformer, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 interface Harness {
   controller: ServiceController;
@@ -33,7 +25,7 @@ interface Harness {
   services: FakeInformer<V1Service>;
   nodes: FakeInformer<V1Node>;
   client: RecordingClient;
-  recorder: RecordingRecorder;
+  recorder: RecordingEventRecorder;
   serviceQueue: RecordingQueue;
   nodeQueue: RecordingQueue;
 }
@@ -53,7 +45,7 @@ function newController(
   services.set(...(opts.services ?? []));
   nodes.set(...(opts.nodes ?? []));
   const client = new RecordingClient();
-  const recorder = new RecordingRecorder();
+  const recorder = new RecordingEventRecorder();
   const serviceQueue = new RecordingQueue();
   const nodeQueue = new RecordingQueue();
   const controller = new ServiceController({
@@ -100,7 +92,7 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
     expect(h.cloud.calls).toEqual([]);
     expect(h.client.actions).toHaveLength(0);
     // upstream quirk 9 in docs/upstream-quirks.md: DeletedLoadBalancer is emitted even though no load balancer ever existed.
-    expect(h.recorder.events).toEqual(['Normal DeletedLoadBalancer Deleted load balancer']);
+    expect(h.recorder.lines).toEqual(['Normal DeletedLoadBalancer Deleted load balancer']);
   });
 
   for (const [id, protocol] of [
@@ -122,7 +114,7 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
       expect(h.client.actions[1]!.patch).toEqual({
         status: { loadBalancer: { ingress: [{ ip: '', ports: [{ port: 80, protocol }] }] } },
       });
-      expect(h.recorder.events).toEqual([
+      expect(h.recorder.lines).toEqual([
         'Normal EnsuringLoadBalancer Ensuring load balancer',
         'Normal EnsuredLoadBalancer Ensured load balancer',
       ]);
@@ -151,7 +143,7 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
     // The finalizer is removed before the status is cleared (upstream quirk 6 in docs/upstream-quirks.md).
     expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
     expect(h.client.actions[1]!.patch).toEqual({ status: { loadBalancer: { ingress: null } } });
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       'Normal DeletingLoadBalancer Deleting load balancer',
       'Normal DeletedLoadBalancer Deleted load balancer',
     ]);
@@ -413,7 +405,7 @@ describe('TestProcessServiceCreateOrUpdate', () => {
     const recreated = newService('recreated', 'LoadBalancer', { metadata: { uid: 'new-uid' } });
     await h.controller.processServiceCreateOrUpdate(recreated, key(recreated));
     expect(h.cloud.calls.slice(0, 2)).toEqual(['delete', 'create']);
-    expect(h.recorder.events[0]).toBe('Normal DeletingLoadBalancer Deleting load balancer');
+    expect(h.recorder.lines[0]).toBe('Normal DeletingLoadBalancer Deleting load balancer');
   });
   it('the cache entry is removed after a successful delete path, and kept after a failure', async () => {
     const h = newController();
@@ -440,8 +432,8 @@ describe('TestProcessServiceCreateOrUpdateK8sError', () => {
     h.client.error = apiError(409, 'Conflict', text);
     const got = await h.controller.processServiceCreateOrUpdate(svc, key(svc)).catch((e: unknown) => e);
     expect((got as Error).message).toBe(`failed to update load balancer status: ${text}`);
-    expect(h.recorder.events.some((e) => e.includes('Error syncing load balancer'))).toBe(true);
-    expect(h.recorder.events.at(-1)).toBe(
+    expect(h.recorder.lines.some((e) => e.includes('Error syncing load balancer'))).toBe(true);
+    expect(h.recorder.lines.at(-1)).toBe(
       `Warning SyncLoadBalancerFailed Error syncing load balancer: failed to update load balancer status: ${text}`,
     );
   });
@@ -499,7 +491,7 @@ describe('TestProcessServiceDeletion', () => {
     expect(got).toBe(err);
     expect((got as Error).message).toBe('error Deleting the Loadbalancer');
     expect(h.controller.cache.get('external-balancer')).toBeDefined();
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       'Normal DeletingLoadBalancer Deleting load balancer',
       'Warning DeleteLoadBalancerFailed Error deleting load balancer: error Deleting the Loadbalancer',
     ]);
@@ -512,7 +504,7 @@ describe('TestProcessServiceDeletion', () => {
     );
     await expect(h.controller.processServiceDeletion('external-balancer')).resolves.toBeUndefined();
     expect(h.controller.cache.get('external-balancer')).toBeUndefined();
-    expect(h.recorder.events.at(-1)).toBe('Normal DeletedLoadBalancer Deleted load balancer');
+    expect(h.recorder.lines.at(-1)).toBe('Normal DeletedLoadBalancer Deleted load balancer');
   });
 });
 
@@ -693,7 +685,7 @@ describe('TestServiceQueueDelay', () => {
     await processNextWorkItem(h.controller.serviceWorker(), new AbortController().signal);
     expect(h.serviceQueue.addedAfter).toEqual([]);
     expect(h.serviceQueue.rateLimited).toEqual(['default/external-balancer']);
-    expect(h.recorder.events.at(-1)).toBe(
+    expect(h.recorder.lines.at(-1)).toBe(
       'Warning SyncLoadBalancerFailed Error syncing load balancer: failed to delete load balancer: deleting',
     );
   });
@@ -714,7 +706,7 @@ describe('ImplementedElsewhere (upstream quirk 8 in docs/upstream-quirks.md)', (
     expect(h.client.actions[0]!.patch).toEqual({
       metadata: { finalizers: [LOAD_BALANCER_CLEANUP_FINALIZER] },
     });
-    expect(h.recorder.events).toEqual(['Normal EnsuringLoadBalancer Ensuring load balancer']);
+    expect(h.recorder.lines).toEqual(['Normal EnsuringLoadBalancer Ensuring load balancer']);
   });
   it('a wrapped ImplementedElsewhere is not recognised (identity comparison)', async () => {
     const h = newController({ nodes: [node('node1')] });
@@ -732,7 +724,7 @@ describe('ImplementedElsewhere (upstream quirk 8 in docs/upstream-quirks.md)', (
     const svc = withFinalizer(newService('elsewhere', 'NodePort'));
     expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('delete');
     expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
-    expect(h.recorder.events.at(-1)).toBe('Normal DeletedLoadBalancer Deleted load balancer');
+    expect(h.recorder.lines.at(-1)).toBe('Normal DeletedLoadBalancer Deleted load balancer');
   });
   it('from ensureLoadBalancerDeleted on the legacy path: an error', async () => {
     const h = newController();
@@ -740,7 +732,7 @@ describe('ImplementedElsewhere (upstream quirk 8 in docs/upstream-quirks.md)', (
     h.cloud.faults.injectError('ensureLoadBalancerDeleted', { error: err });
     h.controller.cache.getOrCreate('default/gone').state = newService('gone', 'LoadBalancer');
     await expect(h.controller.processServiceDeletion('default/gone')).rejects.toBe(err);
-    expect(h.recorder.events.at(-1)).toBe(
+    expect(h.recorder.lines.at(-1)).toBe(
       'Warning DeleteLoadBalancerFailed Error deleting load balancer: implemented by alternate to cloud provider',
     );
   });
@@ -749,7 +741,7 @@ describe('ImplementedElsewhere (upstream quirk 8 in docs/upstream-quirks.md)', (
     h.cloud.faults.injectError('updateLoadBalancer', { error: new ImplementedElsewhereError() });
     const svc = newService('elsewhere', 'LoadBalancer');
     await expect(h.controller.lockedUpdateLoadBalancerHosts(svc, [node('node1')])).resolves.toBeUndefined();
-    expect(h.recorder.events).toEqual([]);
+    expect(h.recorder.lines).toEqual([]);
   });
 });
 
@@ -762,7 +754,7 @@ describe('ensure path details', () => {
     });
     const svc = newService('lonely', 'LoadBalancer');
     await h.controller.syncLoadBalancerIfNeeded(svc, key(svc));
-    expect(h.recorder.events).toContain(
+    expect(h.recorder.lines).toContain(
       'Warning UnAvailableLoadBalancer There are no available nodes for LoadBalancer',
     );
     expect(h.cloud.ensureCalls[0]!.hosts).toEqual([]);
@@ -812,7 +804,7 @@ describe('ensure path details', () => {
       newService('lb', 'LoadBalancer', { status: { loadBalancer: { ingress: [{ ip: '8.8.8.8' }] } } }),
     );
     expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('ensure');
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       'Normal EnsuringLoadBalancer Ensuring load balancer',
       'Normal EnsuredLoadBalancer Ensured load balancer',
     ]);
@@ -847,7 +839,7 @@ describe('lockedUpdateLoadBalancerHosts', () => {
     const svc = newService('lb', 'LoadBalancer');
     await h.controller.lockedUpdateLoadBalancerHosts(svc, hosts);
     await h.controller.lockedUpdateLoadBalancerHosts(svc, []);
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       'Normal UpdatedLoadBalancer Updated load balancer with new hosts',
       'Warning UnAvailableLoadBalancer There are no available nodes for LoadBalancer',
     ]);
@@ -863,7 +855,7 @@ describe('lockedUpdateLoadBalancerHosts', () => {
       .slice(0, 20)
       .map((n) => n.metadata!.name)
       .join(' ');
-    expect(h.recorder.events).toEqual([
+    expect(h.recorder.lines).toEqual([
       `Warning UpdateLoadBalancerFailed Error updating load balancer with new hosts [${listed} <2 more>] [node names limited, total number of nodes: 22], error: backend pool full`,
     ]);
   });
@@ -874,7 +866,7 @@ describe('lockedUpdateLoadBalancerHosts', () => {
     await expect(
       h.controller.lockedUpdateLoadBalancerHosts(newService('lb', 'LoadBalancer'), hosts),
     ).resolves.toBeUndefined();
-    expect(h.recorder.events).toEqual([]);
+    expect(h.recorder.lines).toEqual([]);
   });
   it('updateLoadBalancer is called without the controller signal (upstream context.TODO, upstream quirk 11 in docs/upstream-quirks.md)', async () => {
     const h = newController();
@@ -984,7 +976,7 @@ describe('start-up order (decision 0204)', () => {
     await running;
     expect(h.cloud.ensureCalls.map((c) => c.service.metadata!.name).sort()).toEqual(['a', 'b', 'c']);
     expect(h.cloud.updateCalls).toEqual([]);
-    expect(h.recorder.events.filter((e) => e.includes('UpdatedLoadBalancer'))).toEqual([]);
+    expect(h.recorder.lines.filter((e) => e.includes('UpdatedLoadBalancer'))).toEqual([]);
   });
 
   it('a Service that has the finalizer is cached together with its last synced nodes (no wait in between)', async () => {
@@ -1032,7 +1024,7 @@ describe('beyond upstream options', () => {
     await h.controller.syncService(key(other));
     expect(h.cloud.calls).toEqual([]);
     expect(h.client.actions).toEqual([]);
-    expect(h.recorder.events).toEqual([]);
+    expect(h.recorder.lines).toEqual([]);
     // Its own class is still cleaned up through the finalizer.
     const mine = withFinalizer(
       newService('mine', 'LoadBalancer', { spec: { loadBalancerClass: 'example.com/lb' } }),
@@ -1082,7 +1074,7 @@ describe('construction', () => {
           serviceInformer: new FakeInformer<V1Service>(),
           nodeInformer: new FakeInformer<V1Node>(),
           clusterName: 'c',
-          recorder: new RecordingRecorder(),
+          recorder: new RecordingEventRecorder(),
           serviceQueue: new RecordingQueue(),
           nodeQueue: new RecordingQueue(),
         }),
@@ -1233,7 +1225,7 @@ describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () 
       serviceInformer: services,
       nodeInformer: nodes,
       clusterName: 'test-cluster',
-      recorder: new RecordingRecorder(),
+      recorder: new RecordingEventRecorder(),
       serviceQueue,
       nodeQueue: new Workqueue<string>({ rateLimiter: serviceQueueRateLimiter<string>() }),
     });
@@ -1288,7 +1280,7 @@ describe('a Service that got another class while the controller was away (decisi
     expect(await h.controller.syncLoadBalancerIfNeeded(svc, key(svc))).toBe('delete');
     expect(h.cloud.calls).toEqual([]);
     expect(h.client.actions).toEqual([]);
-    expect(h.recorder.events).toEqual([]);
+    expect(h.recorder.lines).toEqual([]);
   });
 
   it('with the loadBalancerClass option, keeps decision 0203: another class is never cleaned up', () => {

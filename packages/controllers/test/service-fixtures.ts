@@ -1,7 +1,7 @@
 /**
  * Test doubles for the service load-balancer controller's unit tests (the upstream harness of
- * controllers/service/controller_test.go: synced informers, a recording event recorder formatting
- * `"<Type> <Reason> <Message>"`, a recording status patcher and a queue that records its calls).
+ * controllers/service/controller_test.go: synced informers, a recording status patcher and a queue that records
+ * its calls); the event recorder is the test kit's `RecordingEventRecorder`.
  */
 import type {
   DeletedFinalStateUnknown,
@@ -9,8 +9,8 @@ import type {
   InformerEventHandler,
   ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
-import { ApiException, type V1Node, type V1ObjectReference, type V1Service } from '@kubernetes/client-node';
-import type { KeyQueue, ServiceEventRecorder } from '../src/service/types.js';
+import { ApiException, type V1Node, type V1Service } from '@kubernetes/client-node';
+import type { KeyQueue } from '../src/service/types.js';
 
 /** An informer over an in-memory map, keyed `namespace/name` (or `name`). */
 export class FakeInformer<T extends { metadata?: { name?: string; namespace?: string } }>
@@ -124,16 +124,6 @@ export class RecordingQueue implements KeyQueue {
     const w = this.#waiters.shift();
     if (w) w(key);
     else this.#pending.push(key);
-  }
-}
-
-/** Records events as `"<Type> <Reason> <Message>"` (upstream's FakeRecorder format) plus the reference. */
-export class RecordingRecorder implements ServiceEventRecorder {
-  readonly events: string[] = [];
-  readonly refs: V1ObjectReference[] = [];
-  event(ref: V1ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.events.push(`${type} ${reason} ${message}`);
-    this.refs.push(ref);
   }
 }
 

@@ -5,19 +5,12 @@
  */
 import { runWorkers, Workqueue } from '@ccm-kit/runtime';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from '../src/service/host-update-window.js';
-import {
-  FakeInformer,
-  makeNode,
-  newService,
-  RecordingClient,
-  RecordingQueue,
-  RecordingRecorder,
-} from './service-fixtures.js';
+import { FakeInformer, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -126,7 +119,7 @@ async function joinNodes(times: readonly number[], windowMs: number): Promise<{ 
     serviceInformer: services,
     nodeInformer: nodes,
     clusterName: 'test-cluster',
-    recorder: new RecordingRecorder(),
+    recorder: new RecordingEventRecorder(),
     serviceQueue: new RecordingQueue(),
     nodeQueue,
     hostUpdateWindowMs: windowMs,
@@ -165,7 +158,7 @@ describe('coalesced host updates', () => {
       serviceInformer: new FakeInformer<V1Service>(),
       nodeInformer: nodes,
       clusterName: 'c',
-      recorder: new RecordingRecorder(),
+      recorder: new RecordingEventRecorder(),
       serviceQueue: new RecordingQueue(),
       nodeQueue,
     });
@@ -221,7 +214,7 @@ describe('coalesced host updates', () => {
       serviceInformer: new FakeInformer<V1Service>(),
       nodeInformer: nodes,
       clusterName: 'c',
-      recorder: new RecordingRecorder(),
+      recorder: new RecordingEventRecorder(),
       serviceQueue: new RecordingQueue(),
       nodeQueue,
       hostUpdateWindowMs: 100,

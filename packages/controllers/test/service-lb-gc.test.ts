@@ -4,14 +4,14 @@
  */
 import type { CloudProvider, ControllerClientBuilder, Informer, SharedInformers } from '@ccm-kit/cloud-provider';
 import { currentCloudLane, type Logger, metricsRegistry } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { type LoadBalancerGCConfig } from '../src/service-lb-gc/config.js';
 import { type ListingLoadBalancer, LoadBalancerCollector } from '../src/service-lb-gc/controller.js';
 import { serviceLbGcController } from '../src/service-lb-gc/descriptor.js';
-import { FakeInformer, newService, RecordingRecorder } from './service-fixtures.js';
+import { FakeInformer, newService } from './service-fixtures.js';
 
 const CLUSTER = 'gc-cluster';
 const GRACE = 60_000;
@@ -31,7 +31,7 @@ function recordingLogger(lines: string[]): Logger {
 interface Setup {
   cloud: FakeCloud;
   services: FakeInformer<V1Service>;
-  recorder: RecordingRecorder;
+  recorder: RecordingEventRecorder;
   logs: string[];
   clock: { now: number };
   /** What the API server answers to a read right before a delete (default: the informer's object). */
@@ -43,7 +43,7 @@ interface Setup {
 function setup(opts: { mode?: LoadBalancerGCConfig['mode']; loadBalancerClass?: string; lb?: (c: FakeCloud) => ListingLoadBalancer } = {}): Setup {
   const cloud = new FakeCloud({ externalIP: '1.2.3.4' });
   const services = new FakeInformer<V1Service>();
-  const recorder = new RecordingRecorder();
+  const recorder = new RecordingEventRecorder();
   const logs: string[] = [];
   const clock = { now: 1_000_000 };
   const live: Setup['live'] = {};
@@ -105,10 +105,10 @@ describe('the two-pass grace rule', () => {
     expect(s.cloud.callLog.entries().filter((e) => e.method === 'ensureLoadBalancerDeleted').map((e) => e.subject)).toEqual([
       'default/gone',
     ]);
-    expect(s.recorder.events).toEqual([
+    expect(s.recorder.lines).toEqual([
       expect.stringMatching(/^Normal DeletedOrphanedLoadBalancer Deleted orphaned load balancer a.* no Service with UID uid-gone for 60 s$/),
     ]);
-    expect(s.recorder.refs[0]).toMatchObject({ kind: 'Service', namespace: 'default', name: 'gone', uid: 'uid-gone' });
+    expect(s.recorder.events[0]?.object).toMatchObject({ kind: 'Service', namespace: 'default', name: 'gone', uid: 'uid-gone' });
     expect(s.logs.some((l) => l.startsWith('I Deleted orphaned load balancer') && l.includes('"service":"default/gone"'))).toBe(true);
     const deleted = await metricsRegistry.getSingleMetric('service_lb_gc_deleted_load_balancers_total')?.get();
     expect(deleted?.values[0]?.value).toBeGreaterThanOrEqual(1);
@@ -140,7 +140,7 @@ describe('the two-pass grace rule', () => {
       readService: async () => undefined,
       clusterName: CLUSTER,
       config: { mode: 'delete', gracePeriodMs: 0, periodMs: 1000 },
-      recorder: new RecordingRecorder(),
+      recorder: new RecordingEventRecorder(),
       logger: recordingLogger([]),
       now: () => 5,
     });
@@ -173,7 +173,7 @@ describe('dry run', () => {
     expect((await s.pass()).wouldDelete).toEqual([balancerOf(s, gone)]);
     expect(deletes(s)).toBe(0);
     expect(s.cloud.balancers.size).toBe(1);
-    expect(s.recorder.events).toEqual([
+    expect(s.recorder.lines).toEqual([
       expect.stringMatching(/^Warning OrphanedLoadBalancer Load balancer a\S+ has had no Service with UID uid-gone for 60 s; --lb-gc-mode=delete would delete it$/),
     ]);
     expect(s.logs.filter((l) => l.includes('dry run, not deleting'))).toHaveLength(1);
@@ -288,13 +288,13 @@ describe('never deletes', () => {
     expect(r.kept).toEqual([balancerOf(s, switched)]);
     expect(deletes(s)).toBe(0);
     expect(s.cloud.balancers.has(balancerOf(s, deleting))).toBe(true);
-    expect(s.recorder.events).toEqual([
+    expect(s.recorder.lines).toEqual([
       expect.stringMatching(/^Warning OrphanedLoadBalancerKept Load balancer a\S+ is no longer wanted by this Service/),
     ]);
-    expect(s.recorder.refs[0]).toMatchObject({ name: 'switched', uid: 'uid-switched' });
+    expect(s.recorder.events[0]?.object).toMatchObject({ name: 'switched', uid: 'uid-switched' });
     s.clock.now += GRACE;
     await s.pass();
-    expect(s.recorder.events).toHaveLength(1);
+    expect(s.recorder.lines).toHaveLength(1);
     expect(await gaugeValue('not-wanted')).toBe(1);
   });
 
@@ -339,7 +339,7 @@ describe('a failed delete', () => {
     s.cloud.faults.injectError('ensureLoadBalancerDeleted', { times: 1, error: new Error('quota') });
     const r = await s.pass();
     expect(r.kept).toEqual([balancerOf(s, svc)]);
-    expect(s.recorder.events).toEqual([
+    expect(s.recorder.lines).toEqual([
       expect.stringMatching(/^Warning DeleteOrphanedLoadBalancerFailed Deleting orphaned load balancer a\S+ failed: quota$/),
     ]);
     expect((await s.pass()).deleted).toEqual([balancerOf(s, svc)]);

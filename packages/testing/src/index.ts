@@ -1,6 +1,7 @@
 /**
  * `@ccm-kit/testing`: `FakeCloud` (every facet switchable, fault injection, call log), `startControlPlane`
- * (a real kube-apiserver + etcd), `TestCluster`, the provider conformance suite's options and plan, and the
+ * (a real kube-apiserver + etcd), `TestCluster`, unit-test fakes (`MemoryInformer`, `RecordingEventRecorder`,
+ * Node and Service builders), the provider conformance suite's options and plan, and the
  * runner-independent parts of the test kit (log capture, `errorMessage`, `uniqueName`). The vitest helpers
  * are in `@ccm-kit/testing/vitest`. Every name here is public API, covered by semver; the package README
  * lists them by group.
@@ -75,6 +76,22 @@ export {
   type MethodSelector,
   type FakeRoute,
 } from './fake-cloud/index.js';
+export {
+  type InitializedNodeOptions,
+  initializedNode,
+  type KubeletNodeOptions,
+  kubeletNode,
+  type LoadBalancerServiceOptions,
+  loadBalancerService,
+  MemoryInformer,
+  type MemorySharedInformers,
+  memoryInformers,
+  type NamedObject,
+  objectKey,
+  type RecordedEvent,
+  RecordingEventRecorder,
+  uninitializedTaint,
+} from './fakes/index.js';
 export {
   captureLogs,
   restoreLogWriter,

@@ -1,0 +1,101 @@
+import type { V1Node } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import {
+  initializedNode,
+  kubeletNode,
+  loadBalancerService,
+  MemoryInformer,
+  memoryInformers,
+  objectKey,
+  RecordingEventRecorder,
+  uninitializedTaint,
+} from '../src/index.js';
+
+describe('MemoryInformer', () => {
+  it('keys namespaced objects namespace/name and cluster-scoped ones by name', () => {
+    expect(objectKey(loadBalancerService('web', { namespace: 'ns' }))).toBe('ns/web');
+    expect(objectKey(kubeletNode('n1'))).toBe('n1');
+  });
+
+  it('set fills the cache silently; add/update/remove call handlers in order', () => {
+    const inf = new MemoryInformer<V1Node>([kubeletNode('a')]);
+    const calls: string[] = [];
+    inf.addEventHandler({
+      onAdd: (o, initial) => calls.push(`add ${o.metadata?.name} ${initial}`),
+      onUpdate: (o, n) => calls.push(`update ${o.metadata?.name} ${o === n}`),
+      onDelete: (o) => calls.push(`delete ${'deletedFinalStateUnknown' in o ? `tombstone ${o.key}` : o.metadata?.name}`),
+    });
+    inf.set(kubeletNode('b'));
+    const c = kubeletNode('c');
+    inf.add(c);
+    inf.update(kubeletNode('c'));
+    inf.update(kubeletNode('d'));
+    inf.remove('c');
+    inf.remove(kubeletNode('a'), { tombstone: true });
+    inf.remove('missing');
+    expect(calls).toEqual(['add c false', 'update c false', 'add d false', 'delete c', 'delete tombstone a']);
+    expect(inf.lister.list().map((n) => n.metadata?.name)).toEqual(['b', 'd']);
+    expect(inf.lister.get('b')?.metadata?.name).toBe('b');
+  });
+
+  it('stops calling a removed handler; hasSynced and listError are settable', () => {
+    const inf = new MemoryInformer<V1Node>();
+    let adds = 0;
+    const remove = inf.addEventHandler({ onAdd: () => adds++ });
+    inf.add(kubeletNode('a'));
+    remove();
+    inf.add(kubeletNode('b'));
+    expect(adds).toBe(1);
+    inf.synced = false;
+    expect(inf.hasSynced()).toBe(false);
+    inf.listError = new Error('boom');
+    expect(() => inf.lister.list()).toThrow('boom');
+  });
+
+  it('memoryInformers serves the Node and Service informers it exposes', () => {
+    const informers = memoryInformers({ nodes: [kubeletNode('a')], services: [loadBalancerService('web')] });
+    expect(informers.nodes()).toBe(informers.nodeInformer);
+    expect(informers.services().lister.get('default/web')?.spec?.type).toBe('LoadBalancer');
+    expect(informers.nodes().lister.list()).toHaveLength(1);
+  });
+});
+
+describe('RecordingEventRecorder', () => {
+  it('records event, eventf (Go-style formatting) and annotatedEventf, and renders FakeRecorder lines', () => {
+    const r = new RecordingEventRecorder();
+    const node = kubeletNode('n1');
+    r.event(node, 'Normal', 'Synced', 'done');
+    r.eventf(node, 'Warning', 'Failed', 'error %q after %d tries', 'x', 3);
+    r.annotatedEventf(node, { a: 'b' }, 'Normal', 'Noted', '%s', 'hi');
+    expect(r.events[0]).toEqual({ object: node, type: 'Normal', reason: 'Synced', message: 'done' });
+    expect(r.events[2]?.annotations).toEqual({ a: 'b' });
+    expect(r.lines).toEqual(['Normal Synced done', 'Warning Failed error "x" after 3 tries', 'Normal Noted hi']);
+  });
+});
+
+describe('builders', () => {
+  it('kubeletNode carries the uninitialized taint and no providerID by default', () => {
+    const n = kubeletNode('n1', { ready: 'True' });
+    expect(n.spec?.taints).toEqual([uninitializedTaint()]);
+    expect(n.spec?.providerID).toBeUndefined();
+    expect(n.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'True', reason: 'KubeletReady' });
+  });
+
+  it('initializedNode has a providerID, no taints and Ready=True unless overridden', () => {
+    expect(initializedNode('n1')).toMatchObject({
+      spec: { providerID: 'fake://n1', taints: [] },
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    expect(initializedNode('n1', { ready: 'unset' }).status?.conditions).toEqual([]);
+  });
+
+  it('loadBalancerService lays spec overrides over the defaults', () => {
+    const s = loadBalancerService('web', { spec: { externalTrafficPolicy: 'Local' } });
+    expect(s.spec).toEqual({
+      type: 'LoadBalancer',
+      ports: [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }],
+      externalTrafficPolicy: 'Local',
+    });
+    expect(s.metadata?.uid).toBe('uid-default-web');
+  });
+});
