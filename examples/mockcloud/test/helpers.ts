@@ -1,8 +1,8 @@
 /**
  * Test helpers: a real in-process mock API server, a fast-retrying client, Node/Service builders,
- * a recording logger, a fake Service patch client and a fake Node informer.
+ * a recording logger and a fake Service patch client.
  */
-import type { Informer, InformerEventHandler, ServiceStatusClient } from '@ccm-kit/cloud-provider';
+import type { ServiceStatusClient } from '@ccm-kit/cloud-provider';
 import type { LogFields, Logger } from '@ccm-kit/runtime';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1Service, V1ServicePort } from '@kubernetes/client-node';
@@ -112,45 +112,6 @@ export class FakeServiceClient implements ServiceStatusClient {
     }
     this.patches.push({ namespace, name, patch });
     return {};
-  }
-}
-
-/** An in-memory Node informer whose contents and events a test drives. */
-export class FakeNodeInformer implements Informer<V1Node> {
-  readonly nodes = new Map<string, V1Node>();
-  readonly handlers = new Set<InformerEventHandler<V1Node>>();
-  synced = true;
-  readonly lister = {
-    get: (key: string) => this.nodes.get(key),
-    list: () => [...this.nodes.values()],
-  };
-
-  hasSynced(): boolean {
-    return this.synced;
-  }
-
-  addEventHandler(handler: InformerEventHandler<V1Node>): () => void {
-    this.handlers.add(handler);
-    return () => this.handlers.delete(handler);
-  }
-
-  /** Adds or replaces a Node and tells the handlers. */
-  upsert(n: V1Node): void {
-    const name = n.metadata!.name!;
-    const old = this.nodes.get(name);
-    this.nodes.set(name, n);
-    for (const h of this.handlers) {
-      if (old) h.onUpdate?.(old, n);
-      else h.onAdd?.(n, false);
-    }
-  }
-
-  /** Removes a Node and tells the handlers. */
-  remove(name: string): void {
-    const old = this.nodes.get(name);
-    if (!old) return;
-    this.nodes.delete(name);
-    for (const h of this.handlers) h.onDelete?.(old);
   }
 }
 

@@ -1,5 +1,7 @@
 import { type CloudProvider, LABEL_TOPOLOGY_ZONE } from '@ccm-kit/cloud-provider';
 import { type ControllerContext, defaultCloudControllerConfig } from '@ccm-kit/controllers';
+import { MemoryInformer } from '@ccm-kit/testing';
+import type { V1Node } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import type { Server } from '../src/client/index.js';
@@ -14,7 +16,6 @@ import {
   taggerController,
 } from '../src/index.js';
 import {
-  FakeNodeInformer,
   fastClient,
   node,
   recordingLogger,
@@ -85,10 +86,10 @@ describe('tagger: planServerLabels', () => {
 
 describe('tagger: controller against the mock API', () => {
   let api: MockCloudApiServer;
-  let informer: FakeNodeInformer;
+  let informer: MemoryInformer<V1Node>;
   beforeEach(async () => {
     api = await startApi();
-    informer = new FakeNodeInformer();
+    informer = new MemoryInformer<V1Node>();
   });
   afterEach(async () => {
     await api.close();
@@ -108,8 +109,8 @@ describe('tagger: controller against the mock API', () => {
   it('applies one pass and is idempotent', async () => {
     const s1 = api.state.addServer({ name: 'n1' });
     const s2 = api.state.addServer({ name: 'n2' });
-    informer.upsert(node('n1', `mockcloud://${s1.id}`, { [LABEL_TOPOLOGY_ZONE]: 'z1' }));
-    informer.upsert(node('n2', `mockcloud://${s2.id}`));
+    informer.update(node('n1', `mockcloud://${s1.id}`, { [LABEL_TOPOLOGY_ZONE]: 'z1' }));
+    informer.update(node('n2', `mockcloud://${s2.id}`));
     const t = tagger();
     expect(await t.runOnce()).toEqual({ updated: 2, failed: 0 });
     expect(api.state.getServer(s1.id)!.labels).toEqual({
@@ -123,8 +124,8 @@ describe('tagger: controller against the mock API', () => {
   it('counts per-server failures and carries on', async () => {
     const s1 = api.state.addServer({ name: 'n1' });
     const s2 = api.state.addServer({ name: 'n2' });
-    informer.upsert(node('n1', `mockcloud://${s1.id}`));
-    informer.upsert(node('n2', `mockcloud://${s2.id}`));
+    informer.update(node('n1', `mockcloud://${s1.id}`));
+    informer.update(node('n2', `mockcloud://${s2.id}`));
     api.injectFault({ status: 422, method: 'PATCH', pathPrefix: `/v1/servers/${s1.id}` });
     expect(await tagger().runOnce()).toEqual({ updated: 1, failed: 1 });
     expect(api.state.getServer(s2.id)!.labels[LABEL_NODE_NAME]).toBe('n2');
@@ -138,18 +139,18 @@ describe('tagger: controller against the mock API', () => {
     const done = t.run(ac.signal);
     await new Promise((r) => setTimeout(r, 50));
     expect(api.requests()).toHaveLength(0); // waits for the informer
-    informer.upsert(node('n1', `mockcloud://${s1.id}`));
+    informer.update(node('n1', `mockcloud://${s1.id}`));
     informer.synced = true;
     await waitFor(() => api.state.getServer(s1.id)!.labels[LABEL_NODE_NAME] === 'n1');
     // A zone change nudges a pass long before the 60 s period.
-    informer.upsert(node('n1', `mockcloud://${s1.id}`, { [LABEL_TOPOLOGY_ZONE]: 'z9' }));
+    informer.update(node('n1', `mockcloud://${s1.id}`, { [LABEL_TOPOLOGY_ZONE]: 'z9' }));
     await waitFor(() => api.state.getServer(s1.id)!.labels[LABEL_NODE_ZONE] === 'z9');
     // Deleting the Node untags its server.
     informer.remove('n1');
     await waitFor(() => api.state.getServer(s1.id)!.labels[LABEL_CLUSTER_ID] === undefined);
     ac.abort();
     await done;
-    expect(informer.handlers.size).toBe(0);
+    expect(informer.handlers).toHaveLength(0);
     expect(t.consecutiveFailures).toBe(0);
   });
 
@@ -173,7 +174,7 @@ describe('tagger: descriptor', () => {
     await api.close();
   });
 
-  function context(cloud: CloudProvider, informer: FakeNodeInformer, signal: AbortSignal): ControllerContext {
+  function context(cloud: CloudProvider, informer: MemoryInformer<V1Node>, signal: AbortSignal): ControllerContext {
     return {
       cloud,
       clients: {
@@ -210,15 +211,15 @@ describe('tagger: descriptor', () => {
   it('does not start for another provider', async () => {
     const other: CloudProvider = { providerName: () => 'fake', hasClusterID: () => true };
     const r = await taggerController.init(
-      context(other, new FakeNodeInformer(), new AbortController().signal),
+      context(other, new MemoryInformer<V1Node>(), new AbortController().signal),
     );
     expect(r).toEqual({ started: false, reason: 'the cloud provider is fake, not mockcloud' });
   });
 
   it('starts on the shared Node informer, stops with the signal and reports health', async () => {
     const s1 = api.state.addServer({ name: 'n1' });
-    const informer = new FakeNodeInformer();
-    informer.upsert(node('n1', `mockcloud://${s1.id}`));
+    const informer = new MemoryInformer<V1Node>();
+    informer.update(node('n1', `mockcloud://${s1.id}`));
     const cloud = new MockCloudProvider(testConfig(api), { logger: recordingLogger() });
     const ac = new AbortController();
     const r = await taggerController.init(context(cloud, informer, ac.signal));

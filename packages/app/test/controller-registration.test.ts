@@ -5,7 +5,7 @@
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import { builtInControllers, defaultCloudControllerConfig, nodeRouteController } from '@ccm-kit/controllers';
 import { createLogger, HealthChecks, type SharedInformerFactory } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, memoryInformers } from '@ccm-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { allControllers, StartupError } from '../src/index.js';
 import { runControllers } from '../src/manager/controllers.js';
@@ -33,14 +33,8 @@ describe('vendor controller registration', () => {
         return Object.create(Api.prototype);
       },
     };
-    const nodes = {
-      lister: { list: () => [], get: () => undefined },
-      hasSynced: () => true,
-      addEventHandler: () => () => {},
-    };
     const informers = {
-      nodes: () => nodes,
-      services: () => nodes,
+      ...memoryInformers(),
       start: () => {},
       waitForCacheSync: async () => true,
     } as unknown as SharedInformerFactory;

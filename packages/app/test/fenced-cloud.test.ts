@@ -4,7 +4,7 @@
  */
 import { CloudNodeLifecycleController } from '@ccm-kit/controllers/internal';
 import { createLogger, isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { fencedCloud } from '../src/manager/fenced-cloud.js';
@@ -58,11 +58,7 @@ describe('fencedCloud', () => {
     ];
     const deleted: string[] = [];
     const client = { deleteNode: async ({ name }: { name: string }) => void deleted.push(name) } as unknown as CoreV1Api;
-    const informer = {
-      lister: { get: (k: string) => nodes.find((n) => n.metadata?.name === k), list: () => nodes },
-      hasSynced: () => true,
-      addEventHandler: () => () => {},
-    };
+    const informer = new MemoryInformer(nodes);
     const c = new CloudNodeLifecycleController({
       informers: { nodes: () => informer } as never,
       client,

@@ -5,13 +5,13 @@
  */
 import type { InstanceStatePage, InstancesV2 } from '@ccm-kit/cloud-provider';
 import { type CloudLane, currentCloudLane } from '@ccm-kit/runtime';
-import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
 import { listingIsCheaper, readInstanceListing } from '../src/shared/instance-listing.js';
-import { staticNodeInformer, testLogger } from './cloud-node-harness.js';
+import { testLogger } from './cloud-node-harness.js';
 
 const addresses = (ip: string): V1NodeAddress[] => [{ type: 'InternalIP', address: ip }];
 
@@ -128,7 +128,7 @@ function initialized(name: string, providerID?: string): V1Node {
 function statusController(nodes: V1Node[], cloud: FakeCloud) {
   const { client, patches } = statusClient();
   const c = new CloudNodeController({
-    informers: { nodes: () => staticNodeInformer(nodes) as never },
+    informers: { nodes: () => new MemoryInformer(nodes) as never },
     client: client as never,
     cloud,
     recorder: new RecordingEventRecorder(),
@@ -213,14 +213,15 @@ function lifecycle(nodes: V1Node[], cloud: FakeCloud) {
     },
   } as unknown as CoreV1Api;
   const recorder = new RecordingEventRecorder();
+  const informer = new MemoryInformer(nodes);
   const c = new CloudNodeLifecycleController({
-    informers: { nodes: () => staticNodeInformer(nodes) },
+    informers: { nodes: () => informer },
     client,
     cloud,
     recorder,
     logger: testLogger,
   });
-  return { c, writes, recorder };
+  return { c, writes, recorder, informer };
 }
 
 const perNodeCalls = (cloud: FakeCloud) =>
@@ -296,7 +297,7 @@ describe('cloud-node-lifecycle monitor with batch reads', () => {
     await many.c.monitorNodes();
     expect(cloud.calls).toEqual(Array(3).fill('list-instance-states'));
     // The same controller, now one NotReady Node: 2 per-Node calls are cheaper than 3 pages.
-    all.splice(1);
+    for (const n of all.slice(1)) many.informer.remove(n);
     cloud.clearCalls();
     await many.c.monitorNodes();
     expect(cloud.calls).toEqual(['instance-exists', 'instance-shutdown']);

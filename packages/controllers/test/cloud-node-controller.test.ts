@@ -3,32 +3,11 @@
  * (NODE-35..38), the PUT-with-conflict-retry init write, nil metadata in the status loop (decision 0100),
  * event handlers, node ownership and construction errors.
  */
-import type { Informer, InformerEventHandler } from '@ccm-kit/cloud-provider';
-import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
 import { CLOUD_ADDRESSES, testLogger, UNINITIALIZED_TAINT } from './cloud-node-harness.js';
-
-class MemoryInformer implements Informer<V1Node> {
-  readonly nodes = new Map<string, V1Node>();
-  readonly handlers: InformerEventHandler<V1Node>[] = [];
-  readonly lister = {
-    get: (key: string) => this.nodes.get(key),
-    list: () => [...this.nodes.values()],
-  };
-  hasSynced(): boolean {
-    return true;
-  }
-  addEventHandler(handler: InformerEventHandler<V1Node>): () => void {
-    this.handlers.push(handler);
-    return () => this.handlers.splice(this.handlers.indexOf(handler), 1);
-  }
-  add(node: V1Node): void {
-    this.nodes.set(node.metadata!.name!, node);
-    for (const h of this.handlers) h.onAdd?.(node, false);
-  }
-}
 
 interface StubCall {
   verb: string;
@@ -73,7 +52,7 @@ function node(name: string, extra: Partial<V1Node['spec']> = {}, rv = '1'): V1No
 }
 
 function controller(
-  informer: MemoryInformer,
+  informer: MemoryInformer<V1Node>,
   cloud: FakeCloud,
   client: CoreV1Api,
   extra: Partial<ConstructorParameters<typeof CloudNodeController>[0]> = {},
@@ -98,8 +77,8 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
     ['NODE-38', 30],
   ] as const) {
     it(`${id}: ${workers} worker(s): one node-addresses-by-provider-id call per node, ${workers} at a time`, async () => {
-      const informer = new MemoryInformer();
-      for (let i = 0; i < 100; i++) informer.nodes.set(`node${i}`, node(`node${i}`));
+      const informer = new MemoryInformer<V1Node>();
+      for (let i = 0; i < 100; i++) informer.set(node(`node${i}`));
       const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES, requestDelayMs: 10 });
       const { client, calls } = stubClient();
       const { c } = controller(informer, cloud, client, { statusUpdateWorkerCount: workers });
@@ -113,8 +92,8 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
   }
 
   it('statusUpdateWorkerCount 0 falls back to workerCount', async () => {
-    const informer = new MemoryInformer();
-    for (let i = 0; i < 20; i++) informer.nodes.set(`n${i}`, node(`n${i}`));
+    const informer = new MemoryInformer<V1Node>();
+    for (let i = 0; i < 20; i++) informer.set(node(`n${i}`));
     const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES, requestDelayMs: 10 });
     const { client } = stubClient();
     const { c } = controller(informer, cloud, client, { workerCount: 4, statusUpdateWorkerCount: 0 });
@@ -124,8 +103,8 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
   });
 
   it('--concurrent-node-syncs=0 with no status workers refreshes no node (ParallelizeUntil with 0 workers)', async () => {
-    const informer = new MemoryInformer();
-    for (let i = 0; i < 3; i++) informer.nodes.set(`n${i}`, node(`n${i}`));
+    const informer = new MemoryInformer<V1Node>();
+    for (let i = 0; i < 3; i++) informer.set(node(`n${i}`));
     const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient();
     const { c } = controller(informer, cloud, client, { workerCount: 0, statusUpdateWorkerCount: 0 });
@@ -135,9 +114,9 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
   });
 
   it('skips a node whose InstancesV2 metadata is nil instead of crashing (decision 0100)', async () => {
-    const informer = new MemoryInformer();
-    informer.nodes.set('nil', node('nil', { providerID: 'fake://nil' }));
-    informer.nodes.set('ok', node('ok', { providerID: 'fake://ok' }));
+    const informer = new MemoryInformer<V1Node>();
+    informer.set(node('nil', { providerID: 'fake://nil' }));
+    informer.set(node('ok', { providerID: 'fake://ok' }));
     const cloud = new FakeCloud({
       enableInstancesV2: true,
       overrideInstanceMetadata: (n) =>
@@ -150,11 +129,11 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
   });
 
   it('cloud errors and invalid provided node IPs skip the node; labels are never touched', async () => {
-    const informer = new MemoryInformer();
+    const informer = new MemoryInformer<V1Node>();
     const bad = node('badip');
     bad.metadata!.annotations = { 'alpha.kubernetes.io/provided-node-ip': '10.9.9.9' };
-    informer.nodes.set('badip', bad);
-    informer.nodes.set('tainted', node('tainted', { taints: [UNINITIALIZED_TAINT] }));
+    informer.set(bad);
+    informer.set(node('tainted', { taints: [UNINITIALIZED_TAINT] }));
     const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient();
     const { c } = controller(informer, cloud, client);
@@ -166,10 +145,10 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
   });
 
   it('writes the status with a replace directive, never clears addresses', async () => {
-    const informer = new MemoryInformer();
+    const informer = new MemoryInformer<V1Node>();
     const n = node('n1');
     n.status = { addresses: [{ type: 'Hostname', address: 'kubelet-name' }] };
-    informer.nodes.set('n1', n);
+    informer.set(n);
     const cloud = new FakeCloud({ addresses: [{ type: 'InternalIP', address: '10.0.0.9' }] });
     const { client, calls } = stubClient();
     const { c } = controller(informer, cloud, client);
@@ -196,8 +175,8 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
   });
 
   it('a node without addresses gets the plain list, no replace directive (as PatchNodeStatus)', async () => {
-    const informer = new MemoryInformer();
-    informer.nodes.set('n1', node('n1'));
+    const informer = new MemoryInformer<V1Node>();
+    informer.set(node('n1'));
     const cloud = new FakeCloud({ addresses: [{ type: 'InternalIP', address: '10.0.0.9' }] });
     const { client, calls } = stubClient();
     const { c } = controller(informer, cloud, client);
@@ -214,10 +193,8 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
 
 describe('initialization write', () => {
   it('is a full PUT retried on conflict, re-reading the lister each time, then the status patch', async () => {
-    const informer = new MemoryInformer();
-    informer.nodes.set(
-      'n1',
-      node('n1', { taints: [UNINITIALIZED_TAINT, { key: 'keep', effect: 'NoSchedule' }] }),
+    const informer = new MemoryInformer<V1Node>();
+    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT, { key: 'keep', effect: 'NoSchedule' }] }),
     );
     const cloud = new FakeCloud({ extID: { n1: '42' }, addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient({
@@ -230,7 +207,7 @@ describe('initialization write', () => {
           '2',
         );
         newer.metadata!.labels = { added: 'meanwhile' };
-        informer.nodes.set('n1', newer);
+        informer.set(newer);
         return Object.assign(new Error('Conflict'), { code: 409 });
       },
     });
@@ -260,8 +237,8 @@ describe('initialization write', () => {
   });
 
   it('stops retrying conflicts once the controller is stopped (no retry loop left running after abort)', async () => {
-    const informer = new MemoryInformer();
-    informer.nodes.set('n1', node('n1', { taints: [UNINITIALIZED_TAINT] }));
+    const informer = new MemoryInformer<V1Node>();
+    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT] }));
     const cloud = new FakeCloud({ extID: { n1: '42' } });
     const abort = new AbortController();
     const { client, calls } = stubClient({
@@ -277,8 +254,8 @@ describe('initialization write', () => {
   });
 
   it('a non-conflict error fails the sync at once (the worker requeues it)', async () => {
-    const informer = new MemoryInformer();
-    informer.nodes.set('n1', node('n1', { taints: [UNINITIALIZED_TAINT] }));
+    const informer = new MemoryInformer<V1Node>();
+    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT] }));
     const cloud = new FakeCloud({ extID: { n1: '42' } });
     const { client, calls } = stubClient({
       replace: () => Object.assign(new Error('Forbidden'), { code: 403 }),
@@ -290,8 +267,8 @@ describe('initialization write', () => {
   });
 
   it('wraps metadata errors with the upstream message', async () => {
-    const informer = new MemoryInformer();
-    informer.nodes.set('n1', node('n1', { taints: [UNINITIALIZED_TAINT] }));
+    const informer = new MemoryInformer<V1Node>();
+    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT] }));
     const cloud = new FakeCloud({ enableInstancesV2: true, metadataErr: new Error('metadata error') });
     const { client } = stubClient();
     const { c } = controller(informer, cloud, client);
@@ -302,7 +279,7 @@ describe('initialization write', () => {
 
   it('a node missing from the lister is ignored', async () => {
     const { client, calls } = stubClient();
-    const { c } = controller(new MemoryInformer(), new FakeCloud(), client);
+    const { c } = controller(new MemoryInformer<V1Node>(), new FakeCloud(), client);
     await expect(c.syncNode('ghost')).resolves.toBeUndefined();
     expect(calls).toEqual([]);
   });
@@ -310,7 +287,7 @@ describe('initialization write', () => {
 
 describe('run', () => {
   it('adds and updates enqueue the node; workers initialize it; stops on abort', async () => {
-    const informer = new MemoryInformer();
+    const informer = new MemoryInformer<V1Node>();
     const cloud = new FakeCloud({ extID: { n1: '7' }, addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient();
     const { c } = controller(informer, cloud, client, { nodeStatusUpdateFrequencyMs: 60_000 });
@@ -327,7 +304,7 @@ describe('run', () => {
   });
 
   it('nodeOwnership: rejected nodes are never queued, initialized or refreshed', async () => {
-    const informer = new MemoryInformer();
+    const informer = new MemoryInformer<V1Node>();
     const cloud = new FakeCloud({ extID: { foreign: '1' }, addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient();
     const { c } = controller(informer, cloud, client, {
@@ -335,8 +312,8 @@ describe('run', () => {
       nodeStatusUpdateFrequencyMs: 60_000,
     });
     informer.add(node('foreign', { taints: [UNINITIALIZED_TAINT] }));
-    informer.nodes.set('foreign-ready', node('foreign-ready'));
-    informer.nodes.set('mine', node('mine'));
+    informer.set(node('foreign-ready'));
+    informer.set(node('mine'));
     await c.syncNode('foreign');
     await c.updateNodeStatus();
     expect(calls.map((x) => `${x.verb} ${x.name}`)).toEqual(['patch-status mine']);
@@ -347,17 +324,17 @@ describe('run', () => {
 describe('construction', () => {
   it('fails without an instances facet', () => {
     const { client } = stubClient();
-    expect(() => controller(new MemoryInformer(), new FakeCloud({ disableInstances: true }), client)).toThrow(
+    expect(() => controller(new MemoryInformer<V1Node>(), new FakeCloud({ disableInstances: true }), client)).toThrow(
       'cloud provider does not support instances',
     );
   });
   it('rejects bad periods and worker counts, naming the field', () => {
     const { client } = stubClient();
-    expect(() => controller(new MemoryInformer(), new FakeCloud(), client, { workerCount: -1 })).toThrow(
+    expect(() => controller(new MemoryInformer<V1Node>(), new FakeCloud(), client, { workerCount: -1 })).toThrow(
       /workerCount/,
     );
     expect(() =>
-      controller(new MemoryInformer(), new FakeCloud(), client, { nodeStatusUpdateFrequencyMs: 0 }),
+      controller(new MemoryInformer<V1Node>(), new FakeCloud(), client, { nodeStatusUpdateFrequencyMs: 0 }),
     ).toThrow(/nodeStatusUpdateFrequencyMs/);
   });
 });

@@ -136,17 +136,6 @@ export function userTaints(node: V1Node | undefined): V1Taint[] {
   return (node?.spec?.taints ?? []).filter((t) => t.key !== 'node.kubernetes.io/not-ready');
 }
 
-/**
- * A synced Node informer over a fixed list, for unit tests: `lister.get` finds by name unless `get` is given;
- * handlers are never called.
- */
-export function staticNodeInformer(
-  nodes: V1Node[],
-  get: (name: string) => V1Node | undefined = (name) => nodes.find((n) => n.metadata?.name === name),
-) {
-  return { lister: { get, list: () => nodes }, hasSynced: () => true, addEventHandler: () => () => {} };
-}
-
 /** A quiet logger for controllers under test. */
 export const testLogger = createLogger('node-test');
 

@@ -2,11 +2,11 @@
  * CloudNodeLifecycleController with an in-memory lister and a stub API client: construction errors in
  * upstream's order, node ownership, one Node at a time, and robustness of a pass.
  */
-import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
-import { staticNodeInformer, testLogger } from './cloud-node-harness.js';
+import { testLogger } from './cloud-node-harness.js';
 
 function notReady(name: string): V1Node {
   return {
@@ -31,7 +31,7 @@ function setup(nodes: V1Node[], cloud: FakeCloud, nodeOwnership?: (n: V1Node) =>
   } as unknown as CoreV1Api;
   const recorder = new RecordingEventRecorder();
   const c = new CloudNodeLifecycleController({
-    informers: { nodes: () => staticNodeInformer(nodes) },
+    informers: { nodes: () => new MemoryInformer(nodes) },
     client,
     cloud,
     recorder,
@@ -181,8 +181,10 @@ describe('CloudNodeLifecycleController taint writes', () => {
     const abort = new AbortController();
     const { client, calls } = taintClient(() => abort.abort());
     const cloud = new FakeCloud({ existsByProviderID: true, nodeShutdown: true });
+    const nodes = new MemoryInformer([notReady('a')]);
+    nodes.lister.get = () => undefined; // listed, but no longer found by name: the helper re-reads from the API
     const c = new CloudNodeLifecycleController({
-      informers: { nodes: () => staticNodeInformer([notReady('a')], () => undefined) },
+      informers: { nodes: () => nodes },
       client,
       cloud,
       recorder: new RecordingEventRecorder(),

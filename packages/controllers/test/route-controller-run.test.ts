@@ -1,6 +1,5 @@
-import type { Informer, InformerEventHandler } from '@ccm-kit/cloud-provider';
 import { metricsRegistry } from '@ccm-kit/runtime';
-import { FakeCloud, silentLogger } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, silentLogger } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
@@ -16,26 +15,10 @@ function mkNode(rv: string, podCIDRs: string[], address: string): V1Node {
   };
 }
 
-/** A Node informer whose list and handlers the test drives. */
-function controllableInformer(nodes: V1Node[], synced = true) {
-  const handlers = new Set<InformerEventHandler<V1Node>>();
-  const informer: Informer<V1Node> & { synced: boolean } = {
-    synced,
-    lister: { list: () => nodes, get: () => undefined },
-    hasSynced() {
-      return this.synced;
-    },
-    addEventHandler(h) {
-      handlers.add(h);
-      return () => handlers.delete(h);
-    },
-  };
-  return { informer, handlers };
-}
-
 function build(opts: { watchBased: boolean; nodes?: V1Node[]; synced?: boolean }) {
   const cloud = new FakeCloud();
-  const { informer, handlers } = controllableInformer(opts.nodes ?? [], opts.synced ?? true);
+  const informer = new MemoryInformer<V1Node>(opts.nodes ?? []);
+  informer.synced = opts.synced ?? true;
   const controller = new NodeRouteController({
     routes: cloud,
     nodes: informer,
@@ -45,7 +28,7 @@ function build(opts: { watchBased: boolean; nodes?: V1Node[]; synced?: boolean }
     watchBased: opts.watchBased,
     logger: silent,
   });
-  return { cloud, controller, informer, handlers };
+  return { cloud, controller, informer };
 }
 
 async function runningRoute(): Promise<number | undefined> {
@@ -99,17 +82,17 @@ describe('watch-based mode (TestHandleNodeUpdate, gate CloudControllerManagerWat
 
   it('node add/delete events drive passes through the single key; passes stop with the signal', async () => {
     const node = mkNode('1', ['10.120.0.0/24'], '10.0.1.1');
-    const { cloud, controller, handlers } = build({ watchBased: true, nodes: [node] });
-    expect(handlers.size).toBe(1);
+    const { cloud, controller, informer } = build({ watchBased: true, nodes: [node] });
+    expect(informer.handlers).toHaveLength(1);
     const ac = new AbortController();
     const done = controller.run(ac.signal, 10_000);
-    for (const h of handlers) h.onAdd?.(node, true);
+    informer.add(node, true);
     await settle(100);
     expect(cloud.calls).toEqual(['list-routes', 'create-route']);
     expect((await cloud.listRoutes('my-k8s')).map((r) => r.destinationCIDR)).toEqual(['10.120.0.0/24']);
     ac.abort();
     await done;
-    expect(handlers.size).toBe(0);
+    expect(informer.handlers).toHaveLength(0);
     expect(controller.queue!.shuttingDown()).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
-import type { Informer, Route, Routes } from '@ccm-kit/cloud-provider';
-import { FakeCloud, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
+import type { Route, Routes } from '@ccm-kit/cloud-provider';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import {
   ApiException,
   type V1Node,
@@ -49,14 +49,6 @@ function r(
 
 const silent = silentLogger;
 
-function fakeInformer(nodes: V1Node[]): Informer<V1Node> {
-  return {
-    lister: { list: () => nodes, get: (k) => nodes.find((n) => n.metadata?.name === k) },
-    hasSynced: () => true,
-    addEventHandler: () => () => {},
-  };
-}
-
 function harness(opts: {
   nodes: V1Node[];
   initialRoutes?: Route[];
@@ -73,7 +65,7 @@ function harness(opts: {
   const recorder = new RecordingEventRecorder();
   const controller = new NodeRouteController({
     routes: opts.routes ?? cloud,
-    nodes: fakeInformer(opts.nodes),
+    nodes: new MemoryInformer(opts.nodes),
     patchNodeStatus: async (name, body) => {
       patches.push({ name, body });
       await opts.patch?.(name, body);
@@ -577,7 +569,7 @@ describe('NodeRouteController pass details', () => {
       () =>
         new NodeRouteController({
           routes: new FakeCloud(),
-          nodes: fakeInformer([]),
+          nodes: new MemoryInformer<V1Node>(),
           patchNodeStatus: async () => {},
           clusterName: cluster,
           clusterCIDRs: [],

@@ -1,12 +1,6 @@
-import type {
-  CloudProvider,
-  ControllerClientBuilder,
-  Informer,
-  SharedInformers,
-} from '@ccm-kit/cloud-provider';
+import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import type { Logger } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
-import type { V1Node } from '@kubernetes/client-node';
+import { FakeCloud, memoryInformers } from '@ccm-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { builtInControllers } from '../src/builtin.js';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
@@ -27,11 +21,6 @@ function recordingLogger(lines: string[]): Logger {
 
 function context(cloud: CloudProvider, config: Partial<ControllerContext['config']>, lines: string[] = []) {
   const clientCalls: string[] = [];
-  const nodes: Informer<V1Node> = {
-    lister: { list: () => [], get: () => undefined },
-    hasSynced: () => true,
-    addEventHandler: () => () => {},
-  };
   const ac = new AbortController();
   const ctx: ControllerContext = {
     cloud,
@@ -44,7 +33,7 @@ function context(cloud: CloudProvider, config: Partial<ControllerContext['config
         return Object.create(Api.prototype);
       },
     } as ControllerClientBuilder,
-    informers: { nodes: () => nodes, services: () => undefined as never } as SharedInformers,
+    informers: memoryInformers(),
     config: { ...defaultCloudControllerConfig, ...config },
     signal: ac.signal,
     logger: recordingLogger(lines),

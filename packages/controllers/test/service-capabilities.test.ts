@@ -6,12 +6,12 @@
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, type LoadBalancerCapabilities } from '@ccm-kit/cloud-provider';
 import { processNextWorkItem } from '@ccm-kit/runtime';
-import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { REASON_UNSUPPORTED_SERVICE_FIELD } from '../src/service/capability-check.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
-import { FakeInformer, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
+import { makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 const NO_SOURCE_RANGES: LoadBalancerCapabilities = {
   protocols: ['TCP', 'UDP'],
@@ -25,8 +25,8 @@ function harness(capabilities: LoadBalancerCapabilities | undefined, services: V
     zone: { failureDomain: '', region: 'r' },
     ...(capabilities ? { capabilities } : {}),
   });
-  const serviceInformer = new FakeInformer<V1Service>();
-  const nodeInformer = new FakeInformer<V1Node>();
+  const serviceInformer = new MemoryInformer<V1Service>();
+  const nodeInformer = new MemoryInformer<V1Node>();
   serviceInformer.set(...services);
   nodeInformer.set(makeNode({ name: 'node1' }), makeNode({ name: 'node2' }));
   const client = new RecordingClient();

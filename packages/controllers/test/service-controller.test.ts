@@ -11,19 +11,19 @@ import {
 } from '@ccm-kit/cloud-provider';
 import { type Logger, metricsRegistry, processNextWorkItem, Workqueue } from '@ccm-kit/runtime';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
-import { FakeCloud, RecordingEventRecorder, type UpdateBalancerCall } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { serviceLbController } from '../src/service/descriptor.js';
-import { apiError, FakeInformer, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
+import { apiError, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 interface Harness {
   controller: ServiceController;
   cloud: FakeCloud;
-  services: FakeInformer<V1Service>;
-  nodes: FakeInformer<V1Node>;
+  services: MemoryInformer<V1Service>;
+  nodes: MemoryInformer<V1Node>;
   client: RecordingClient;
   recorder: RecordingEventRecorder;
   serviceQueue: RecordingQueue;
@@ -40,8 +40,8 @@ function newController(
   } = {},
 ): Harness {
   const cloud = new FakeCloud({ zone: { failureDomain: '', region: 'us-central' } });
-  const services = new FakeInformer<V1Service>();
-  const nodes = new FakeInformer<V1Node>();
+  const services = new MemoryInformer<V1Service>();
+  const nodes = new MemoryInformer<V1Node>();
   services.set(...(opts.services ?? []));
   nodes.set(...(opts.nodes ?? []));
   const client = new RecordingClient();
@@ -932,7 +932,7 @@ describe('informer handlers', () => {
     );
     h.nodes.update(n, node('n1', { providerID: 'other' }));
     h.nodes.remove(n);
-    h.nodes.remove(node('n2'), true);
+    h.nodes.remove(node('n2'), { tombstone: true });
     expect(h.nodeQueue.added).toEqual(Array(5).fill(NODE_SYNC_KEY));
     // A burst coalesces into one pending key.
     expect(h.nodeQueue.pending).toEqual([NODE_SYNC_KEY]);
@@ -1071,8 +1071,8 @@ describe('construction', () => {
         new ServiceController({
           cloud,
           client: new RecordingClient(),
-          serviceInformer: new FakeInformer<V1Service>(),
-          nodeInformer: new FakeInformer<V1Node>(),
+          serviceInformer: new MemoryInformer<V1Service>(),
+          nodeInformer: new MemoryInformer<V1Node>(),
           clusterName: 'c',
           recorder: new RecordingEventRecorder(),
           serviceQueue: new RecordingQueue(),
@@ -1131,7 +1131,7 @@ describe('serviceLbController descriptor', () => {
         throw new Error('no API in this test');
       },
     },
-    informers: { nodes: () => new FakeInformer<V1Node>(), services: () => new FakeInformer<V1Service>() },
+    informers: { nodes: () => new MemoryInformer<V1Node>(), services: () => new MemoryInformer<V1Service>() },
     config: { ...defaultCloudControllerConfig },
     signal: new AbortController().signal,
     logger,
@@ -1212,8 +1212,8 @@ describe('metrics', () => {
 describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () => {
   const setup = (err: Error | undefined) => {
     const svc = newService('external-balancer', 'LoadBalancer');
-    const services = new FakeInformer<V1Service>();
-    const nodes = new FakeInformer<V1Node>();
+    const services = new MemoryInformer<V1Service>();
+    const nodes = new MemoryInformer<V1Node>();
     services.set(svc);
     nodes.set(node('node1'));
     const cloud = new FakeCloud();

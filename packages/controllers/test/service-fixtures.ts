@@ -1,75 +1,12 @@
 /**
  * Test doubles for the service load-balancer controller's unit tests (the upstream harness of
- * controllers/service/controller_test.go: synced informers, a recording status patcher and a queue that records
- * its calls); the event recorder is the test kit's `RecordingEventRecorder`.
+ * controllers/service/controller_test.go: a recording status patcher and a queue that records
+ * its calls); the informers and the event recorder are the test kit's `MemoryInformer` and
+ * `RecordingEventRecorder`.
  */
-import type {
-  DeletedFinalStateUnknown,
-  Informer,
-  InformerEventHandler,
-  ServiceStatusClient,
-} from '@ccm-kit/cloud-provider';
+import type { ServiceStatusClient } from '@ccm-kit/cloud-provider';
 import { ApiException, type V1Node, type V1Service } from '@kubernetes/client-node';
 import type { KeyQueue } from '../src/service/types.js';
-
-/** An informer over an in-memory map, keyed `namespace/name` (or `name`). */
-export class FakeInformer<T extends { metadata?: { name?: string; namespace?: string } }>
-  implements Informer<T>
-{
-  readonly items = new Map<string, T>();
-  readonly handlers: InformerEventHandler<T>[] = [];
-  listError: Error | undefined;
-  synced = true;
-
-  readonly lister = {
-    get: (key: string) => this.items.get(key),
-    list: () => {
-      if (this.listError) throw this.listError;
-      return [...this.items.values()];
-    },
-  };
-
-  static keyOf(obj: { metadata?: { name?: string; namespace?: string } }): string {
-    const ns = obj.metadata?.namespace ?? '';
-    return ns === '' ? (obj.metadata?.name ?? '') : `${ns}/${obj.metadata?.name ?? ''}`;
-  }
-
-  hasSynced(): boolean {
-    return this.synced;
-  }
-
-  addEventHandler(handler: InformerEventHandler<T>): () => void {
-    this.handlers.push(handler);
-    return () => {
-      const i = this.handlers.indexOf(handler);
-      if (i >= 0) this.handlers.splice(i, 1);
-    };
-  }
-
-  /** Stores objects without firing handlers (a pre-synced cache). */
-  set(...objs: T[]): void {
-    for (const o of objs) this.items.set(FakeInformer.keyOf(o), o);
-  }
-
-  add(obj: T): void {
-    this.items.set(FakeInformer.keyOf(obj), obj);
-    for (const h of this.handlers) h.onAdd?.(obj, false);
-  }
-
-  update(oldObj: T, newObj: T): void {
-    this.items.set(FakeInformer.keyOf(newObj), newObj);
-    for (const h of this.handlers) h.onUpdate?.(oldObj, newObj);
-  }
-
-  remove(obj: T, tombstone = false): void {
-    const key = FakeInformer.keyOf(obj);
-    this.items.delete(key);
-    const arg: T | DeletedFinalStateUnknown<T> = tombstone
-      ? { key, obj, deletedFinalStateUnknown: true }
-      : obj;
-    for (const h of this.handlers) h.onDelete?.(arg);
-  }
-}
 
 /** A queue recording every call; `get` hands out queued keys in order and waits when empty. */
 export class RecordingQueue implements KeyQueue {
@@ -187,5 +124,3 @@ export function makeNode(
   return node;
 }
 
-export type ServiceInformer = FakeInformer<V1Service>;
-export type NodeInformer = FakeInformer<V1Node>;

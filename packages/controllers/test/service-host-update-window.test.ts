@@ -5,12 +5,12 @@
  */
 import { runWorkers, Workqueue } from '@ccm-kit/runtime';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
-import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from '../src/service/host-update-window.js';
-import { FakeInformer, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
+import { makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -107,8 +107,8 @@ const UPDATE_MS = 150;
 async function joinNodes(times: readonly number[], windowMs: number): Promise<{ rounds: number; lastHosts: string[][] }> {
   const cloud = new FakeCloud();
   cloud.faults.setLatency('updateLoadBalancer', UPDATE_MS);
-  const services = new FakeInformer<V1Service>();
-  const nodes = new FakeInformer<V1Node>();
+  const services = new MemoryInformer<V1Service>();
+  const nodes = new MemoryInformer<V1Node>();
   const svcs = Array.from({ length: BALANCERS }, (_, i) => newService(`lb${i}`, 'LoadBalancer'));
   services.set(...svcs);
   nodes.set(makeNode({ name: 'base', providerID: 'fake://base' }));
@@ -150,12 +150,12 @@ const allHosts = (n: number) => ['base', ...Array.from({ length: n }, (_, i) => 
 
 describe('coalesced host updates', () => {
   it(`without the option, a Node change waits the default window of ${DEFAULT_HOST_UPDATE_WINDOW_MS} ms`, () => {
-    const nodes = new FakeInformer<V1Node>();
+    const nodes = new MemoryInformer<V1Node>();
     const nodeQueue = new RecordingQueue();
     new ServiceController({
       cloud: new FakeCloud(),
       client: new RecordingClient(),
-      serviceInformer: new FakeInformer<V1Service>(),
+      serviceInformer: new MemoryInformer<V1Service>(),
       nodeInformer: nodes,
       clusterName: 'c',
       recorder: new RecordingEventRecorder(),
@@ -206,12 +206,12 @@ describe('coalesced host updates', () => {
   });
 
   it('the informers\' initial list queues the node sync at once (decision 0204); later changes wait', () => {
-    const nodes = new FakeInformer<V1Node>();
+    const nodes = new MemoryInformer<V1Node>();
     const nodeQueue = new RecordingQueue();
     new ServiceController({
       cloud: new FakeCloud(),
       client: new RecordingClient(),
-      serviceInformer: new FakeInformer<V1Service>(),
+      serviceInformer: new MemoryInformer<V1Service>(),
       nodeInformer: nodes,
       clusterName: 'c',
       recorder: new RecordingEventRecorder(),

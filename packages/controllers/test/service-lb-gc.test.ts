@@ -2,16 +2,16 @@
  * service-lb-gc-controller, one pass at a time over FakeCloud with a fake clock: every never-delete rule, the
  * two-pass grace rule, dry run against delete, and the descriptor's start-up errors.
  */
-import type { CloudProvider, ControllerClientBuilder, Informer, SharedInformers } from '@ccm-kit/cloud-provider';
+import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import { currentCloudLane, type Logger, metricsRegistry } from '@ccm-kit/runtime';
-import { FakeCloud, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, memoryInformers, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { type LoadBalancerGCConfig } from '../src/service-lb-gc/config.js';
 import { type ListingLoadBalancer, LoadBalancerCollector } from '../src/service-lb-gc/controller.js';
 import { serviceLbGcController } from '../src/service-lb-gc/descriptor.js';
-import { FakeInformer, newService } from './service-fixtures.js';
+import { newService } from './service-fixtures.js';
 
 const CLUSTER = 'gc-cluster';
 const GRACE = 60_000;
@@ -30,7 +30,7 @@ function recordingLogger(lines: string[]): Logger {
 
 interface Setup {
   cloud: FakeCloud;
-  services: FakeInformer<V1Service>;
+  services: MemoryInformer<V1Service>;
   recorder: RecordingEventRecorder;
   logs: string[];
   clock: { now: number };
@@ -42,7 +42,7 @@ interface Setup {
 
 function setup(opts: { mode?: LoadBalancerGCConfig['mode']; loadBalancerClass?: string; lb?: (c: FakeCloud) => ListingLoadBalancer } = {}): Setup {
   const cloud = new FakeCloud({ externalIP: '1.2.3.4' });
-  const services = new FakeInformer<V1Service>();
+  const services = new MemoryInformer<V1Service>();
   const recorder = new RecordingEventRecorder();
   const logs: string[] = [];
   const clock = { now: 1_000_000 };
@@ -133,7 +133,7 @@ describe('the two-pass grace rule', () => {
 
   it('takes two passes even with a grace period of 0', async () => {
     const cloud = new FakeCloud();
-    const services = new FakeInformer<V1Service>();
+    const services = new MemoryInformer<V1Service>();
     const collector = new LoadBalancerCollector({
       loadBalancer: cloud,
       services,
@@ -348,11 +348,6 @@ describe('a failed delete', () => {
 
 describe('serviceLbGcController descriptor', () => {
   function context(cloud: CloudProvider, loadBalancerGC?: LoadBalancerGCConfig): ControllerContext {
-    const services: Informer<V1Service> = {
-      lister: { list: () => [], get: () => undefined },
-      hasSynced: () => true,
-      addEventHandler: () => () => {},
-    };
     return {
       cloud,
       clients: {
@@ -361,7 +356,7 @@ describe('serviceLbGcController descriptor', () => {
         },
         client: (_name: string, Api: new (...args: never[]) => unknown) => Object.create(Api.prototype),
       } as ControllerClientBuilder,
-      informers: { nodes: () => undefined as never, services: () => services } as SharedInformers,
+      informers: memoryInformers(),
       config: { ...defaultCloudControllerConfig, ...(loadBalancerGC ? { loadBalancerGC } : {}) },
       signal: AbortSignal.abort(),
       logger: recordingLogger([]),
