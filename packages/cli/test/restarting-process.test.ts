@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestartingProcess } from '../src/dev/restarting-process.js';
 
@@ -10,13 +11,8 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function until(what: string, fn: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls every 50 ms for up to 20 s, naming `what` on a time-out. */
+const until = (what: string, fn: () => boolean) => eventuallyValue(fn, { what, timeoutMs: 20_000, intervalMs: 50 });
 
 function project(build: string) {
   const dir = mkdtempSync(join(tmpdir(), 'ccm-kit-dev-'));

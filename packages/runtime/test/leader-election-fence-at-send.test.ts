@@ -7,6 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { Registry } from 'prom-client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,13 +33,8 @@ function fakeFence(): LeaseFence & { fenced: boolean } {
   return f;
 }
 
-async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const t0 = performance.now();
-  while (!cond()) {
-    if (performance.now() - t0 > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Polls every 5 ms, for up to 5 s. */
+const UNTIL = { timeoutMs: 5_000, intervalMs: 5 };
 
 /** A gate the server holds `/slow` on until the test opens it. */
 function gate(): { wait: Promise<void>; open: () => void } {
@@ -75,12 +71,12 @@ describe('RestTransport: the write guard at the moment of the write', () => {
     });
 
     const first = transport.request('/slow', 'test');
-    await until(() => srv!.requests.length === 1);
+    await eventuallyValue(() => srv!.requests.length === 1, UNTIL);
     // Passes the early check, then waits in the pool for the busy connection while the fence is closed.
     const write = transport
       .request('/api/v1/namespaces/default/configmaps', 'test', { method: 'POST', body: '{}' })
       .catch((e: unknown) => e);
-    await until(() => fence.fenced);
+    await eventuallyValue(() => fence.fenced, UNTIL);
     slow.open();
     expect((await first).status).toBe(200);
     const err = await write;
@@ -137,7 +133,7 @@ describe('a provider client through CloudCallGuard.dispatcher / leaseFenceInterc
       });
 
     const first = send('slow_read', 'GET', '/slow');
-    await until(() => seen.length === 1);
+    await eventuallyValue(() => seen.length === 1, UNTIL);
     const create = send('create_thing', 'POST', '/things').catch((e: unknown) => e);
     fence.fenced = true;
     slow.open();

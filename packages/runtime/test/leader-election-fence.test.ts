@@ -1,4 +1,5 @@
 import { CoreV1Api } from '@kubernetes/client-node';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createClientFactory,
@@ -16,13 +17,8 @@ afterEach(() => {
   for (const a of aborts.splice(0)) a.abort();
 });
 
-async function until(cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const t0 = performance.now();
-  while (!cond()) {
-    if (performance.now() - t0 > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Polls every 5 ms, for up to 5 s. */
+const UNTIL = { timeoutMs: 5_000, intervalMs: 5 };
 
 function elector(srv: FakeLeaseServer, identity: string, now: () => number) {
   const ac = new AbortController();
@@ -48,7 +44,7 @@ describe('LeaderElector.isFenced', () => {
     const srv = new FakeLeaseServer();
     const { el, client } = elector(srv, 'a', () => now);
     expect(el.isFenced()).toBe(true); // not leading yet
-    await until(() => el.isLeader());
+    await eventuallyValue(() => el.isLeader(), UNTIL);
     expect(el.isFenced()).toBe(false);
     client.down = true; // renewals fail from now on
     now += 399;
@@ -58,7 +54,7 @@ describe('LeaderElector.isFenced', () => {
     expect(el.isLeader()).toBe(true); // still leading as far as client-go's rules go: only the fence stops it
     client.down = false;
     const writes = srv.writes.length;
-    await until(() => srv.writes.length > writes); // the next renewal
+    await eventuallyValue(() => srv.writes.length > writes, UNTIL); // the next renewal
     expect(el.isFenced()).toBe(false);
   });
 
@@ -66,7 +62,7 @@ describe('LeaderElector.isFenced', () => {
     let now = 0;
     const srv = new FakeLeaseServer();
     const { el, client } = elector(srv, 'a', () => now);
-    await until(() => el.isLeader());
+    await eventuallyValue(() => el.isLeader(), UNTIL);
     // The renewal request takes 300 ms of (fake) time: the fence counts from its start.
     const replace = client.replaceNamespacedLease.bind(client);
     let slow = 0;
@@ -76,8 +72,8 @@ describe('LeaderElector.isFenced', () => {
       slow = started;
       return replace(p);
     }) as typeof client.replaceNamespacedLease;
-    await until(() => slow > 0);
-    await until(() => !el.isFenced());
+    await eventuallyValue(() => slow > 0, UNTIL);
+    await eventuallyValue(() => !el.isFenced(), UNTIL);
     now = slow + 399;
     client.down = true;
     expect(el.isFenced()).toBe(false);
@@ -88,9 +84,9 @@ describe('LeaderElector.isFenced', () => {
   it('is fenced after leadership is lost', async () => {
     const srv = new FakeLeaseServer();
     const { el, client } = elector(srv, 'a', () => performance.now());
-    await until(() => el.isLeader());
+    await eventuallyValue(() => el.isLeader(), UNTIL);
     client.down = true;
-    await until(() => !el.isLeader());
+    await eventuallyValue(() => !el.isLeader(), UNTIL);
     expect(el.isFenced()).toBe(true);
   });
 });
@@ -162,7 +158,7 @@ describe('a deposed leader', () => {
   it('does not take back a lease another candidate holds (regression: the fast renew path overwrote it after a re-read)', async () => {
     const srv = new FakeLeaseServer();
     const { el } = elector(srv, 'a', () => performance.now());
-    await until(() => el.isLeader());
+    await eventuallyValue(() => el.isLeader(), UNTIL);
     // Another candidate takes the lease (as after this leader was paused longer than the lease).
     const b = srv.client('b');
     const cur = await b.readNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' });
@@ -173,7 +169,7 @@ describe('a deposed leader', () => {
       body: { ...cur, spec: { ...cur.spec, holderIdentity: 'b', acquireTime: now as never, renewTime: now as never } },
     });
     const takenAt = srv.writes.length;
-    await until(() => !el.isLeader());
+    await eventuallyValue(() => !el.isLeader(), UNTIL);
     expect(srv.spec()?.holderIdentity).toBe('b');
     expect(srv.writes.slice(takenAt).filter((w) => w.by === 'a')).toEqual([]);
     expect(el.isFenced()).toBe(true);
@@ -189,7 +185,7 @@ describe('fenceSignal', () => {
     left = 30;
     const signal = fenceSignal(fence, 'cloud request GET /v1/servers')!;
     expect(signal.aborted).toBe(false);
-    await until(() => signal.aborted);
+    await eventuallyValue(() => signal.aborted, UNTIL);
     expect(isLeaseFencedError(signal.reason)).toBe(true);
     expect((signal.reason as Error).message).toMatch(/^cloud request GET \/v1\/servers refused/);
   });
