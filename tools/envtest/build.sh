@@ -4,7 +4,11 @@
 # version is already there. Prints the assets directory on its last line
 # (progress goes to stderr). See README.md next to this file.
 #
+# Usage: build.sh [<minor>]   e.g. build.sh 1.33 — builds the release pinned in versions/<minor>/go.mod;
+# without an argument (or CCM_KIT_K8S_VERSION), the default release pinned in ./go.mod.
+#
 # Env: CCM_KIT_ENVTEST_DIR overrides the cache root (default ~/.cache/ccm-kit/envtest).
+#      CCM_KIT_K8S_VERSION  the minor (1.33) or release (v1.33.13) to build when no argument is given.
 #
 # Concurrent runs (two test processes, two terminals) are serialised by a lock
 # file in the cache root: the second waits, then finds the finished build and
@@ -13,11 +17,9 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=go-build-lib.sh
 . "$here/go-build-lib.sh"
-k8s_version="$(awk '$1=="k8s.io/kubernetes"{print $2}' "$here/go.mod" | head -n1)"
-etcd_version="$(awk '$1=="go.etcd.io/etcd/server/v3"{print $2}' "$here/go.mod" | head -n1)"
-if [ -z "$k8s_version" ] || [ -z "$etcd_version" ]; then
-  echo "tools/envtest: cannot read the pinned versions from $here/go.mod" >&2; exit 1
-fi
+# shellcheck source=select-version.sh
+. "$here/select-version.sh"
+select_version "${1:-${CCM_KIT_K8S_VERSION:-}}"
 require_go_1_26 tools/envtest "point TEST_ASSET_KUBE_APISERVER and TEST_ASSET_ETCD (or KUBEBUILDER_ASSETS) at existing binaries."
 goos="$(go env GOOS)"; goarch="$(go env GOARCH)"
 root="${CCM_KIT_ENVTEST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccm-kit/envtest}"
@@ -34,7 +36,7 @@ mkdir -p "$assets"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 minor="$(echo "$k8s_version" | cut -d. -f2)"
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
-cd "$here"
+cd "$moddir"
 start=$(date +%s)
 rm -f "$assets/VERSION"
 echo "tools/envtest: building etcd $etcd_version ..." >&2
