@@ -50,6 +50,9 @@ export {
   findControlPlaneBinary,
   type BinaryLocation,
   type BinarySource,
+  DEFAULT_ENVTEST_INDEX_URL,
+  downloadEnvtestBinaries,
+  type EnvtestDownloadOptions,
 } from './control-plane/index.js';
 export {
   CallLog,

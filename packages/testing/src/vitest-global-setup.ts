@@ -2,7 +2,9 @@
  * vitest `globalSetup` of the integration project (see the repository's vitest.config.ts).
  *
  * Makes sure kube-apiserver and etcd exist before any test worker starts: finds them in envtest's
- * lookup order or builds them with tools/envtest (needs Go; progress is printed), then exports their
+ * lookup order, else downloads them from the envtest releases index as setup-envtest does (unless
+ * `CCM_KIT_ENVTEST_DOWNLOAD=false`; `CCM_KIT_ENVTEST_INDEX_URL` names another index), else builds them
+ * with tools/envtest (needs Go; progress is printed), then exports their
  * paths as `TEST_ASSET_KUBE_APISERVER`, `TEST_ASSET_ETCD` (and `TEST_ASSET_KUBECTL`) so that every
  * worker, which inherits this environment, uses the same binaries. When that is impossible it throws
  * with instructions: integration tests never skip silently.
@@ -14,6 +16,7 @@ export default async function setup(): Promise<void> {
   const started = Date.now();
   let announced = false;
   const binaries = await ensureControlPlaneBinaries({
+    download: process.env.CCM_KIT_ENVTEST_DOWNLOAD !== 'false',
     build: true,
     onProgress: (line) => {
       if (!announced) {

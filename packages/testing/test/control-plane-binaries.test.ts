@@ -131,6 +131,28 @@ describe('findControlPlaneBinary lookup order', () => {
     );
   });
 
+  it('a requested version (option or CCM_KIT_K8S_VERSION) searches only the stores, and only that version', async () => {
+    const l = layout();
+    exe(join(l.cache, '1.33.13-linux-amd64', 'kube-apiserver'));
+    stamp(join(l.cache, '1.33.13-linux-amd64'));
+    const env = { TEST_ASSET_KUBE_APISERVER: l.explicit, KUBEBUILDER_ASSETS: l.assets };
+    await expect(
+      findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.33' }),
+    ).resolves.toEqual({ path: join(l.cache, '1.33.13-linux-amd64', 'kube-apiserver'), source: 'tools/envtest' });
+    expect(
+      (await findControlPlaneBinary('kube-apiserver', { ...base(), env: { ...env, CCM_KIT_K8S_VERSION: 'v1.35' } }))?.path,
+    ).toBe(join(l.store, '1.35.0-linux-amd64', 'kube-apiserver'));
+    expect(
+      (await findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.36.4' }))?.path,
+    ).toBe(join(l.cache, '1.36.4-linux-amd64', 'kube-apiserver'));
+    // 1.3 is not 1.33, and a version nowhere is not found (no fallback to another version).
+    await expect(findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.3' })).resolves.toBeUndefined();
+    await expect(findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.34' })).resolves.toBeUndefined();
+    await expect(findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: 'latest' })).rejects.toThrow(
+      /CCM_KIT_K8S_VERSION\): expected a minor such as 1\.33/,
+    );
+  });
+
   it('returns undefined when nothing is found, and skips non-executable files', async () => {
     const assets = join(root, 'assets');
     mkdirSync(assets);
@@ -212,6 +234,25 @@ describe('ensureControlPlaneBinaries', () => {
     expect(bins.kubeApiServer).toBe(join(cache, '1.36.4-linux-amd64', 'kube-apiserver'));
     expect(bins.etcd).toBe(join(cache, '1.36.4-linux-amd64', 'etcd'));
     expect(progress).toContain('building fake binaries');
+  });
+
+  it('with build and a requested version: runs build.sh <version>', async () => {
+    const tools = join(root, 'tools');
+    const cache = join(root, 'cache');
+    mkdirSync(tools);
+    writeFileSync(
+      join(tools, 'build.sh'),
+      [
+        'set -e',
+        'd="$CCM_KIT_ENVTEST_DIR/$1.13-linux-amd64"; mkdir -p "$d"',
+        'for b in kube-apiserver etcd; do printf "#!/bin/sh\\n" > "$d/$b"; chmod +x "$d/$b"; done',
+        'echo stamp > "$d/VERSION"',
+        'echo "$d"',
+      ].join('\n'),
+    );
+    const env = { CCM_KIT_ENVTEST_DIR: cache, PATH: process.env.PATH };
+    const bins = await ensureControlPlaneBinaries({ ...base(), env, build: true, toolsDir: tools, kubernetesVersion: '1.33' });
+    expect(bins.kubeApiServer).toBe(join(cache, '1.33.13-linux-amd64', 'kube-apiserver'));
   });
 
   it('with build: a failing build.sh becomes instructions carrying its output', async () => {

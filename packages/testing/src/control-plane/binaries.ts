@@ -10,6 +10,10 @@
  *    newest version first;
  * 4. the tools/envtest cache, `${CCM_KIT_ENVTEST_DIR:-${XDG_CACHE_HOME:-~/.cache}/ccm-kit/envtest}/<ver>-<os>-<arch>/`
  *    (only complete builds, which have a `VERSION` file), the version pinned in tools/envtest/go.mod first.
+ *
+ * With a requested Kubernetes version (`kubernetesVersion`, or `CCM_KIT_K8S_VERSION`: a minor such as `1.33` or
+ * a release such as `1.33.13`), only the two stores are searched, and only their directories of that version:
+ * `TEST_ASSET_*` and `KUBEBUILDER_ASSETS` name binaries of an unknown version.
  */
 import { constants, promises as fs } from 'node:fs';
 import { homedir } from 'node:os';
@@ -40,6 +44,29 @@ export interface BinaryLookupOptions {
   goarch?: string;
   /** Kubernetes version pinned by tools/envtest, without `v` (default read from tools/envtest/go.mod when present). */
   pinnedVersion?: string;
+  /**
+   * The Kubernetes version wanted: a minor (`1.33`) or a release (`1.33.13`), with or without `v`. Default
+   * `$CCM_KIT_K8S_VERSION`; unset: any version (see the lookup order above).
+   */
+  kubernetesVersion?: string;
+}
+
+/** The requested version (option, else `$CCM_KIT_K8S_VERSION`) without `v`, or undefined. */
+export function requestedKubernetesVersion(options: BinaryLookupOptions = {}): string | undefined {
+  const v = options.kubernetesVersion ?? (options.env ?? process.env).CCM_KIT_K8S_VERSION;
+  if (!v) return undefined;
+  const bare = v.replace(/^v/, '');
+  if (!/^1\.\d+(\.\d+)?$/.test(bare)) {
+    throw new Error(
+      `Kubernetes version ${JSON.stringify(v)} (kubernetesVersion or CCM_KIT_K8S_VERSION): expected a minor such as 1.33 or a release such as 1.33.13`,
+    );
+  }
+  return bare;
+}
+
+/** True when store version `version` (`1.33.13`) is the requested `wanted` (a minor `1.33` or the release itself). */
+export function versionMatches(version: string, wanted: string): boolean {
+  return version === wanted || version.startsWith(`${wanted}.`);
 }
 
 /** `kube-apiserver` → `TEST_ASSET_KUBE_APISERVER`, envtest's naming rule. */
@@ -143,6 +170,7 @@ async function versionDirs(
   goos: string,
   goarch: string,
   preferred?: string,
+  wanted?: string,
 ): Promise<string[]> {
   let names: string[];
   try {
@@ -154,6 +182,7 @@ async function versionDirs(
   const versions = names
     .filter((n) => n.endsWith(suffix) && /^\d/.test(n))
     .map((n) => n.slice(0, -suffix.length))
+    .filter((v) => wanted === undefined || versionMatches(v, wanted))
     .sort((a, b) => compareVersions(b, a));
   if (preferred && versions.includes(preferred)) {
     versions.splice(versions.indexOf(preferred), 1);
@@ -174,9 +203,10 @@ export async function findControlPlaneBinary(
   const home = options.home ?? homedir();
   const goos = options.goos ?? goOs();
   const goarch = options.goarch ?? goArch();
+  const wanted = requestedKubernetesVersion(options);
 
   const varName = testAssetEnvName(name);
-  const explicit = env[varName];
+  const explicit = wanted === undefined ? env[varName] : undefined;
   if (explicit) {
     if (!(await isExecutable(explicit))) {
       throw new Error(
@@ -185,16 +215,16 @@ export async function findControlPlaneBinary(
     }
     return { path: explicit, source: 'TEST_ASSET' };
   }
-  if (env.KUBEBUILDER_ASSETS) {
+  if (env.KUBEBUILDER_ASSETS && wanted === undefined) {
     const p = join(env.KUBEBUILDER_ASSETS, name);
     if (await isExecutable(p)) return { path: p, source: 'KUBEBUILDER_ASSETS' };
   }
-  for (const dir of await versionDirs(setupEnvtestStoreDir(env, home), goos, goarch)) {
+  for (const dir of await versionDirs(setupEnvtestStoreDir(env, home), goos, goarch, undefined, wanted)) {
     const p = join(dir, name);
     if (await isExecutable(p)) return { path: p, source: 'setup-envtest' };
   }
   const pinned = 'pinnedVersion' in options ? options.pinnedVersion : await pinnedKubernetesVersion();
-  for (const dir of await versionDirs(toolsEnvtestCacheDir(env, home), goos, goarch, pinned)) {
+  for (const dir of await versionDirs(toolsEnvtestCacheDir(env, home), goos, goarch, pinned, wanted)) {
     const p = join(dir, name);
     // VERSION is written last by build.sh, so its presence marks a complete build.
     if ((await isExecutable(p)) && (await isFile(join(dir, 'VERSION'))))
@@ -212,6 +242,13 @@ export function describeSearchPath(
   const home = options.home ?? homedir();
   const platform = `${options.goos ?? goOs()}-${options.goarch ?? goArch()}`;
   const varName = testAssetEnvName(name);
+  const wanted = requestedKubernetesVersion(options);
+  if (wanted !== undefined) {
+    return [
+      `setup-envtest store: ${join(setupEnvtestStoreDir(env, home), `${wanted}[.*]-${platform}`, name)}`,
+      `tools/envtest cache: ${join(toolsEnvtestCacheDir(env, home), `${wanted}[.*]-${platform}`, name)}`,
+    ];
+  }
   return [
     `$${varName} (${env[varName] ? env[varName] : 'unset'})`,
     `$KUBEBUILDER_ASSETS/${name} (${env.KUBEBUILDER_ASSETS ? join(env.KUBEBUILDER_ASSETS, name) : 'KUBEBUILDER_ASSETS unset'})`,

@@ -35,6 +35,12 @@ export interface ControlPlaneOptions {
   binaries?: ControlPlaneBinaries;
   /** When the binaries are missing, build them with tools/envtest (slow, needs Go). Default false. */
   build?: boolean;
+  /**
+   * The Kubernetes version to run when `binaries` is not given: a minor (`1.33`, its newest release found) or a
+   * release (`1.33.13`). Default `$CCM_KIT_K8S_VERSION`; unset: the envtest lookup order (binaries.ts). Built by
+   * `bash tools/envtest/build.sh <minor>` (docs/compatibility.md lists the pinned ones).
+   */
+  kubernetesVersion?: string;
   /** Time for the whole start (ms). Default `$KUBEBUILDER_CONTROLPLANE_START_TIMEOUT` or 60 000. */
   startTimeoutMs?: number;
   /** Time between SIGTERM and SIGKILL when stopping (ms). Default `$KUBEBUILDER_CONTROLPLANE_STOP_TIMEOUT` or 20 000. */
@@ -455,7 +461,12 @@ async function writeCertFiles(certDir: string): Promise<Certs> {
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const settings = resolveSettings(options);
-  const binaries = options.binaries ?? (await ensureControlPlaneBinaries({ build: options.build ?? false }));
+  const binaries =
+    options.binaries ??
+    (await ensureControlPlaneBinaries({
+      build: options.build ?? false,
+      ...(options.kubernetesVersion ? { kubernetesVersion: options.kubernetesVersion } : {}),
+    }));
   const dir = await fs.mkdtemp(join(options.tmpDir ?? tmpdir(), 'ccm-kit-envtest-'));
   try {
     const certDir = join(dir, 'certs');

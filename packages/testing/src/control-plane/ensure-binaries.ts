@@ -1,6 +1,7 @@
 /**
  * Making sure kube-apiserver and etcd are available: find them (envtest's lookup order, see
- * binaries.ts) or, when allowed, build them with tools/envtest, or fail with instructions.
+ * binaries.ts) or, when allowed, download them from the envtest releases index as setup-envtest does
+ * (envtest-download.ts), else build them with tools/envtest, or fail with instructions.
  */
 import {
   type BinaryLocation,
@@ -8,8 +9,10 @@ import {
   type ControlPlaneBinaryName,
   describeSearchPath,
   findControlPlaneBinary,
+  requestedKubernetesVersion,
 } from './binaries.js';
 import { envtestBuildAvailable, runEnvtestBuild } from './envtest-build.js';
+import { downloadEnvtestBinaries } from './envtest-download.js';
 
 /** Absolute paths of the control-plane binaries. */
 export interface ControlPlaneBinaries {
@@ -21,6 +24,12 @@ export interface ControlPlaneBinaries {
 
 /** Options of {@link ensureControlPlaneBinaries}. */
 export interface EnsureBinariesOptions extends BinaryLookupOptions {
+  /**
+   * Download the missing binaries from the envtest releases index into the setup-envtest store, checking their
+   * SHA-512 (`downloadEnvtestBinaries`). `true` uses `$CCM_KIT_ENVTEST_INDEX_URL` or setup-envtest's index; a
+   * string is the index URL. Tried before `build`; a failed download falls back to it. Default false.
+   */
+  download?: boolean | string;
   /** Build the missing binaries with tools/envtest/build.sh (needs Go ≥ 1.26; ~15–25 min cold). Default false. */
   build?: boolean;
   /** Progress lines while building. */
@@ -46,7 +55,7 @@ function instructions(
   buildTried: string,
 ): string {
   const lines = [
-    `The Kubernetes control-plane binaries ${missing.join(' and ')} were not found; integration tests need a real kube-apiserver and etcd.`,
+    `The Kubernetes control-plane binaries ${missing.join(' and ')}${requestedKubernetesVersion(options) ? ` of Kubernetes ${requestedKubernetesVersion(options)}` : ''} were not found; integration tests need a real kube-apiserver and etcd.`,
   ];
   for (const name of missing) {
     lines.push(`Looked for ${name} in:`, ...describeSearchPath(name, options).map((s) => `  - ${s}`));
@@ -54,9 +63,9 @@ function instructions(
   if (buildTried) lines.push(buildTried);
   lines.push(
     'Provide them in one of these ways:',
-    '  1. Build them from source (Go >= 1.26 on PATH, Go module proxy reachable; ~15-25 min once, then cached):',
+    '  1. Download them (as setup-envtest does) or, failing that, build them from source (Go >= 1.26, ~15-25 min once):',
     '       npx ccm-kit envtest          # in your project (the @ccm-kit/cli package); prints KUBEBUILDER_ASSETS',
-    '       npm run envtest:build        # in the ccm-kit repository (bash tools/envtest/build.sh)',
+    '       npm run envtest:build        # in the ccm-kit repository: build only (bash tools/envtest/build.sh)',
     '  2. Use binaries you already have (e.g. from controller-runtime setup-envtest, Kubernetes 1.34+):',
     '       export KUBEBUILDER_ASSETS=/dir/containing/kube-apiserver-and-etcd',
     '       (setup-envtest: export KUBEBUILDER_ASSETS="$(setup-envtest use -p path 1.36.x)")',
@@ -95,6 +104,21 @@ export async function ensureControlPlaneBinaries(
     ...(api ? [] : (['kube-apiserver'] as const)),
     ...(etcd ? [] : (['etcd'] as const)),
   ];
+  let downloadNote = '';
+  if (options.download) {
+    try {
+      await downloadEnvtestBinaries({
+        ...(typeof options.download === 'string' ? { indexUrl: options.download } : {}),
+        ...pick(options),
+      });
+      ({ api, etcd, kubectl } = await lookup(options));
+      if (api && etcd) return result(api, etcd, kubectl);
+      downloadNote = 'The download succeeded, but the lookup does not find the binaries in the setup-envtest store.';
+    } catch (err) {
+      downloadNote = `Downloading them failed: ${(err as Error).message}`;
+      if (options.build) options.onProgress?.(`${downloadNote}; building them instead`);
+    }
+  }
   let buildNote: string;
   if (!options.build) {
     buildNote =
@@ -105,10 +129,12 @@ export async function ensureControlPlaneBinaries(
   } else {
     let assets: string;
     try {
+      const kubernetesVersion = requestedKubernetesVersion(options);
       assets = await runEnvtestBuild({
         toolsDir: options.toolsDir,
         onProgress: options.onProgress,
         env: options.env,
+        ...(kubernetesVersion ? { kubernetesVersion } : {}),
       });
     } catch (err) {
       throw new ControlPlaneBinariesMissingError(
@@ -127,5 +153,20 @@ export async function ensureControlPlaneBinaries(
     }
     return result(api, etcd, kubectl);
   }
-  throw new ControlPlaneBinariesMissingError(missing(), instructions(missing(), options, buildNote));
+  throw new ControlPlaneBinariesMissingError(
+    missing(),
+    instructions(missing(), options, [downloadNote, buildNote].filter(Boolean).join('\n')),
+  );
+}
+
+/** The lookup inputs a download shares. */
+function pick(o: EnsureBinariesOptions) {
+  return {
+    ...(o.env ? { env: o.env } : {}),
+    ...(o.home ? { home: o.home } : {}),
+    ...(o.goos ? { goos: o.goos } : {}),
+    ...(o.goarch ? { goarch: o.goarch } : {}),
+    ...(o.kubernetesVersion ? { kubernetesVersion: o.kubernetesVersion } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+  };
 }

@@ -17,6 +17,8 @@ export interface EnvtestBuildOptions {
   onProgress?: (line: string) => void;
   /** Environment of the build (default `process.env`). */
   env?: NodeJS.ProcessEnv;
+  /** The Kubernetes minor or release to build (`build.sh <version>`); default the one pinned in tools/envtest/go.mod. */
+  kubernetesVersion?: string;
 }
 
 /** True when this checkout has tools/envtest/build.sh (false in a published package). */
@@ -35,7 +37,8 @@ export async function runEnvtestBuild(options: EnvtestBuildOptions = {}): Promis
   const script = join(toolsDir, 'build.sh');
   if (!existsSync(script)) throw new Error(`tools/envtest build script not found at ${script}`);
   const tail = new OutputRingBuffer(8 * 1024);
-  const child = spawn('bash', [script], {
+  const args = options.kubernetesVersion ? [script, options.kubernetesVersion] : [script];
+  const child = spawn('bash', args, {
     env: options.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -23,3 +23,8 @@ export {
   ensureControlPlaneBinaries,
 } from './ensure-binaries.js';
 export type { FlagOverrides } from './flags.js';
+export {
+  DEFAULT_ENVTEST_INDEX_URL,
+  downloadEnvtestBinaries,
+  type EnvtestDownloadOptions,
+} from './envtest-download.js';
