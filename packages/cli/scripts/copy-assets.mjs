@@ -9,6 +9,8 @@ const assets = join(pkg, 'assets');
 rmSync(assets, { recursive: true, force: true });
 mkdirSync(join(assets, 'envtest'), { recursive: true });
 cpSync(join(repo, 'docs/deploy/rbac.yaml'), join(assets, 'rbac.yaml'));
-for (const f of ['go.mod', 'go.sum', 'tools.go', 'build.sh', 'go-build-lib.sh', 'README.md']) {
+for (const f of ['go.mod', 'go.sum', 'tools.go', 'build.sh', 'go-build-lib.sh', 'select-version.sh', 'README.md']) {
   cpSync(join(repo, 'tools/envtest', f), join(assets, 'envtest', f));
 }
+// The other pinned Kubernetes minors (build.sh <minor>).
+cpSync(join(repo, 'tools/envtest/versions'), join(assets, 'envtest/versions'), { recursive: true });
