@@ -21,15 +21,23 @@ export type FlagKind =
 
 /** The TypeScript value type of each flag kind. */
 export interface FlagValueOf {
+  /** A free-text flag (pflag `String`). */
   string: string;
   /** An IP address (pflag `IP`), as given but trimmed. */
   ip: string;
+  /** `--flag`, `--flag=true|false` (pflag `Bool`, Go `strconv.ParseBool` forms). */
   bool: boolean;
+  /** A decimal integer (pflag `Int`/`Int32`). */
   int: number;
+  /** A decimal number (pflag `Float32`/`Float64`). */
   float: number;
+  /** A Go duration (`90s`, `1m30s`), in milliseconds. */
   duration: number;
+  /** Comma-separated values; the first use replaces the default, later uses append (pflag `StringSlice`). */
   stringSlice: string[];
+  /** One value per use, commas kept (pflag `StringArray`). */
   stringArray: string[];
+  /** Comma-separated `key=true|false` pairs (component-base `MapStringBool`, as `--feature-gates`). */
   mapStringBool: Record<string, boolean>;
 }
 
@@ -39,8 +47,13 @@ export interface FlagDefinition<K extends FlagKind = FlagKind> {
   name: string;
   /** Optional one-letter short name (`v`, `h`). */
   shorthand?: string;
+  /**
+   * The value type: how the command line is parsed and what `bind` and the parsed values receive ({@link FlagValueOf}).
+   */
   kind: K;
+  /** The value when the flag is not given (durations in milliseconds). */
   default: FlagValueOf[K];
+  /** The help text, printed as given (upstream's wording for upstream's flags). */
   usage: string;
   /** Marked deprecated: still accepted, with a warning printed when used. */
   deprecated?: string;
@@ -73,6 +86,7 @@ export interface FlagDefinition<K extends FlagKind = FlagKind> {
 export class FlagError extends Error {
   constructor(
     message: string,
+    /** The long name of the offending flag, without dashes, when known. */
     readonly flag?: string,
   ) {
     super(message);
@@ -82,9 +96,13 @@ export class FlagError extends Error {
 
 /** A named group of flags (for example `generic`, `leader-election`), as upstream's NamedFlagSets. */
 export class FlagSet {
+  /** The set's flags by long name, in definition order (the order the help prints them). */
   readonly flags = new Map<string, FlagDefinition>();
 
-  constructor(readonly name: string) {}
+  constructor(
+    /** The help section's name, for example `generic` (the help prints `<Name> flags:`). */
+    readonly name: string,
+  ) {}
 
   /** Defines a flag; throws when the name is already defined in this set. */
   add<K extends FlagKind>(def: FlagDefinition<K>): this {
@@ -93,6 +111,7 @@ export class FlagSet {
     return this;
   }
 
+  /** Defines a free-text flag with default `def`. @throws Error when the name is already defined in this set. */
   string(name: string, def: string, usage: string, extra: Partial<FlagDefinition<'string'>> = {}): this {
     return this.add({ name, kind: 'string', default: def, usage, ...extra });
   }
@@ -100,12 +119,21 @@ export class FlagSet {
   ip(name: string, def: string, usage: string, extra: Partial<FlagDefinition<'ip'>> = {}): this {
     return this.add({ name, kind: 'ip', default: def, usage, ...extra });
   }
+  /** Defines a boolean flag with default `def`. @throws Error when the name is already defined in this set. */
   bool(name: string, def: boolean, usage: string, extra: Partial<FlagDefinition<'bool'>> = {}): this {
     return this.add({ name, kind: 'bool', default: def, usage, ...extra });
   }
+  /**
+   * Defines an integer flag with default `def`; a non-integer value fails parsing with Go's `strconv.ParseInt` message.
+   * @throws Error when the name is already defined in this set.
+   */
   int(name: string, def: number, usage: string, extra: Partial<FlagDefinition<'int'>> = {}): this {
     return this.add({ name, kind: 'int', default: def, usage, ...extra });
   }
+  /**
+   * Defines a number flag with default `def`; a non-number fails parsing with Go's `strconv.ParseFloat` message.
+   * @throws Error when the name is already defined in this set.
+   */
   float(name: string, def: number, usage: string, extra: Partial<FlagDefinition<'float'>> = {}): this {
     return this.add({ name, kind: 'float', default: def, usage, ...extra });
   }
@@ -118,6 +146,10 @@ export class FlagSet {
   ): this {
     return this.add({ name, kind: 'duration', default: defMs, usage, ...extra });
   }
+  /**
+   * Defines a comma-separated list flag (pflag `StringSlice`) with default `def`. @throws Error when the name is
+   * already defined in this set.
+   */
   stringSlice(
     name: string,
     def: string[],
@@ -135,6 +167,10 @@ export class FlagSet {
   ): this {
     return this.add({ name, kind: 'stringArray', default: def, usage, ...extra });
   }
+  /**
+   * Defines a `key=bool` map flag (component-base `MapStringBool`) with default `def`. @throws Error when the name is
+   * already defined in this set.
+   */
   mapStringBool(
     name: string,
     def: Record<string, boolean>,
@@ -147,6 +183,7 @@ export class FlagSet {
 
 /** Parsed flags: values by long name, and which flags were set explicitly. */
 export interface ParsedFlags {
+  /** Every flag's final value by long name, defaults included, typed as its kind ({@link FlagValueOf}). */
   values: Record<string, unknown>;
   /** Long names given on the command line. */
   changed: Set<string>;

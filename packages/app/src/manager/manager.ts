@@ -94,12 +94,15 @@ export interface StartOptions {
 
 /** A running manager. */
 export interface CloudControllerManager {
+  /** The configuration the manager runs with, after flags, defaults and validation. */
   readonly config: CloudControllerManagerConfig;
+  /** The provider the manager built and initialised (`initialize` has run). */
   readonly cloud: CloudProvider;
   /** The bound secure port, or undefined when `--secure-port=0`. */
   readonly securePort: number | undefined;
   /** The bound webhook port, or undefined when webhooks are not served. */
   readonly webhookPort: number | undefined;
+  /** The manager's health checks, served at `/healthz` (and `/healthz/<name>`) on the secure port. */
   readonly health: HealthChecks;
   /** True while this replica leads (always true without leader election once controllers run). */
   isLeader(): boolean;

@@ -6,15 +6,31 @@ import { bool, list, num, type OptionGroup, str } from './option-group.js';
 
 /** Delegated authentication settings. Durations in ms. */
 export interface AuthenticationConfig {
+  /**
+   * `--authentication-kubeconfig`: kubeconfig for TokenReviews and the client-CA lookup; empty treats every token as
+   * anonymous.
+   */
   authenticationKubeconfig: string;
+  /** `--authentication-skip-lookup`: do not read `extension-apiserver-authentication` from the cluster. */
   authenticationSkipLookup: boolean;
+  /** `--authentication-tolerate-lookup-failure`: start even when that lookup fails. */
   authenticationTolerateLookupFailure: boolean;
+  /** `--authentication-token-webhook-cache-ttl`, in milliseconds: how long TokenReview answers are cached. */
   tokenWebhookCacheTtlMs: number;
+  /** `--client-ca-file`: CA bundle that authenticates client certificates. */
   clientCAFile: string;
+  /** `--requestheader-client-ca-file`: CA bundle of the front proxy whose request headers are trusted. */
   requestheaderClientCAFile: string;
+  /**
+   * `--requestheader-allowed-names`: common names of the front proxy's certificate; empty allows any name the CA
+   * signed.
+   */
   requestheaderAllowedNames: string[];
+  /** `--requestheader-username-headers` (default `x-remote-user`). */
   requestheaderUsernameHeaders: string[];
+  /** `--requestheader-group-headers` (default `x-remote-group`). */
   requestheaderGroupHeaders: string[];
+  /** `--requestheader-extra-headers-prefix` (default `x-remote-extra-`). */
   requestheaderExtraHeadersPrefix: string[];
 }
 

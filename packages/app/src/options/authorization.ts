@@ -6,9 +6,19 @@ import { list, num, type OptionGroup, str } from './option-group.js';
 
 /** Delegated authorization settings. Durations in ms. */
 export interface AuthorizationConfig {
+  /**
+   * `--authorization-kubeconfig`: kubeconfig for SubjectAccessReviews; empty forbids every request not in
+   * `authorizationAlwaysAllowPaths`.
+   */
   authorizationKubeconfig: string;
+  /**
+   * `--authorization-always-allow-paths`: paths served without authorization (upstream default `/healthz`, `/readyz`,
+   * `/livez`).
+   */
   authorizationAlwaysAllowPaths: string[];
+  /** `--authorization-webhook-cache-authorized-ttl`, in milliseconds. */
   authorizedTtlMs: number;
+  /** `--authorization-webhook-cache-unauthorized-ttl`, in milliseconds. */
   unauthorizedTtlMs: number;
 }
 

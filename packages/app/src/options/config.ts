@@ -41,11 +41,15 @@ export interface CloudControllerManagerConfig
     Omit<MiscConfig, 'controllerConfig'>,
     LoggingConfig,
     CloudBudgetConfig {
+  /** `--leader-elect*`. */
   leaderElection: LeaderElectionConfig;
   /** `--enable-leader-migration` (effective only with `--leader-elect`) and `--leader-migration-config`. */
   leaderMigration: LeaderMigrationOptionsConfig;
+  /** The secure port: `--bind-address`, `--secure-port`, `--cert-dir` and the TLS flags. */
   secureServing: SecureServingConfig;
+  /** Delegated authentication and authorization of the secure port. */
   auth: AuthConfig;
+  /** `--profiling` (default true): serve `/debug/pprof/profile`, `/debug/pprof/heap` and `/debug/flags/v` on the secure port. */
   profiling: boolean;
   /** What the controllers receive. */
   controllerConfig: CloudControllerConfig;
@@ -55,7 +59,10 @@ export interface CloudControllerManagerConfig
 
 /** Invalid configuration: every problem found, one per line in the message. */
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  constructor(
+    /** Each problem, one sentence naming the flag and the fix. */
+    readonly problems: string[],
+  ) {
     super(problems.length === 1 ? problems[0]! : `invalid configuration:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }

@@ -8,10 +8,15 @@ import { list, nonNegative, num, type OptionGroup, str } from './option-group.js
 
 /** What the group yields. All durations in ms. */
 export interface GenericConfig {
+  /** `--kube-api-qps` (default 20): the client rate limiter's requests per second; negative disables it. */
   kubeApiQps: number;
+  /** `--kube-api-burst` (default 30). */
   kubeApiBurst: number;
+  /** `--kube-api-content-type`: the `Content-Type` of API requests. */
   kubeApiContentType: string;
+  /** `--min-resync-period`, in milliseconds: informers resync at a random period between it and twice it. */
   minResyncPeriodMs: number;
+  /** `--controller-start-interval`, in milliseconds: the pause between starting two controllers (0: none). */
   controllerStartIntervalMs: number;
   /** `--controllers` with aliases resolved (order and `-` kept). */
   controllers: string[];

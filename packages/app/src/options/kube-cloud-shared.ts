@@ -16,9 +16,13 @@ import {
 
 /** What the group yields. */
 export interface KubeCloudSharedConfig {
+  /** `--cloud-provider` (the registered name) and `--cloud-config` (a file path, empty for none). */
   cloudProvider: { name: string; cloudConfigFile: string };
+  /** `--allow-untagged-cloud` (deprecated): start with a warning instead of failing when the provider has no cluster ID. */
   allowUntaggedCloud: boolean;
+  /** `--use-service-account-credentials`: each controller uses its own service account's token. */
   useServiceAccountCredentials: boolean;
+  /** The cloud flags the controllers read (cluster name and CIDR, route and node-monitor periods in milliseconds). */
   controllerConfig: Pick<
     CloudControllerConfig,
     | 'clusterName'

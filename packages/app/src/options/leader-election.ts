@@ -12,12 +12,25 @@ import { bool, type FlagValues, num, type OptionGroup, str } from './option-grou
 
 /** Leader-election settings (`--leader-elect*`). */
 export interface LeaderElectionConfig {
+  /** `--leader-elect` (default true): run the controllers only while holding the Lease. */
   leaderElect: boolean;
+  /**
+   * `--leader-elect-lease-duration`, in milliseconds (default 15 s): how long a non-leader waits before taking an
+   * unrenewed Lease.
+   */
   leaseDurationMs: number;
+  /**
+   * `--leader-elect-renew-deadline`, in milliseconds (default 10 s): how long the leader keeps retrying a renewal
+   * before it gives up leading.
+   */
   renewDeadlineMs: number;
+  /** `--leader-elect-retry-period`, in milliseconds (default 2 s): the pause between acquire and renew attempts. */
   retryPeriodMs: number;
+  /** `--leader-elect-resource-lock`: only `leases` is accepted. */
   resourceLock: string;
+  /** `--leader-elect-resource-name` (default `cloud-controller-manager`): the Lease's name. */
   resourceName: string;
+  /** `--leader-elect-resource-namespace` (default `kube-system`): the Lease's namespace. */
   resourceNamespace: string;
 }
 

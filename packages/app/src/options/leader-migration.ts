@@ -7,7 +7,12 @@ import { bool, type OptionGroup, str } from './option-group.js';
 
 /** `--enable-leader-migration` (effective only with `--leader-elect`) and `--leader-migration-config`. */
 export interface LeaderMigrationOptionsConfig {
+  /** `--enable-leader-migration`. */
   enabled: boolean;
+  /**
+   * `--leader-migration-config`: path of a `LeaderMigrationConfiguration` file; empty uses upstream's default
+   * configuration.
+   */
   configFile: string;
 }
 

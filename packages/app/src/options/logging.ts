@@ -8,9 +8,11 @@ import { type FlagValues, nonNegative, num, type OptionGroup, str } from './opti
 
 /** What the group yields. */
 export interface LoggingConfig {
+  /** `-v`/`--v`: the log verbosity (klog levels, 0 = default). */
   verbosity: number;
   /** `--vmodule` as given (accepted; ccm-kit has one verbosity for every module). */
   vmodule: string;
+  /** `--logging-format`: `text` (klog lines) or `json`. */
   loggingFormat: 'text' | 'json';
   /** `--log-<format>-split-stream` of the chosen format: info lines to stdout, errors to stderr. */
   splitStream: boolean;

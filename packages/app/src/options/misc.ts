@@ -7,8 +7,11 @@ import { num, type OptionGroup, positivePeriod, str } from './option-group.js';
 
 /** What the group yields. */
 export interface MiscConfig {
+  /** `--kubeconfig`: path of the kubeconfig; empty uses the in-cluster configuration. */
   kubeconfig: string;
+  /** `--master`: the API server's address, overriding the kubeconfig's. */
   master: string;
+  /** `--node-status-update-frequency`, in milliseconds. */
   controllerConfig: Pick<CloudControllerConfig, 'nodeStatusUpdateFrequencyMs'>;
 }
 

@@ -19,18 +19,25 @@ import {
  * `--webhook-` names). `securePort` 0 turns serving off.
  */
 export interface SecureServingConfig {
+  /** `--bind-address`: the IP address the secure port listens on. */
   bindAddress: string;
+  /** `--secure-port`: the HTTPS port; 0 serves nothing. */
   securePort: number;
+  /** `--cert-dir`: where the self-signed pair is read from, or generated, when no `tlsCertFile` is given. */
   certDir: string;
   /** Name of the generated pair in `certDir`: `cloud-controller-manager` or `cloud-controller-manager-webhook`. */
   pairName: string;
+  /** `--tls-cert-file`: PEM certificate (chain) to serve; empty generates a self-signed pair in `certDir`. */
   tlsCertFile: string;
+  /** `--tls-private-key-file`: PEM key of `tlsCertFile`. */
   tlsPrivateKeyFile: string;
   /** As given (Go names); see `nodeCipherList`. */
   tlsCipherSuites: string[];
   /** Go CurveIDs as given; see `nodeCurveList`. */
   tlsCurvePreferences: string[];
+  /** `--tls-min-version`: a Go name (`VersionTLS12`, `VersionTLS13`), validated; empty is Node's default (TLS 1.2). */
   tlsMinVersion: string;
+  /** `--tls-sni-cert-key`: extra pairs served by SNI name. */
   tlsSniCertKeys: NamedCertKey[];
   /** `--permit-port-sharing` (SO_REUSEPORT); not on the webhook port. */
   permitPortSharing: boolean;

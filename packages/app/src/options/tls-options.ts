@@ -111,7 +111,9 @@ export function nodeMinVersion(value: string): 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' |
 
 /** One `--tls-sni-cert-key` value: a certificate/key pair and, optionally, the domain patterns it serves. */
 export interface NamedCertKey {
+  /** Path of the PEM certificate (chain). */
   certFile: string;
+  /** Path of the PEM private key. */
   keyFile: string;
   /** Explicit names (`*.foo.com`, `foo.com`); empty means "the names in the certificate". */
   names: string[];

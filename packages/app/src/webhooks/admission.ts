@@ -8,28 +8,48 @@ import { metricsRegistry } from '@ccm-kit/runtime';
 
 /** The `request` of an `admission.k8s.io/v1` AdmissionReview (the fields a handler usually reads). */
 export interface AdmissionRequest {
+  /** The request's UID; the answer must carry it (filled in when the handler leaves it out). */
   uid: string;
+  /** The object's kind (group, version, kind). */
   kind?: { group: string; version: string; kind: string };
+  /**
+   * The resource requested (group, version, resource), for example `{ group: '', version: 'v1', resource: 'services'
+   * }`.
+   */
   resource?: { group: string; version: string; resource: string };
+  /** The object's name (may be empty on CREATE with `generateName`). */
   name?: string;
+  /** The object's namespace; absent for cluster-scoped objects. */
   namespace?: string;
+  /** The operation being admitted. */
   operation?: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT' | string;
+  /** Who makes the request. */
   userInfo?: { username?: string; uid?: string; groups?: string[] };
+  /** The object as it would be stored (absent on DELETE), as JSON. */
   object?: unknown;
+  /** The stored object before an UPDATE or DELETE, as JSON. */
   oldObject?: unknown;
+  /** True when the request will not be persisted: the handler must have no side effects. */
   dryRun?: boolean;
+  /** The other fields of the review's `request`, unchanged. */
   [key: string]: unknown;
 }
 
 /** The `response` of an AdmissionReview; `uid` is filled from the request. */
 export interface AdmissionResponse {
+  /** The request's UID; filled in from the request when absent. */
   uid?: string;
+  /** Whether the request is admitted. */
   allowed: boolean;
+  /** Why it is refused: `message` is what the user sees, `code` the HTTP status the API server reports. */
   status?: { code?: number; message?: string; reason?: string };
   /** Base64 of a JSON Patch, with `patchType: 'JSONPatch'`. */
   patch?: string;
+  /** `JSONPatch` whenever `patch` is set. */
   patchType?: 'JSONPatch';
+  /** Warnings returned to the client (kubectl prints them). */
   warnings?: string[];
+  /** Annotations added to the audit event of this request. */
   auditAnnotations?: Record<string, string>;
 }
 
@@ -46,8 +66,11 @@ export interface WebhookConfig {
 
 /** An HTTP answer. */
 export interface WebhookHttpResponse {
+  /** The HTTP status code. */
   status: number;
+  /** The response body (an AdmissionReview as JSON, or an error text). */
   body: string;
+  /** The `Content-Type` header value. */
   contentType: string;
 }
 
