@@ -53,12 +53,8 @@ export interface EntryPointResult {
  * once its `(undocumented)` markers are gone, and the check keeps it that way.
  */
 export const UNDOCUMENTED_ALLOWED: ReadonlySet<string> = new Set([
-  '@ccm-kit/cli',
   '@ccm-kit/runtime',
   '@ccm-kit/runtime/internal',
-  '@ccm-kit/testing',
-  '@ccm-kit/testing/vitest',
-  'create-ccm-kit',
 ]);
 
 const declarationName = /^export (?:declare )?(?:abstract )?(?:class|interface|function|type|const|let|enum|namespace) ([\w$]+)/;

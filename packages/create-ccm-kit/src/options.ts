@@ -6,13 +6,16 @@
  * or with InstancesV2.
  */
 export const FACETS = ['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes'] as const;
+/** One facet name of {@link FACETS}. */
 export type Facet = (typeof FACETS)[number];
 
+/** What `create-ccm-kit` scaffolds: the target directory, the provider's name and its facets. */
 export interface ProjectOptions {
   /** Directory to create (must not exist, or be empty). */
   dir: string;
   /** Provider name: lower-case DNS label, the providerID scheme and `--cloud-provider` value. */
   provider: string;
+  /** The facets the provider implements (at least one); each gets its source file, tests and conformance options. */
   facets: Facet[];
 }
 

@@ -19,6 +19,7 @@ export const BUILD_USAGE = `ccm-kit build [--entry src/main.ts] [--outfile dist/
 
 /** What {@link bundle} wrote. */
 export interface BundleResult {
+  /** The bundle's entry file, as given (`dist/bundle/main.mjs` by default); its chunks are in `chunks/` next to it. */
   outfile: string;
   /** Size in bytes of the bundle and its chunks. */
   bytes: number;

@@ -16,6 +16,7 @@ export interface ManifestValues {
   kind: 'Deployment' | 'DaemonSet';
   /** Replicas of the Deployment (default 2; one leader). */
   replicaCount: number;
+  /** The container image: `repository:tag` and its pull policy (Kubernetes `imagePullPolicy`). */
   image: { repository: string; tag: string; pullPolicy: 'Always' | 'IfNotPresent' | 'Never' };
   /** Flags as `name: value` (rendered `--name=value`), after `--cloud-provider`. */
   args: Record<string, string | number | boolean>;
@@ -27,9 +28,16 @@ export interface ManifestValues {
   env: V1EnvVar[];
   /** Name of a Secret mounted read-only at `/etc/<providerName>` holding `cloud.yaml`; empty: none. */
   cloudConfigSecret: string;
+  /** CPU and memory requests and limits of the CCM container. */
   resources: V1ResourceRequirements;
+  /**
+   * Tolerations of the Pod (a CCM must run on control-plane Nodes and on Nodes tainted
+   * `node.cloudprovider.kubernetes.io/uninitialized`).
+   */
   tolerations: V1Toleration[];
+  /** The Pod's `nodeSelector` (a DaemonSet's default: the control-plane role label); empty: any Node. */
   nodeSelector: Record<string, string>;
+  /** The Pod's priority class (default `system-cluster-critical`, `system-node-critical` for a DaemonSet); empty: none. */
   priorityClassName: string;
   /**
    * Run in the Node's network namespace (dnsPolicy `Default`): for clusters whose Pod network needs the

@@ -2,6 +2,7 @@
 import { type ProjectOptions } from '../options.js';
 import { CCM_KIT_RANGE, NODE_MAJOR, THIRD_PARTY } from '../versions.js';
 
+/** The name of the project's binary and image: `<provider>-cloud-controller-manager`, as upstream's CCMs are named. */
 export const binName = (o: ProjectOptions) => `${o.provider}-cloud-controller-manager`;
 
 export function packageJson(o: ProjectOptions): string {

@@ -22,6 +22,7 @@ export interface TestClusterOptions {
 
 /** A client factory, informers and cleanup on a running {@link ControlPlane}. */
 export class TestCluster {
+  /** The control plane this cluster talks to (its `kubeConfig` is the admin's). */
   readonly controlPlane: ControlPlane;
   /** The runtime's client factory, as the app builds it (without rate limit by default). */
   readonly clients: ClientFactory;

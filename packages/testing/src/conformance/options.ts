@@ -151,8 +151,11 @@ export interface ProviderConformanceOptions<F extends ProviderFixture = Provider
    * `pending: <method> not implemented` — instead of as a failure. Never counted as a pass. Default false.
    */
   pendingNotImplemented?: boolean;
+  /** Options of the LoadBalancer checks; required when the provider implements the LoadBalancer facet. */
   loadBalancer?: LoadBalancerConformanceOptions<F>;
+  /** Options of the Routes checks; required when the provider implements the Routes facet. */
   routes?: RoutesConformanceOptions<F>;
+  /** Time limits of the checks (defaults in {@link ConformanceTimeouts}). */
   timeouts?: ConformanceTimeouts;
 }
 

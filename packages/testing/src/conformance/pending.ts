@@ -36,6 +36,7 @@ function observe<T extends object>(target: T, seen: (err: NotImplementedError) =
 
 /** What {@link trackStubs} returns: the options to plan with, and a runner for each check. */
 export interface StubTracker<F extends ProviderFixture> {
+  /** The options to plan with: the fixture's factory wrapped so that stub calls are recorded. */
   options: ProviderConformanceOptions<F>;
   /**
    * Runs `check`; when the provider threw `NotImplementedError` during it, calls `skip` with

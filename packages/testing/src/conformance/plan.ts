@@ -26,6 +26,7 @@ import { routesChecks } from './routes.js';
 export interface ConformanceCheck {
   /** `<facet>/<slug>`, for example `loadBalancer/delete`; also the prefix of its violation messages. */
   readonly id: string;
+  /** The facet the check belongs to. */
   readonly facet: ConformanceFacet;
   /** What the check guarantees (the test name). */
   readonly title: string;
@@ -37,6 +38,7 @@ export interface ConformanceCheck {
 export interface ConformanceCoverage {
   /** The suite name (`options.name`). */
   readonly name: string;
+  /** The provider's `providerName()`. */
   readonly providerName: string;
   /** Checked facets the provider implements (`provider` always). */
   readonly implemented: readonly ConformanceFacet[];
@@ -46,10 +48,13 @@ export interface ConformanceCoverage {
   readonly clusters: boolean;
   /** The facets with outage checks (empty without `breakCloud`). */
   readonly outage: readonly OutageFacet[];
+  /** The fixture has a `stoppedNode`: the shutdown checks run. */
   readonly stoppedNode: boolean;
+  /** The fixture has `listCloudLoadBalancers`: the leak and duplicate checks run. */
   readonly listsLoadBalancers: boolean;
   /** The LoadBalancer facet implements the optional `listLoadBalancers` (its checks run). */
   readonly listsOwnedLoadBalancers: boolean;
+  /** The abort checks run (`options.abortSignals` is not `false`). */
   readonly abortSignals: boolean;
   /** The InstancesV2 facet has the batch read `listInstanceStates` (checked against the per-Node answers). */
   readonly batchReads: boolean;
@@ -61,7 +66,9 @@ export interface ConformanceCoverage {
 
 /** A planned run: its coverage and its checks, in order. */
 export interface ConformancePlan {
+  /** What the run covers, for the report. */
   readonly coverage: ConformanceCoverage;
+  /** The checks, in the order they run. */
   readonly checks: readonly ConformanceCheck[];
 }
 

@@ -6,6 +6,7 @@
 
 /** A provider broke the contract. `check` is the id of the failing check (for example `loadBalancer/delete`). */
 export class ConformanceViolation extends Error {
+  /** The id of the failing check, `<facet>/<slug>` (for example `loadBalancer/delete`). */
   readonly check: string;
 
   constructor(check: string, message: string, options?: ErrorOptions) {

@@ -28,7 +28,9 @@ export type BinarySource = 'TEST_ASSET' | 'KUBEBUILDER_ASSETS' | 'setup-envtest'
 
 /** A binary found on disk. */
 export interface BinaryLocation {
+  /** Absolute path of the binary. */
   readonly path: string;
+  /** Where it was found (an environment variable, setup-envtest's cache or tools/envtest's build). */
   readonly source: BinarySource;
 }
 

@@ -57,7 +57,9 @@ export interface ControlPlaneOptions {
 
 /** A user of the control plane with a client certificate. */
 export interface ControlPlaneUser {
+  /** The user name (the certificate's common name). */
   readonly name: string;
+  /** The user's groups (the certificate's organizations), for example `system:masters`. */
   readonly groups: readonly string[];
   /** client-node KubeConfig for this user. */
   readonly kubeConfig: KubeConfig;
@@ -128,7 +130,9 @@ export interface ControlPlane {
 
 /** Start failed; `portCollision` tells whether a retry with new ports may help. */
 export class ControlPlaneStartError extends Error {
+  /** `ControlPlaneStartError`. */
   override readonly name = 'ControlPlaneStartError';
+  /** True when a port was taken between choosing and binding it: a retry with new ports may succeed. */
   readonly portCollision: boolean;
   constructor(message: string, portCollision: boolean, options?: { cause?: unknown }) {
     super(message, options);

@@ -16,7 +16,9 @@ import { downloadEnvtestBinaries } from './envtest-download.js';
 
 /** Absolute paths of the control-plane binaries. */
 export interface ControlPlaneBinaries {
+  /** Absolute path of `kube-apiserver`. */
   readonly kubeApiServer: string;
+  /** Absolute path of `etcd`. */
   readonly etcd: string;
   /** Present when a kubectl was found next to the others; tests do not need it. */
   readonly kubectl?: string;
@@ -40,8 +42,10 @@ export interface EnsureBinariesOptions extends BinaryLookupOptions {
 
 /** The error thrown when the binaries are missing: the message says how to provide them. */
 export class ControlPlaneBinariesMissingError extends Error {
+  /** `ControlPlaneBinariesMissingError`. */
   override readonly name = 'ControlPlaneBinariesMissingError';
   constructor(
+    /** The binaries that were not found (`kube-apiserver`, `etcd`). */
     readonly missing: readonly ControlPlaneBinaryName[],
     message: string,
   ) {

@@ -43,6 +43,7 @@ export interface ControllerUnderTest {
    * control plane if this fixture created them. Safe to call twice.
    */
   stop(): Promise<void>;
+  /** The same as {@link ControllerUnderTest.stop}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
 

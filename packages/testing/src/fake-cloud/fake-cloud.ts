@@ -155,37 +155,86 @@ export class FakeCloud
     PVLabeler,
     FakeCloudKnobs
 {
+  /** Upstream `DisableInstances`: `instances()` returns `undefined`. */
   disableInstances = false;
+  /** Upstream `DisableRoutes`: `routes()` returns `undefined`. */
   disableRoutes = false;
+  /** Upstream `DisableLoadBalancers`: `loadBalancer()` returns `undefined`. */
   disableLoadBalancers = false;
+  /** Upstream `DisableZones`: `zones()` returns `undefined`. */
   disableZones = false;
+  /** Upstream `DisableClusters`: `clusters()` returns `undefined`. */
   disableClusters = false;
+  /** Upstream `EnableInstancesV2`: `instancesV2()` returns the fake (off by default, as upstream). */
   enableInstancesV2 = false;
+  /** Upstream `Exists`: whether `getLoadBalancer` finds a balancer. */
   exists = false;
+  /**
+   * Upstream `Err`: thrown by `getLoadBalancer`, `ensureLoadBalancerDeleted`, `listLoadBalancers`, `listClusters`,
+   * `master`, `listRoutes` and `list`; `undefined` for none. A failed route create or delete sets it, as upstream.
+   */
   err: Error | undefined = undefined;
+  /**
+   * Upstream `ExistsByProviderID`: what `instanceExistsByProviderID`/`instanceExists` answer for an unregistered
+   * machine.
+   */
   existsByProviderID = false;
+  /** Upstream `ErrByProviderID`: thrown by those lookups for an unregistered machine. */
   errByProviderID: Error | undefined = undefined;
+  /** Upstream `NodeShutdown`: what `instanceShutdown(ByProviderID)` answers for an unregistered machine. */
   nodeShutdown = false;
+  /** Upstream `ErrShutdownByProviderID`: thrown by those lookups for an unregistered machine. */
   errShutdownByProviderID: Error | undefined = undefined;
+  /** Upstream `MetadataErr`: thrown by `instanceMetadata`. */
   metadataErr: Error | undefined = undefined;
+  /**
+   * Upstream `Addresses`: the addresses of an unregistered machine (`nodeAddresses`, `instanceMetadata`); set with
+   * {@link FakeCloud.setNodeAddresses}.
+   */
   addresses: V1NodeAddress[] = [];
+  /** Upstream `ExtID`: what `instanceID` answers by node name, for an unregistered machine (else `''`). */
   extID: Record<string, string> = {};
+  /** Upstream `ExtIDErr`: an error `instanceID` throws, by node name. */
   extIDErr: Record<string, Error> = {};
+  /**
+   * Upstream `InstanceTypes`: the instance type by node name (`instanceType`) or providerID
+   * (`instanceTypeByProviderID`, `instanceMetadata`), for an unregistered machine.
+   */
   instanceTypes: Record<string, string> = {};
+  /** Upstream `ProviderID`: the providerID `instanceMetadata` reports, by node name. */
   providerID: Record<string, string> = {};
+  /** Upstream `Zone`: what `getZone*` and `instanceMetadata` report for an unregistered machine. */
   zone: Zone = { failureDomain: '', region: '' };
+  /** Upstream `AdditionalLabels`: the extra labels `instanceMetadata` reports. */
   additionalLabels: Record<string, string> | undefined = undefined;
+  /** Upstream `OverrideInstanceMetadata`: when set, `instanceMetadata` returns what it returns. */
   overrideInstanceMetadata: InstanceMetadataOverride | undefined = undefined;
+  /** Upstream `Provider`: the `providerName()` (empty: `fake`). */
   provider = '';
+  /** Upstream `ExternalIP`: the ingress IP the balancer calls report (`undefined`: empty). */
   externalIP: string | undefined = undefined;
+  /** Upstream `BalancerIPMode`: the ingress `ipMode` reported (`VIP`, `Proxy`); `undefined` leaves it out. */
   balancerIPMode: string | undefined = undefined;
+  /**
+   * Upstream `EnsureCallCb`: called with each `ensureLoadBalancer` call under the ensure lock; later ensure calls wait
+   * for its promise.
+   */
   ensureCallCb: BalancerCallCallback | undefined = undefined;
+  /** Upstream `UpdateCallCb`: called with each `updateLoadBalancer` call. */
   updateCallCb: BalancerCallCallback | undefined = undefined;
+  /**
+   * Upstream `RouteMap`: the stored routes by `<cluster>-<target node>-<destination CIDR>` (also the route's `name`).
+   */
   routeMap: Map<string, FakeRoute> = new Map();
+  /** Upstream `RequestDelay`, in milliseconds: each recorded call waits this long first (abortable). */
   requestDelayMs = 0;
+  /** Upstream `ClusterList`: what `listClusters` returns. */
   clusterList: string[] = [];
+  /** Upstream `MasterName`: what `master` returns. */
   masterName = '';
+  /** Upstream `VolumeLabelMap`: the labels `getLabelsForVolume` returns, by volume name. */
   volumeLabelMap: Record<string, Record<string, string>> = {};
+  /** Upstream `Machines`: the machine names `list(filter)` matches. */
   machines: string[] = [];
   /**
    * The optional batch read (see the class notes); `undefined` unless {@link instanceStatePageSize} is set. An own

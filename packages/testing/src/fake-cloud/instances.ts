@@ -29,13 +29,21 @@ export interface FakeInstanceSpec {
 export interface FakeInstance {
   /** The node name or providerID it was registered under. */
   readonly key: string;
+  /** The providerID it reports (`undefined`: none registered). */
   readonly providerID: string | undefined;
+  /** Its addresses, as `NodeAddresses` returns them. */
   readonly addresses: V1NodeAddress[];
+  /** Its instance type. */
   readonly instanceType: string;
+  /** Its zone (`topology.kubernetes.io/zone`). */
   readonly zone: string;
+  /** Its region (`topology.kubernetes.io/region`). */
   readonly region: string;
+  /** Whether the machine exists; false answers `instanceExists` false and `InstanceNotFound` to the lookups. */
   readonly exists: boolean;
+  /** Whether the machine is shut down (`instanceShutdown`). */
   readonly shutdown: boolean;
+  /** Extra labels `instanceMetadata` reports. */
   readonly additionalLabels: Record<string, string> | undefined;
 }
 

@@ -31,6 +31,7 @@ export interface FakeBalancer {
    * `listLoadBalancers` reports. A balancer stored without them (by a test) is listed as malformed.
    */
   clusterName?: string;
+  /** The Service `ensureLoadBalancer` made it for (namespace, name, uid). */
   service?: { namespace: string; name: string; uid: string };
 }
 

@@ -7,7 +7,9 @@ import type { Route } from '@ccm-kit/cloud-provider';
 
 /** One stored route and the cluster it belongs to (upstream `fake.Route`). */
 export interface FakeRoute {
+  /** The cluster name the route was created under. */
   clusterName: string;
+  /** The route as the provider stores it. */
   route: Route;
 }
 

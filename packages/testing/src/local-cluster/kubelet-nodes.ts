@@ -9,6 +9,7 @@ import { type CoreV1Api, setHeaderOptions, type V1Node } from '@kubernetes/clien
 
 /** One kubelet-style Node. */
 export interface KubeletNode {
+  /** The Node's name (also its `kubernetes.io/hostname` label). */
   name: string;
   /** Labels the kubelet sets (`kubernetes.io/hostname` is added). */
   labels?: Record<string, string>;
