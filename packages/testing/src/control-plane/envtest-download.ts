@@ -39,8 +39,9 @@ export interface EnvtestDownloadOptions {
   env?: NodeJS.ProcessEnv;
   /** Home directory (default `os.homedir()`), for the store's default location. */
   home?: string;
-  /** Go-style OS and architecture (default this process'). */
+  /** Go-style OS of the archive, `linux` or `darwin` (default this process'). */
   goos?: string;
+  /** Go-style architecture of the archive, `amd64` or `arm64` (default this process'). */
   goarch?: string;
   /** Progress lines. */
   onProgress?: (line: string) => void;
