@@ -4,12 +4,12 @@
  * two per page. Listed Nodes are answered from the listing; a Node not listed is deleted only when the per-Node
  * `instanceExists` says so; a failing listing never deletes or taints, and the per-Node calls take over.
  */
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, kubeletNode } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { cloudNodeController } from '../src/cloud-node/descriptor.js';
 import { cloudNodeLifecycleController } from '../src/node-lifecycle/descriptor.js';
-import { kubeletNode, useNodeTestEnv, userTaints } from './cloud-node-harness.js';
+import { useNodeTestEnv, userTaints } from './cloud-node-harness.js';
 
 const env = useNodeTestEnv();
 

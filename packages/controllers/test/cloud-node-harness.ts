@@ -16,11 +16,6 @@ import {
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
 import type { CloudControllerConfig, ControllerDescriptor } from '../src/context.js';
 
-export const UNINITIALIZED_TAINT: V1Taint = {
-  key: 'node.cloudprovider.kubernetes.io/uninitialized',
-  value: 'true',
-  effect: 'NoSchedule',
-};
 export const EXTRA_TAINT: V1Taint = { key: 'ImproveCoverageTaint', value: 'true', effect: 'NoSchedule' };
 export const CLOUD_ADDRESSES: V1NodeAddress[] = [
   { type: 'Hostname', address: 'node0.cloud.internal' },
@@ -138,35 +133,3 @@ export function userTaints(node: V1Node | undefined): V1Taint[] {
 
 /** A quiet logger for controllers under test. */
 export const testLogger = createLogger('node-test');
-
-/** A Node as a kubelet with `--cloud-provider=external` registers it. */
-export function kubeletNode(
-  name: string,
-  opts: {
-    taints?: V1Taint[];
-    providerID?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    addresses?: V1NodeAddress[];
-    ready?: 'True' | 'False' | 'Unknown';
-  } = {},
-): V1Node {
-  const node: V1Node = {
-    metadata: { name, labels: opts.labels, annotations: opts.annotations },
-    spec: { taints: opts.taints ?? [UNINITIALIZED_TAINT], providerID: opts.providerID },
-    status: { addresses: opts.addresses },
-  };
-  if (opts.ready) {
-    node.status!.conditions = [
-      {
-        type: 'Ready',
-        status: opts.ready,
-        reason: 'KubeletReady',
-        message: 'test',
-        lastHeartbeatTime: new Date(),
-        lastTransitionTime: new Date(),
-      },
-    ];
-  }
-  return node;
-}

@@ -5,14 +5,14 @@
  */
 import { NotImplementedError } from '@ccm-kit/cloud-provider';
 import { metricsRegistry } from '@ccm-kit/runtime';
-import { captureLogs, FakeCloud, type FakeCloudOptions, RecordingEventRecorder } from '@ccm-kit/testing';
+import { captureLogs, FakeCloud, type FakeCloudOptions, kubeletNode, RecordingEventRecorder, uninitializedTaint } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { isUninitialized } from '../src/cloud-node/cloud-taint.js';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
 import { cloudNodeController } from '../src/cloud-node/descriptor.js';
-import { CLOUD_ADDRESSES, EXTRA_TAINT, kubeletNode, testLogger, UNINITIALIZED_TAINT, useNodeTestEnv, userTaints } from './cloud-node-harness.js';
+import { CLOUD_ADDRESSES, EXTRA_TAINT, testLogger, useNodeTestEnv, userTaints } from './cloud-node-harness.js';
 
 const env = useNodeTestEnv();
 
@@ -102,7 +102,7 @@ const scenarios: Scenario[] = [
     id: 'NODE-06',
     title: 'node addresses',
     cloud: (n) => v1(n),
-    node: { taints: [UNINITIALIZED_TAINT, EXTRA_TAINT] },
+    node: { taints: [uninitializedTaint(), EXTRA_TAINT] },
     expected: { providerID: 'fake://12345', taints: [EXTRA_TAINT], addresses: CLOUD_ADDRESSES },
   },
   {
@@ -112,7 +112,7 @@ const scenarios: Scenario[] = [
     node: {
       annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
       providerID: 'node0.aws.12345',
-      taints: [UNINITIALIZED_TAINT, EXTRA_TAINT],
+      taints: [uninitializedTaint(), EXTRA_TAINT],
     },
     expected: 'unchanged',
   },
@@ -123,7 +123,7 @@ const scenarios: Scenario[] = [
     node: {
       annotations: NODE_IP,
       providerID: 'node0.aws.12345',
-      taints: [UNINITIALIZED_TAINT, EXTRA_TAINT],
+      taints: [uninitializedTaint(), EXTRA_TAINT],
       addresses: [{ type: 'Hostname', address: 'node0.cloud.internal' }],
     },
     expected: { providerID: 'node0.aws.12345', taints: [EXTRA_TAINT], addresses: REORDERED },
@@ -135,7 +135,7 @@ const scenarios: Scenario[] = [
     node: {
       annotations: { 'alpha.kubernetes.io/provided-node-ip': 'invalid-ip' },
       providerID: 'node0.aws.12345',
-      taints: [UNINITIALIZED_TAINT, EXTRA_TAINT],
+      taints: [uninitializedTaint(), EXTRA_TAINT],
       addresses: [{ type: 'Hostname', address: 'node0.cloud.internal' }],
     },
     expectError: true,
@@ -148,7 +148,7 @@ const scenarios: Scenario[] = [
     node: {
       annotations: { 'alpha.kubernetes.io/provided-node-ip': '10.0.0.2' },
       providerID: 'node0.aws.12345',
-      taints: [UNINITIALIZED_TAINT, EXTRA_TAINT],
+      taints: [uninitializedTaint(), EXTRA_TAINT],
       addresses: [{ type: 'Hostname', address: 'node0.cloud.internal' }],
     },
     expectError: true,
@@ -158,7 +158,7 @@ const scenarios: Scenario[] = [
     id: 'NODE-11',
     title: 'provider ID already set',
     cloud: (n) => v1(n),
-    node: { providerID: 'test-provider-id', taints: [UNINITIALIZED_TAINT, EXTRA_TAINT] },
+    node: { providerID: 'test-provider-id', taints: [uninitializedTaint(), EXTRA_TAINT] },
     expected: { providerID: 'test-provider-id', taints: [EXTRA_TAINT], addresses: CLOUD_ADDRESSES },
   },
   {
@@ -194,7 +194,7 @@ const scenarios: Scenario[] = [
     id: 'NODE-16',
     title: '[instanceV2] node addresses',
     cloud: (n) => v2({ providerID: { [n]: 'fake://12345' } }),
-    node: { taints: [UNINITIALIZED_TAINT, EXTRA_TAINT] },
+    node: { taints: [uninitializedTaint(), EXTRA_TAINT] },
     expected: { providerID: 'fake://12345', taints: [EXTRA_TAINT], addresses: CLOUD_ADDRESSES },
   },
   {
@@ -204,7 +204,7 @@ const scenarios: Scenario[] = [
     node: {
       annotations: NODE_IP,
       providerID: 'node0.aws.12345',
-      taints: [UNINITIALIZED_TAINT, EXTRA_TAINT],
+      taints: [uninitializedTaint(), EXTRA_TAINT],
       addresses: [{ type: 'Hostname', address: 'node0.cloud.internal' }],
     },
     expected: { providerID: 'node0.aws.12345', taints: [EXTRA_TAINT], addresses: REORDERED },

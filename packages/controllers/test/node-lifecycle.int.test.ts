@@ -4,12 +4,12 @@
  * then the controller running through its descriptor.
  */
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
-import { captureLogs, FakeCloud, type FakeCloudOptions, RecordingEventRecorder } from '@ccm-kit/testing';
+import { captureLogs, FakeCloud, type FakeCloudOptions, kubeletNode, RecordingEventRecorder } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
 import { cloudNodeLifecycleController } from '../src/node-lifecycle/descriptor.js';
-import { kubeletNode, testLogger, useNodeTestEnv, userTaints } from './cloud-node-harness.js';
+import { testLogger, useNodeTestEnv, userTaints } from './cloud-node-harness.js';
 
 const env = useNodeTestEnv();
 
