@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEV_STATE_DIR, devOptions } from '../src/commands/dev.js';
 import { RestartingProcess } from '../src/dev/restarting-process.js';
@@ -45,7 +46,7 @@ describe('the dev state directory', () => {
       onLine: (l) => lines.push(l),
     });
     const until = async (line: string) => {
-      for (let i = 0; i < 200 && !lines.includes(line); i++) await new Promise((r) => setTimeout(r, 50));
+      await eventuallyValue(() => lines.includes(line), { what: line, timeoutMs: 10_000, intervalMs: 50 });
       expect(lines).toContain(line);
     };
     try {

@@ -3,11 +3,12 @@
  * (NODE-35..38), the PUT-with-conflict-retry init write, nil metadata in the status loop (decision 0100),
  * event handlers, node ownership and construction errors.
  */
-import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder, uninitializedTaint } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeController } from '../src/cloud-node/controller.js';
-import { CLOUD_ADDRESSES, testLogger, UNINITIALIZED_TAINT } from './cloud-node-harness.js';
+import { CLOUD_ADDRESSES, testLogger } from './cloud-node-harness.js';
 
 interface StubCall {
   verb: string;
@@ -133,7 +134,7 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
     const bad = node('badip');
     bad.metadata!.annotations = { 'alpha.kubernetes.io/provided-node-ip': '10.9.9.9' };
     informer.set(bad);
-    informer.set(node('tainted', { taints: [UNINITIALIZED_TAINT] }));
+    informer.set(node('tainted', { taints: [uninitializedTaint()] }));
     const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient();
     const { c } = controller(informer, cloud, client);
@@ -194,7 +195,7 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
 describe('initialization write', () => {
   it('is a full PUT retried on conflict, re-reading the lister each time, then the status patch', async () => {
     const informer = new MemoryInformer<V1Node>();
-    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT, { key: 'keep', effect: 'NoSchedule' }] }),
+    informer.set(node('n1', { taints: [uninitializedTaint(), { key: 'keep', effect: 'NoSchedule' }] }),
     );
     const cloud = new FakeCloud({ extID: { n1: '42' }, addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient({
@@ -203,7 +204,7 @@ describe('initialization write', () => {
         // Someone else updated the node meanwhile: the lister now has resourceVersion 2.
         const newer = node(
           'n1',
-          { taints: [UNINITIALIZED_TAINT, { key: 'keep', effect: 'NoSchedule' }] },
+          { taints: [uninitializedTaint(), { key: 'keep', effect: 'NoSchedule' }] },
           '2',
         );
         newer.metadata!.labels = { added: 'meanwhile' };
@@ -238,7 +239,7 @@ describe('initialization write', () => {
 
   it('stops retrying conflicts once the controller is stopped (no retry loop left running after abort)', async () => {
     const informer = new MemoryInformer<V1Node>();
-    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT] }));
+    informer.set(node('n1', { taints: [uninitializedTaint()] }));
     const cloud = new FakeCloud({ extID: { n1: '42' } });
     const abort = new AbortController();
     const { client, calls } = stubClient({
@@ -255,7 +256,7 @@ describe('initialization write', () => {
 
   it('a non-conflict error fails the sync at once (the worker requeues it)', async () => {
     const informer = new MemoryInformer<V1Node>();
-    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT] }));
+    informer.set(node('n1', { taints: [uninitializedTaint()] }));
     const cloud = new FakeCloud({ extID: { n1: '42' } });
     const { client, calls } = stubClient({
       replace: () => Object.assign(new Error('Forbidden'), { code: 403 }),
@@ -268,7 +269,7 @@ describe('initialization write', () => {
 
   it('wraps metadata errors with the upstream message', async () => {
     const informer = new MemoryInformer<V1Node>();
-    informer.set(node('n1', { taints: [UNINITIALIZED_TAINT] }));
+    informer.set(node('n1', { taints: [uninitializedTaint()] }));
     const cloud = new FakeCloud({ enableInstancesV2: true, metadataErr: new Error('metadata error') });
     const { client } = stubClient();
     const { c } = controller(informer, cloud, client);
@@ -293,9 +294,8 @@ describe('run', () => {
     const { c } = controller(informer, cloud, client, { nodeStatusUpdateFrequencyMs: 60_000 });
     const abort = new AbortController();
     const done = c.run(abort.signal);
-    informer.add(node('n1', { taints: [UNINITIALIZED_TAINT] }));
-    for (let i = 0; i < 100 && !calls.some((x) => x.verb === 'update'); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    informer.add(node('n1', { taints: [uninitializedTaint()] }));
+    await eventuallyValue(() => calls.some((x) => x.verb === 'update'), { timeoutMs: 5_000, intervalMs: 10 });
     expect(calls.filter((x) => x.verb === 'update')).toHaveLength(1);
     expect(informer.handlers).toHaveLength(1);
     abort.abort();
@@ -311,7 +311,7 @@ describe('run', () => {
       nodeOwnership: (n) => !n.metadata?.name?.startsWith('foreign'),
       nodeStatusUpdateFrequencyMs: 60_000,
     });
-    informer.add(node('foreign', { taints: [UNINITIALIZED_TAINT] }));
+    informer.add(node('foreign', { taints: [uninitializedTaint()] }));
     informer.set(node('foreign-ready'));
     informer.set(node('mine'));
     await c.syncNode('foreign');

@@ -13,6 +13,7 @@ import { type Logger, metricsRegistry, processNextWorkItem, Workqueue } from '@c
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import { FakeCloud, MemoryInformer, RecordingEventRecorder, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
@@ -971,7 +972,7 @@ describe('start-up order (decision 0204)', () => {
     const ac = new AbortController();
     const running = h.controller.run(ac.signal, 3);
     // Finalizer and status patches of all three.
-    for (let i = 0; i < 100 && h.client.actions.length < 6; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventuallyValue(() => h.client.actions.length >= 6, { timeoutMs: 5_000, intervalMs: 10 });
     ac.abort();
     await running;
     expect(h.cloud.ensureCalls.map((c) => c.service.metadata!.name).sort()).toEqual(['a', 'b', 'c']);
@@ -1091,8 +1092,7 @@ describe('construction', () => {
     await new Promise((r) => setTimeout(r, 150));
     expect(h.cloud.ensureCalls).toHaveLength(0);
     h.nodes.synced = true;
-    for (let i = 0; i < 50 && h.cloud.ensureCalls.length === 0; i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await eventuallyValue(() => h.cloud.ensureCalls.length > 0, { timeoutMs: 5_000, intervalMs: 20 });
     expect(h.cloud.ensureCalls).toHaveLength(1);
     const running_ = async () => {
       const m = await metricsRegistry.getSingleMetric('running_managed_controllers')!.get();

@@ -15,7 +15,7 @@ import {
   Workqueue,
 } from '@ccm-kit/runtime';
 import { ControllerManagerMetrics, WORKER_RESTART_MS } from '@ccm-kit/runtime/internal';
-import { useLogCapture } from '@ccm-kit/testing/vitest';
+import { eventuallyValue, useLogCapture } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const lines = useLogCapture();
@@ -183,7 +183,7 @@ describe('runWorkers', () => {
       },
     });
     for (let i = 0; i < 10; i++) q.add(`k${i}`);
-    for (let i = 0; i < 200 && total < 60; i++) await tick(2);
+    await eventuallyValue(() => total >= 60, { timeoutMs: 5_000, intervalMs: 2 });
     ac.abort();
     await run;
     expect(overlap).toBe(0);
@@ -483,7 +483,7 @@ describe('runWorkers: restart and metrics', () => {
       signal: ac.signal,
     });
     queue.add('k');
-    for (let i = 0; i < 100 && calls < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    await eventuallyValue(() => calls >= 3, { timeoutMs: 5_000, intervalMs: 5 });
     expect(calls).toBe(3);
     await new Promise((r) => setTimeout(r, 5));
     expect(await value('workqueue_retries_total')).toBe(2);

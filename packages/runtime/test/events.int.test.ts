@@ -1,6 +1,6 @@
 import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
 import { uniqueName as uniq } from '@ccm-kit/testing';
-import { useControlPlane } from '@ccm-kit/testing/vitest';
+import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 
@@ -67,11 +67,13 @@ describe('events against a real API server', () => {
       'quota exceeded',
     );
 
-    let events: CoreV1Event[] = [];
-    for (let i = 0; i < 100 && !(events[0]?.count === 2); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      events = await eventsAbout(api, namespace, svc.metadata.name);
-    }
+    let events: CoreV1Event[] = await eventuallyValue(
+      async () => {
+        const found = await eventsAbout(api, namespace, svc.metadata.name);
+        return found[0]?.count === 2 ? found : undefined;
+      },
+      { what: 'the event with count 2', timeoutMs: 10_000, intervalMs: 50 },
+    );
     expect(events).toHaveLength(1);
     expect(events[0]?.count).toBe(2);
     expect(events[0]?.message).toBe('Error syncing load balancer: quota exceeded');

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClientFactory,
@@ -207,7 +208,7 @@ describe('SharedInformerFactory', () => {
       metadata: { name: 's', namespace: 'default' },
     });
     expect(nodes.lister.get('n1')?.kind).toBe('Node');
-    for (let i = 0; i < 100 && !nodes.lister.get('n2'); i++) await new Promise((r) => setTimeout(r, 10));
+    await eventuallyValue(() => nodes.lister.get('n2'), { timeoutMs: 5_000, intervalMs: 10 });
     expect(nodes.lister.get('n2')).toBeDefined();
     const watchReq = srv.requests.find((r) => r.url.pathname === '/api/v1/namespaces/default/services');
     expect(watchReq?.url.searchParams.get('watch')).toBe('true');
@@ -236,7 +237,7 @@ describe('SharedInformerFactory', () => {
     const ac = new AbortController();
     f.start(ac.signal);
     expect(await f.waitForCacheSync(ac.signal)).toBe(true);
-    for (let i = 0; i < 100 && seen.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventuallyValue(() => seen.length >= 3, { timeoutMs: 5_000, intervalMs: 10 });
     expect(seen).toEqual(['add a', 'add b', 'update a@7']);
     expect(srv.requests.map((r) => r.url.searchParams.get('watch'))).toEqual(['true']);
     const q = srv.requests[0]!.url.searchParams;
@@ -268,7 +269,7 @@ describe('SharedInformerFactory', () => {
     f.start(ac.signal);
     expect(await f.waitForCacheSync(ac.signal)).toBe(true);
     expect(nodes.lister.get('n1')?.kind).toBe('Node');
-    for (let i = 0; i < 100 && srv.requests.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventuallyValue(() => srv.requests.length >= 3, { timeoutMs: 5_000, intervalMs: 10 });
     const kinds = srv.requests.map((r) =>
       r.url.searchParams.get('sendInitialEvents') ? 'watchlist' : r.url.searchParams.get('watch') ? 'watch' : 'list',
     );

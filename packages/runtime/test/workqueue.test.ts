@@ -5,6 +5,7 @@ import {
   Workqueue,
 } from '@ccm-kit/runtime';
 import { workqueueDurationBuckets } from '@ccm-kit/runtime/internal';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 let seq = 0;
@@ -173,9 +174,10 @@ describe('Workqueue concurrency', () => {
     for (const k of keys) add(k);
     const workers = Array.from({ length: 8 }, worker);
     // Wait until the queue is idle: nothing queued and nothing processing.
-    for (let i = 0; i < 2000 && (q.len() > 0 || active.size > 0 || processed < 400); i++) {
-      await new Promise((r) => setTimeout(r, 2));
-    }
+    await eventuallyValue(() => q.len() === 0 && active.size === 0 && processed >= 400, {
+      timeoutMs: 10_000,
+      intervalMs: 2,
+    });
     await q.shutDownWithDrain();
     await Promise.all(workers);
     expect(overlaps).toBe(0);
