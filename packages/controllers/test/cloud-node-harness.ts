@@ -9,7 +9,6 @@ import { createLogger } from '@ccm-kit/runtime';
 import { ignoreNotFound, type TestCluster, uniqueName } from '@ccm-kit/testing';
 import {
   type ControllerUnderTest,
-  eventuallyValue,
   startControllerUnderTest,
   useTestCluster,
 } from '@ccm-kit/testing/vitest';
@@ -79,16 +78,9 @@ export class NodeTestEnv {
     return startControllerUnderTest({ cloud, controller, config, cluster: this.cluster, logger: testLogger });
   }
 
-  /**
-   * Creates a Node (status included, as a kubelet registers it) and waits until the informer has it.
-   * Returns the stored Node.
-   */
-  async createNode(node: V1Node): Promise<V1Node> {
-    const name = node.metadata?.name ?? '';
-    this.cluster.deleteNodeLater(name);
-    const created = await this.core.createNode({ body: { apiVersion: 'v1', kind: 'Node', ...node } });
-    await this.waitForInformer(name, created.metadata?.resourceVersion ?? '');
-    return created;
+  /** Creates a Node as a kubelet registers it and waits for the informer (`TestCluster.createNodeAndWait`). */
+  createNode(node: V1Node): Promise<V1Node> {
+    return this.cluster.createNodeAndWait(node);
   }
 
   /** Replaces the Node's status (for conditions set after creation) and waits for the informer. */
@@ -99,13 +91,9 @@ export class NodeTestEnv {
     return updated;
   }
 
-  /** Waits until the informer's copy of `name` has at least `resourceVersion`. */
-  async waitForInformer(name: string, resourceVersion: string): Promise<void> {
-    const lister = this.informers.nodes().lister;
-    await eventuallyValue(() => {
-      const rv = lister.get(name)?.metadata?.resourceVersion;
-      return rv !== undefined && BigInt(rv) >= BigInt(resourceVersion || '0');
-    }, `informer to see node ${name}@${resourceVersion}`);
+  /** Waits until the informer's copy of `name` has at least `resourceVersion` (`TestCluster.waitForNode`). */
+  waitForInformer(name: string, resourceVersion: string): Promise<void> {
+    return this.cluster.waitForNode(name, resourceVersion);
   }
 
   /** The stored Node, or undefined when it does not exist. */

@@ -4,7 +4,7 @@
  * chooses not to start, and a second controller on the same TestCluster.
  */
 import { cloudNodeController, type ControllerDescriptor } from '@ccm-kit/controllers';
-import { FakeCloud, isGone } from '@ccm-kit/testing';
+import { FakeCloud, isGone, kubeletNode } from '@ccm-kit/testing';
 import {
   eventually,
   eventuallyValue,
@@ -16,6 +16,21 @@ import { describe, expect, it } from 'vitest';
 const UNINITIALIZED = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };
 const cloud = new FakeCloud({ enableInstancesV2: true });
 const cut = useControllerUnderTest(() => ({ cloud, controller: cloudNodeController }));
+
+describe('TestCluster.createNodeAndWait', () => {
+  it('creates the Node, returns once the Node informer has it, and waitForNode times out naming the Node', async () => {
+    const cluster = cut().cluster;
+    const name = cluster.name('waited');
+    cloud.setInstance(name, { providerID: `fake://${name}` }); // so the running controller initializes it quietly
+    const created = await cluster.createNodeAndWait(kubeletNode(name));
+    expect(cluster.informers.nodes().lister.get(name)?.metadata?.uid).toBe(created.metadata?.uid);
+    const rv = BigInt(created.metadata!.resourceVersion!);
+    await cluster.waitForNode(name, String(rv)); // already in the cache
+    await expect(cluster.waitForNode(name, String(rv + 1_000_000n), 200)).rejects.toThrow(
+      `the Node informer did not see ${name}@${rv + 1_000_000n} within 200 ms`,
+    );
+  });
+});
 
 describe('startControllerUnderTest', () => {
   it('runs the controller through init(ctx) on synced informers; eventually and eventuallyValue wait for it', async () => {

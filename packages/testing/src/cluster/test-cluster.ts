@@ -8,7 +8,7 @@ import {
   isNotFound,
   SharedInformerFactory,
 } from '@ccm-kit/runtime';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import type { ControlPlane } from '../control-plane/control-plane.js';
 import { uniqueName } from './names.js';
 
@@ -79,6 +79,65 @@ export class TestCluster {
   /** Forgets a Node the test deleted itself. */
   forgetNode(name: string): void {
     this.#nodes.delete(name);
+  }
+
+  /**
+   * Creates `node` (its `status` included, as a kubelet registers it), registers it for {@link cleanup}, and
+   * waits until the Node informer of {@link informers} has delivered it. The Node informer must be running
+   * (ask for `informers.nodes()` before {@link startInformers}, e.g. in `useTestCluster`'s `setup`).
+   * @returns the Node as the API server stored it.
+   * @throws the API error of the create; an Error naming the Node after `timeoutMs` (default 30 000 ms).
+   */
+  async createNodeAndWait(node: V1Node, timeoutMs = 30_000): Promise<V1Node> {
+    const name = node.metadata?.name ?? '';
+    this.deleteNodeLater(name);
+    const created = await this.core.createNode({ body: { apiVersion: 'v1', kind: 'Node', ...node } });
+    await this.waitForNode(name, created.metadata?.resourceVersion ?? '0', timeoutMs);
+    return created;
+  }
+
+  /**
+   * Resolves once the Node informer has delivered the Node `name` at `resourceVersion` or later (as an add or
+   * an update; at once when its cache already has it). Resource versions are compared as integers, as the
+   * etcd-backed API server issues them.
+   * @throws Error naming the Node and the version after `timeoutMs` milliseconds (default 30 000), or when the
+   *   cluster is stopped first.
+   */
+  waitForNode(name: string, resourceVersion: string, timeoutMs = 30_000): Promise<void> {
+    const informer = this.informers.nodes();
+    const atLeast = (n: V1Node | undefined) => {
+      const rv = n?.metadata?.resourceVersion;
+      return n?.metadata?.name === name && rv !== undefined && BigInt(rv) >= BigInt(resourceVersion || '0');
+    };
+    if (atLeast(informer.lister.get(name))) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      let done = false;
+      let removeHandler: (() => void) | undefined;
+      const finish = (err?: Error) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        removeHandler?.();
+        this.signal.removeEventListener('abort', onAbort);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onAbort = () => finish(new Error(`TestCluster: stopped while waiting for Node ${name}`));
+      const timer = setTimeout(
+        () => finish(new Error(`TestCluster: the Node informer did not see ${name}@${resourceVersion} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.signal.addEventListener('abort', onAbort, { once: true });
+      // A handler may be called during registration (the informer replays its cache to a new handler).
+      const remove = informer.addEventHandler({
+        onAdd: (n) => void (atLeast(n) && finish()),
+        onUpdate: (_old, n) => void (atLeast(n) && finish()),
+      });
+      if (done) remove();
+      else removeHandler = remove;
+      // The cache may have caught up between the first check and the handler's registration.
+      if (atLeast(informer.lister.get(name))) finish();
+    });
   }
 
   /** Deletes the Nodes registered with {@link deleteNodeLater}; those already gone are ignored. */
