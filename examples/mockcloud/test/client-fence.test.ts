@@ -4,6 +4,7 @@
  */
 import { isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime';
 import { setProcessLeaseFence } from '@ccm-kit/runtime/internal';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import { fastClient, startApi } from './helpers.js';
@@ -39,7 +40,7 @@ it('a call retrying after a 503 stops at the fence instead of sending its retry'
   setProcessLeaseFence(fence(state));
   const client = fastClient(api, { retry: { retries: 3, minDelayMs: 50, maxDelayMs: 50 } });
   const call = client.listServers().catch((e: unknown) => e);
-  while (api.requests().length === 0) await new Promise((r) => setTimeout(r, 5));
+  await eventuallyValue(() => api.requests().length > 0, { timeoutMs: 5_000, intervalMs: 5 });
   state.left = 0; // the process is deposed while the call waits to retry
   expect(isLeaseFencedError(await call)).toBe(true);
   expect(api.requests().map((r) => r.status)).toEqual([503]);

@@ -4,7 +4,6 @@
  */
 import type { ServiceStatusClient } from '@ccm-kit/cloud-provider';
 import type { LogFields, Logger } from '@ccm-kit/runtime';
-import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { MockCloudApiServer, type MockCloudApiServerOptions } from '../src/api-server/index.js';
 import { MockCloudClient, type MockCloudClientOptions } from '../src/client/index.js';
@@ -113,9 +112,4 @@ export class FakeServiceClient implements ServiceStatusClient {
     this.patches.push({ namespace, name, patch });
     return {};
   }
-}
-
-/** Polls `check` every 10 ms until it returns true, failing after `timeoutMs` (the kit's eventuallyValue). */
-export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  await eventuallyValue(check, { timeoutMs, intervalMs: 10 });
 }

@@ -1,6 +1,7 @@
 import { type CloudProvider, LABEL_TOPOLOGY_ZONE } from '@ccm-kit/cloud-provider';
 import { type ControllerContext, defaultCloudControllerConfig } from '@ccm-kit/controllers';
 import { MemoryInformer } from '@ccm-kit/testing';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
@@ -21,8 +22,10 @@ import {
   recordingLogger,
   startApi,
   testConfig,
-  waitFor,
 } from './helpers.js';
+
+/** Polls every 10 ms for up to 5 s. */
+const POLL = { timeoutMs: 5_000, intervalMs: 10 };
 
 function server(id: string, labels: Record<string, string> = {}): Server {
   return {
@@ -141,13 +144,13 @@ describe('tagger: controller against the mock API', () => {
     expect(api.requests()).toHaveLength(0); // waits for the informer
     informer.update(node('n1', `mockcloud://${s1.id}`));
     informer.synced = true;
-    await waitFor(() => api.state.getServer(s1.id)!.labels[LABEL_NODE_NAME] === 'n1');
+    await eventuallyValue(() => api.state.getServer(s1.id)!.labels[LABEL_NODE_NAME] === 'n1', POLL);
     // A zone change nudges a pass long before the 60 s period.
     informer.update(node('n1', `mockcloud://${s1.id}`, { [LABEL_TOPOLOGY_ZONE]: 'z9' }));
-    await waitFor(() => api.state.getServer(s1.id)!.labels[LABEL_NODE_ZONE] === 'z9');
+    await eventuallyValue(() => api.state.getServer(s1.id)!.labels[LABEL_NODE_ZONE] === 'z9', POLL);
     // Deleting the Node untags its server.
     informer.remove('n1');
-    await waitFor(() => api.state.getServer(s1.id)!.labels[LABEL_CLUSTER_ID] === undefined);
+    await eventuallyValue(() => api.state.getServer(s1.id)!.labels[LABEL_CLUSTER_ID] === undefined, POLL);
     ac.abort();
     await done;
     expect(informer.handlers).toHaveLength(0);
@@ -159,7 +162,7 @@ describe('tagger: controller against the mock API', () => {
     const t = tagger(1_000);
     const ac = new AbortController();
     const done = t.run(ac.signal);
-    await waitFor(() => t.consecutiveFailures >= 1);
+    await eventuallyValue(() => t.consecutiveFailures >= 1, POLL);
     ac.abort();
     await done;
   });
@@ -224,7 +227,7 @@ describe('tagger: descriptor', () => {
     const ac = new AbortController();
     const r = await taggerController.init(context(cloud, informer, ac.signal));
     expect(r.started).toBe(true);
-    await waitFor(() => api.state.getServer(s1.id)!.labels[LABEL_CLUSTER_ID] === 'test-cluster');
+    await eventuallyValue(() => api.state.getServer(s1.id)!.labels[LABEL_CLUSTER_ID] === 'test-cluster', POLL);
     expect(() => r.healthCheck?.()).not.toThrow();
     ac.abort();
     await r.done;
