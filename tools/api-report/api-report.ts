@@ -49,13 +49,10 @@ export interface EntryPointResult {
 }
 
 /**
- * Entry points whose public members may still lack a docstring. Shrinks to empty: remove an entry point
- * once its `(undocumented)` markers are gone, and the check keeps it that way.
+ * Entry points whose public members may lack a docstring: none. A new entry point is documented from the
+ * start; add one here only while it is being written, never on main.
  */
-export const UNDOCUMENTED_ALLOWED: ReadonlySet<string> = new Set([
-  '@ccm-kit/runtime',
-  '@ccm-kit/runtime/internal',
-]);
+export const UNDOCUMENTED_ALLOWED: ReadonlySet<string> = new Set([]);
 
 const declarationName = /^export (?:declare )?(?:abstract )?(?:class|interface|function|type|const|let|enum|namespace) ([\w$]+)/;
 const memberName = /^\s+(?:(?:static|readonly|protected|abstract|get|set|new)\s+)*(\[[^\]]+\]|[\w$]+|\()/;

@@ -284,14 +284,19 @@ function emit(e: Entry): void {
 export interface VerboseLogger {
   /** True when lines at this verbosity are printed. */
   readonly enabled: boolean;
+  /** Prints an info line when {@link VerboseLogger.enabled}. */
   info(msg: string, fields?: LogFields): void;
 }
 
 /** A named structured logger. */
 export interface Logger {
+  /** The logger's name, printed as `logger="<name>"`. */
   readonly name: string;
+  /** Prints an info line (`I` in text format). */
   info(msg: string, fields?: LogFields): void;
+  /** Prints a warning line (`W`). */
   warn(msg: string, fields?: LogFields): void;
+  /** Prints an error line (`E`) with `err="<message>"`. */
   error(err: unknown, msg: string, fields?: LogFields): void;
   /** A logger that prints only when the global verbosity is ≥ `level`. */
   v(level: number): VerboseLogger;

@@ -41,6 +41,7 @@ export interface CloudBudgetOptions {
   isThrottle?: (err: unknown) => boolean;
   /** Where the metrics register; default `metricsRegistry`. */
   registry?: Registry;
+  /** Where throttle and lane messages are logged (default logger `cloud-budget`). */
   logger?: Logger;
 }
 
@@ -73,6 +74,7 @@ function checkRange(name: string, value: number, ok: boolean, want: string): voi
 export class CloudBudget {
   /** The configured rate, in calls per second. */
   readonly configuredQps: number;
+  /** The bucket size: how many calls may go at once after an idle period. */
   readonly burst: number;
   readonly #minShare: number;
   readonly #clock: Clock;

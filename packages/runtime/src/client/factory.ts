@@ -46,9 +46,18 @@ function packageVersion(): string {
 /** The default base user agent, `ccm-kit/<version> (<os>/<arch>)`. */
 export const defaultUserAgent = `ccm-kit/${packageVersion()} (${process.platform}/${process.arch})`;
 
+/**
+ * Builds the API clients of one process over one transport (one connection pool and one QPS/burst limiter, as
+ * client-go's `rest.Config` with a shared `RateLimiter`); each named client gets its own user agent, `<base>/<name>`
+ * (k8s.io/controller-manager `clientbuilder.SimpleControllerClientBuilder`). Create one with
+ * {@link createClientFactory}.
+ */
 export class ClientFactory implements ControllerClientBuilder {
+  /** The kubeconfig the clients authenticate with. */
   readonly kubeConfig: KubeConfigLike;
+  /** The shared transport every client sends through. */
   readonly transport: RestTransport;
+  /** The user agent before the client name, `ccm-kit/<version> (<os>/<arch>)` unless `userAgent` was given. */
   readonly baseUserAgent: string;
   readonly #clients = new Map<string, Map<unknown, unknown>>();
 

@@ -20,7 +20,12 @@ import { clientNode, ExecAuth, FileAuth, newClusters, newContexts, newUsers } fr
 
 /** What authentication writes to: headers (and, from client-node's own `KubeConfig`, a dispatcher that ccm-kit ignores). */
 export interface AuthRequest {
+  /** Sets one request header (`Authorization`). */
   setHeaderParam(key: string, value: string): void;
+  /**
+   * Set by client-node's own `KubeConfig` for client certificates; ccm-kit's transport ignores it (it builds its
+   * dispatcher from the kubeconfig).
+   */
   setDispatcher?(dispatcher: never): void;
 }
 
@@ -29,11 +34,17 @@ export interface AuthRequest {
  * satisfy it.
  */
 export interface KubeConfigLike {
+  /** Every context of the kubeconfig. */
   getContexts(): Context[];
+  /** Every cluster of the kubeconfig. */
   getClusters(): Cluster[];
+  /** Every user of the kubeconfig. */
   getUsers(): User[];
+  /** The name of the current context (`current-context`). */
   getCurrentContext(): string;
+  /** The cluster of the current context, or `null` when there is none. */
   getCurrentCluster(): Cluster | null;
+  /** The user of the current context, or `null` when there is none. */
   getCurrentUser(): User | null;
   /** Adds the current user's credentials to a request. @throws when an exec plugin or token file fails. */
   applySecurityAuthentication(request: AuthRequest): Promise<void>;
@@ -48,44 +59,63 @@ function isLeanAuth(user: User): boolean {
   return p.name === 'exec' || p.name === 'tokenFile' || !!p.config?.exec || !!p.config?.tokenFile;
 }
 
+/**
+ * A kubeconfig with client-node's `KubeConfig` loading rules (same `Cluster`/`User`/`Context` shapes, relative paths
+ * resolved) that authenticates bearer tokens, token files and exec plugins itself, and hands other auth providers to
+ * client-node's `KubeConfig`, loaded only then. {@link loadKubeConfig} returns one.
+ */
 export class LeanKubeConfig implements KubeConfigLike {
+  /** The clusters, as client-node's `KubeConfig.clusters`. */
   clusters: Cluster[] = [];
+  /** The users, as client-node's `KubeConfig.users`. */
   users: User[] = [];
+  /** The contexts, as client-node's `KubeConfig.contexts`. */
   contexts: Context[] = [];
+  /** The name of the current context. */
   currentContext = '';
   readonly #exec = new ExecAuth();
   readonly #file = new FileAuth();
   #full: KubeConfig | undefined;
 
+  /** Every context. */
   getContexts(): Context[] {
     return this.contexts;
   }
+  /** Every cluster. */
   getClusters(): Cluster[] {
     return this.clusters;
   }
+  /** Every user. */
   getUsers(): User[] {
     return this.users;
   }
+  /** The name of the current context. */
   getCurrentContext(): string {
     return this.currentContext;
   }
+  /** Switches the current context (by name; not checked until it is used). */
   setCurrentContext(name: string): void {
     this.currentContext = name;
     this.#full = undefined;
   }
+  /** The context named `name`, or `null`. */
   getContextObject(name: string | undefined): Context | null {
     return findNamed(this.contexts, name, 'context');
   }
+  /** The cluster named `name`, or `null`. */
   getCluster(name: string): Cluster | null {
     return findNamed(this.clusters, name, 'cluster');
   }
+  /** The user named `name`, or `null`. */
   getUser(name: string): User | null {
     return findNamed(this.users, name, 'user');
   }
+  /** The cluster of the current context, or `null`. */
   getCurrentCluster(): Cluster | null {
     const ctx = this.getContextObject(this.currentContext);
     return ctx ? this.getCluster(ctx.cluster) : null;
   }
+  /** The user of the current context, or `null`. */
   getCurrentUser(): User | null {
     const ctx = this.getContextObject(this.currentContext);
     return ctx ? findNamed(this.users, ctx.user, 'user') : null;
@@ -113,6 +143,10 @@ export class LeanKubeConfig implements KubeConfigLike {
     this.#full = undefined;
   }
 
+  /**
+   * Replaces the whole configuration with these clusters, users and contexts (client-node
+   * `KubeConfig.loadFromOptions`).
+   */
   loadFromOptions(options: { clusters: Cluster[]; users: User[]; contexts: Context[]; currentContext: string }): void {
     this.clusters = options.clusters;
     this.users = options.users;
@@ -121,6 +155,10 @@ export class LeanKubeConfig implements KubeConfigLike {
     this.#full = undefined;
   }
 
+  /**
+   * A configuration of one cluster and one user, in a context named `loaded-context` (client-node
+   * `KubeConfig.loadFromClusterAndUser`).
+   */
   loadFromClusterAndUser(cluster: Cluster, user: User): void {
     this.loadFromOptions({
       clusters: [cluster],
@@ -170,10 +208,16 @@ export class LeanKubeConfig implements KubeConfigLike {
     this.#full = undefined;
   }
 
+  /** The authenticator's name, as client-node's `KubeConfig.getName`. */
   getName(): string {
     return 'kubeconfig authentication';
   }
 
+  /**
+   * Adds the current user's credentials to a request: a bearer token (given, from a token file or from an exec plugin),
+   * or through client-node's `KubeConfig` for other auth providers. @throws Error when an exec plugin or token file
+   * fails.
+   */
   async applySecurityAuthentication(request: AuthRequest): Promise<void> {
     const user = this.getCurrentUser();
     if (!user) return;

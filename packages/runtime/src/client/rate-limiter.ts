@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { sleep as defaultSleep } from '../util/sleep.js';
 import { TokenBucket } from '../util/token-bucket.js';
 
+/** The client-side request limiter of one {@link RestTransport}; see the module notes. */
 export class ClientRateLimiter {
   readonly #bucket: TokenBucket;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<boolean>;
@@ -25,10 +26,12 @@ export class ClientRateLimiter {
     this.#sleep = opts.sleep ?? defaultSleep;
   }
 
+  /** Tokens added per second. */
   get qps(): number {
     return this.#bucket.qps;
   }
 
+  /** Bucket size: requests that may go at once after an idle period. */
   get burst(): number {
     return this.#bucket.burst;
   }

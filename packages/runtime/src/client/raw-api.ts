@@ -49,7 +49,9 @@ export function isRawApiClient(api: unknown): api is new (config: RawApiConfig) 
 
 /** Where {@link cachedApiClient} gets a client's configuration: a raw config, or a client-node `Configuration`. */
 export interface ApiClientSource {
+  /** How a raw client of the named client sends. */
   rawConfig(name: string): RawApiConfig;
+  /** A client-node `Configuration` for the named client. */
   configuration(name: string): Configuration;
 }
 

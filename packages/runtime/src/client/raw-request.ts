@@ -7,12 +7,19 @@ import type { Dispatcher } from 'undici';
 
 /** What {@link RestTransport.send} reads from a request (client-node's `RequestContext` satisfies it). */
 export interface TransportRequest {
+  /** The absolute URL, with its query. */
   getUrl(): string;
+  /** The HTTP method (`GET`, `PATCH`, …). */
   getHttpMethod(): { toString(): string };
+  /** The request headers, by name. */
   getHeaders(): Record<string, string>;
+  /** Sets one header. */
   setHeaderParam(key: string, value: string): void;
+  /** The body: a string (JSON), or `undefined` for none. */
   getBody(): unknown;
+  /** The caller's abort signal, if any. */
   getSignal(): AbortSignal | undefined;
+  /** A dispatcher set by authentication (client certificates); used when the transport has none of its own. */
   getDispatcher(): Dispatcher | undefined;
 }
 

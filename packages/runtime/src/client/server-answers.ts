@@ -23,6 +23,7 @@ export const RECOVERY_WINDOW_MS = 15_000;
 /** The longest retry delay in that window (ms). */
 export const RECOVERY_RETRY_MS = 1_000;
 
+/** Whether the API server answers; see the module notes. */
 export class ServerAnswers {
   readonly #probe: ServerProbe;
   readonly #intervalMs: number;

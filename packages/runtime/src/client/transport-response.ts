@@ -19,6 +19,7 @@ export class ResponseHeaders {
     if (v === undefined) return null;
     return Array.isArray(v) ? v.join(', ') : v;
   }
+  /** Calls `fn` for each header, values of a repeated header joined with `, `. */
   forEach(fn: (value: string, name: string) => void): void {
     for (const [k, v] of Object.entries(this.#raw)) {
       if (v !== undefined) fn(Array.isArray(v) ? v.join(', ') : v, k);
@@ -31,9 +32,14 @@ interface UndiciBody extends Readable {
   dump(opts?: { limit?: number }): Promise<void>;
 }
 
+/**
+ * One HTTP response of a {@link RestTransport}: the status and headers at once, the body as a stream (read it with
+ * `text()` or `json()`, or `cancel()` it).
+ */
 export class TransportResponse {
   /** HTTP status code. */
   readonly status: number;
+  /** The response headers, names case-insensitive. */
   readonly headers: ResponseHeaders;
   /** The body, decompressed when the server sent it gzip-encoded; an async iterable of `Buffer`s. */
   readonly body: Readable;

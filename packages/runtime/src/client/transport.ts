@@ -56,11 +56,15 @@ export interface RestTransportOptions {
 
 /** Options of one raw request made through {@link RestTransport.request}. */
 export interface RawRequestOptions {
+  /** The HTTP method (default `GET`). */
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Query parameters; `undefined` values are left out. */
   query?: Record<string, string | number | boolean | undefined>;
+  /** The request body, sent as given (set `Content-Type` in `headers`). */
   body?: string;
+  /** Extra request headers. */
   headers?: Record<string, string>;
+  /** Aborts the request (and a watch's stream). */
   signal?: AbortSignal;
   /** A long-running watch: no request timeout. */
   watch?: boolean;
@@ -96,14 +100,23 @@ export function transportAnswers(transport: RestTransport): ServerAnswers {
   return answersOf.get(transport)!;
 }
 
+/**
+ * The HTTP layer of every API client (client-go `rest.RESTClient` over one `http.Transport`): undici
+ * `Dispatcher.request` over one connection pool per process, the kubeconfig's TLS and credentials, the client rate
+ * limiter, the request timeout (watches excepted), the client-go `rest_client_*` metrics and the lease fence's write
+ * check.
+ */
 export class RestTransport {
+  /** The kubeconfig it authenticates with. */
   readonly kubeConfig: KubeConfigLike;
   /** `host:port` of the API server, the `host` label of the metrics. */
   readonly host: string;
+  /** The API server's base URL, without a trailing slash. */
   readonly server: string;
   /** The origin and path prefix of {@link server}, parsed once. */
   readonly #origin: string;
   readonly #basePath: string;
+  /** The client rate limiter, or `undefined` when `qps` is negative (no limit). */
   readonly limiter: ClientRateLimiter | undefined;
   /** Whether the server answers; reflectors wait on it after losing the server ({@link transportAnswers}). */
   readonly #answers: ServerAnswers;

@@ -40,7 +40,9 @@ export interface ReconcileQueue<T> {
 
 /** A failed reconcile, as handed to {@link QueueWorker.onError} after the key was requeued. */
 export interface ReconcileFailure<T> {
+  /** The key whose reconcile failed. */
   key: T;
+  /** What the reconcile threw. */
   err: unknown;
   /**
    * Set when the key was requeued after a `RetryError`'s delay (milliseconds, `addAfter`, backoff untouched);

@@ -40,6 +40,11 @@ export interface EventBroadcasterOptions {
 /** Default time {@link EventBroadcaster.shutdown} waits for queued events to be written. */
 export const DEFAULT_EVENT_FLUSH_TIMEOUT_MS = 5_000;
 
+/**
+ * Records Events for the objects a controller handles (client-go `record.EventBroadcaster`): recorders from
+ * {@link EventBroadcaster.newRecorder} queue events, the correlator aggregates repeats and drops spam, and watchers
+ * (the API sink, logging) write them off the caller's path.
+ */
 export class EventBroadcaster {
   readonly #watchers = new Set<QueuedWatcher>();
   readonly #queueLength: number;

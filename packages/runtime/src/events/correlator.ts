@@ -45,6 +45,10 @@ export interface CorrelateResult {
   skip: boolean;
 }
 
+/**
+ * client-go `record.EventCorrelator`: aggregates similar events (by default 10 within 10 minutes become one "(combined
+ * from similar events)"), turns a repeat into a count patch, and drops events over the per-source spam budget.
+ */
 export class EventCorrelator {
   readonly #aggregator: EventAggregator;
   readonly #logger: EventLogger;

@@ -13,7 +13,9 @@ import type { EventObject, EventRecorder, EventType } from './types.js';
 
 /** The component (and optional host) an event comes from (`v1.EventSource`). */
 export interface EventSourceInfo {
+  /** The component name, for example `cloud-node-controller`. */
   component: string;
+  /** The host (node) name the component runs on, when known. */
   host?: string;
 }
 

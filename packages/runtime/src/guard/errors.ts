@@ -33,6 +33,7 @@ export const RETRYABLE_CLASSES: ReadonlySet<CloudErrorClass> = new Set([
 /** An attempt got no answer within the guard's per-call timeout. */
 export class CloudCallTimeoutError extends Error {
   constructor(
+    /** The operation the guard was given, for example `ensureLoadBalancer`. */
     readonly operation: string,
     /** The timeout, in ms. */
     readonly timeoutMs: number,

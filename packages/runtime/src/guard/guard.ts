@@ -62,6 +62,7 @@ export interface CloudCallGuardOptions {
   retryAfterMs?: (err: unknown) => number | undefined;
   /** Where the metrics register; default `metricsRegistry` (the manager's /metrics). */
   registry?: Registry;
+  /** Where retries and throttles are logged (default logger `cloud-call-guard`). */
   logger?: Logger;
   /** The clock, in epoch ms (Retry-After deadlines and the cache); default `Date.now`. */
   now?: () => number;
@@ -107,8 +108,10 @@ export interface CloudCallOptions {
  * `retryAfterMs`, so it classifies as `throttled`; a provider can turn it into a `RetryError`.
  */
 export class CloudCallThrottledError extends Error {
+  /** Always 429, so that `classifyCloudError` reports `throttled`. */
   readonly status = 429;
   constructor(
+    /** The operation the guard was given. */
     readonly operation: string,
     /** How long the cloud still asks to wait, in ms. */
     readonly retryAfterMs: number,

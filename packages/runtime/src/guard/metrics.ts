@@ -17,9 +17,16 @@ import { metricsRegistry } from '../metrics/registry.js';
 
 /** The metrics of one provider's guard. */
 export interface GuardMetrics {
+  /** `cloudprovider_<provider>_api_request_duration_seconds{request}`: whole calls, retries included, in seconds. */
   duration: Histogram<'request'>;
+  /** `cloudprovider_<provider>_api_request_errors{request, class}`: failed calls by error class. */
   errors: Counter<'request' | 'class'>;
+  /** `cloudprovider_<provider>_api_request_attempts_total{request, result}`: attempts sent, by `ok` or error class. */
   attempts: Counter<'request' | 'result'>;
+  /**
+   * `cloudprovider_<provider>_api_request_cache_hits_total{request}`: calls answered from the cache or by a call in
+   * flight.
+   */
   cacheHits: Counter<'request'>;
 }
 

@@ -24,8 +24,11 @@ export const healthEndpoints: readonly HealthEndpoint[] = Object.freeze(['health
 
 /** An HTTP answer. */
 export interface HealthResponse {
+  /** The HTTP status: 200 when healthy, 500 when a check fails, 404 for an unknown check. */
   status: number;
+  /** The body: `ok`, the per-check listing (`?verbose`, or on failure), or the error. */
   body: string;
+  /** The response headers (`Content-Type`, `X-Content-Type-Options`). */
   headers: Record<string, string>;
 }
 

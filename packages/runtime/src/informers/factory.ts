@@ -19,18 +19,27 @@ import { waitForCacheSync } from './wait.js';
 
 /** The parameters client-node's typed list methods take, e.g. `core.listNode(params)`. */
 export interface ListFnParams {
+  /** Page size. */
   limit?: number;
+  /** The continue token of the previous page. */
   _continue?: string;
+  /** The resourceVersion to list at (`0`: from the watch cache). */
   resourceVersion?: string;
+  /** A label selector, as `kubectl -l`. */
   labelSelector?: string;
+  /** A field selector, for example `spec.nodeName=node-1`. */
   fieldSelector?: string;
 }
 
 /** What client-node's typed list methods return (`V1NodeList`, ...). */
 export interface ListFnResult {
+  /** The list's `apiVersion` (e.g. `v1`). */
   apiVersion?: string;
+  /** The list's `kind` (e.g. `NodeList`). */
   kind?: string;
+  /** The list's resourceVersion and continue token (client-node names it `_continue`). */
   metadata?: { resourceVersion?: string; _continue?: string; continue?: string };
+  /** The objects of this page. */
   items: unknown[];
 }
 
@@ -45,13 +54,17 @@ export interface ResourceInformerOptions<T> {
   listFn?: (params: ListFnParams, signal: AbortSignal) => Promise<ListFnResult>;
   /** Restrict to one namespace (`/api/v1/services` becomes `/api/v1/namespaces/<ns>/services`). */
   namespace?: string;
+  /** Only objects matching this label selector. */
   labelSelector?: string;
+  /** Only objects matching this field selector. */
   fieldSelector?: string;
   /** `apiVersion`/`kind` set on list items; default derived from the list. */
   apiVersion?: string;
+  /** `kind` set on list items; default derived from the list's kind (`NodeList` → `Node`). */
   kind?: string;
   /** Overrides the factory's transform for this resource. */
   transform?: TransformFunc<T>;
+  /** Extra indexes of the cache by name (the namespace index is always there). */
   indexers?: Record<string, IndexFunc<T>>;
   /** Overrides the factory's resync period (milliseconds). */
   resyncPeriodMs?: number;
@@ -79,6 +92,7 @@ export interface SharedInformerFactoryOptions {
   minWatchTimeoutMs?: number;
   /** LIST page size (default 500). */
   pageSize?: number;
+  /** How the reflector backs off after a failed list or watch. */
   backoff?: ReconnectBackoffOptions;
 }
 
@@ -122,6 +136,10 @@ function listFnListerWatcher(
   };
 }
 
+/**
+ * One shared informer per resource for the whole process (client-go `informers.SharedInformerFactory`): `nodes()`,
+ * `services()`, or any resource by path; `start` runs them, `waitForCacheSync` waits for their first lists.
+ */
 export class SharedInformerFactory implements SharedInformers {
   readonly #clients: ClientFactory;
   readonly #opts: SharedInformerFactoryOptions;

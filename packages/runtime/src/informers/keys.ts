@@ -7,6 +7,7 @@ import { isTombstone } from './tombstone.js';
 
 /** The minimum an object needs to have a key. */
 export interface ObjectWithMeta {
+  /** The object's metadata; the key reads `name` and `namespace`. */
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; uid?: string } | undefined;
 }
 

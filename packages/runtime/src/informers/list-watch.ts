@@ -17,6 +17,7 @@ export interface ListPage {
   continue?: string;
   /** The list's `apiVersion` (e.g. `v1`) and `kind` (e.g. `NodeList`), when known. */
   apiVersion?: string;
+  /** The list's `kind`, e.g. `NodeList`, when known. */
   kind?: string;
 }
 
@@ -24,17 +25,21 @@ export interface ListPage {
 export interface ListRequest {
   /** Page size; absent for an unpaged list. */
   limit?: number;
+  /** The continue token of the previous page. */
   continue?: string;
   /** Absent for a consistent (quorum) read. */
   resourceVersion?: string;
+  /** Aborts the request. */
   signal: AbortSignal;
 }
 
 /** Parameters of one WATCH call. */
 export interface WatchRequest {
+  /** Where the watch starts: the resourceVersion of the last list or event. */
   resourceVersion: string;
   /** Server-side duration of the watch, in seconds. */
   timeoutSeconds: number;
+  /** Aborts the watch. */
   signal: AbortSignal;
   /**
    * A WatchList request (client-go `watchList`): `sendInitialEvents=true` with
@@ -49,7 +54,9 @@ export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 /** One watch event; `object` is the server's JSON (a `Status` for `ERROR`). */
 export interface WatchEvent {
+  /** The event type, as the API server sends it. */
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  /** The object, or a `Status` for `ERROR`. */
   object: Record<string, unknown>;
 }
 
@@ -60,6 +67,9 @@ export interface ListerWatcher {
    * instances), so the informer need not copy it before caching. Default false.
    */
   readonly plainJson?: boolean;
+  /**
+   * Lists one page. @throws client-node's `ApiException` for an HTTP error (410 Gone for an expired resourceVersion).
+   */
   list(req: ListRequest): Promise<ListPage>;
   /**
    * Optional: waits `ms`, or less when the API server answers again after requests got no response (the
@@ -90,7 +100,9 @@ export class WatchInactivityError extends Error {
 export interface RestListerWatcherOptions {
   /** Collection path, e.g. `/api/v1/nodes` or `/api/v1/namespaces/x/services`. */
   path: string;
+  /** Only objects matching this label selector. */
   labelSelector?: string;
+  /** Only objects matching this field selector. */
   fieldSelector?: string;
   /** Client name for the user agent (default `shared-informers`). */
   clientName?: string;

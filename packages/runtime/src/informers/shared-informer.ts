@@ -27,6 +27,7 @@ import { createTombstone } from './tombstone.js';
 export interface SharedInformerOptions<T> {
   /** For logs and metric labels, usually the collection path (`/api/v1/nodes`). */
   name: string;
+  /** How the informer lists and watches. */
   lw: ListerWatcher;
   /** `apiVersion` set on objects that lack it (list items). Default: from the list's own apiVersion. */
   apiVersion?: string;
@@ -48,7 +49,12 @@ export interface SharedInformerOptions<T> {
 
 type EventName = 'add' | 'update' | 'delete';
 
+/**
+ * A shared informer over one resource (client-go `cache.SharedIndexInformer`): a reflector keeps an indexed
+ * {@link Store} current, and every handler receives each change in order.
+ */
 export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
+  /** For logs and metric labels. */
   readonly name: string;
   readonly #store: Store<T>;
   readonly #handlers = new Set<InformerEventHandler<T>>();
@@ -94,6 +100,7 @@ export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
     this.#store.addIndexers(indexers);
   }
 
+  /** True once the first list has been stored and delivered to the handlers. */
   hasSynced(): boolean {
     return this.#synced;
   }
@@ -117,6 +124,10 @@ export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
     return this.#reflector.lastSyncResourceVersion;
   }
 
+  /**
+   * Adds a handler; once synced, it first receives `onAdd(obj, true)` for every cached object. Returns a function that
+   * removes it.
+   */
   addEventHandler(handler: InformerEventHandler<T>): () => void {
     this.#handlers.add(handler);
     if (this.#synced && handler.onAdd) {

@@ -29,6 +29,10 @@ export interface IndexedLister<T> extends Lister<T> {
   readonly size: number;
 }
 
+/**
+ * An informer's indexed cache (client-go `cache.Indexer` over a `ThreadSafeStore`), keyed by `namespace/name` (or
+ * `name`).
+ */
 export class Store<T extends ObjectWithMeta> implements IndexedLister<T> {
   readonly #items = new Map<string, T>();
   readonly #indexers = new Map<string, IndexFunc<T>>();
@@ -61,18 +65,22 @@ export class Store<T extends ObjectWithMeta> implements IndexedLister<T> {
     return this.#keyFunc(obj);
   }
 
+  /** Number of cached objects. */
   get size(): number {
     return this.#items.size;
   }
 
+  /** The cached object with this key, or `undefined`. */
   get(key: string): T | undefined {
     return this.#items.get(key);
   }
 
+  /** Every cached object. */
   list(): T[] {
     return [...this.#items.values()];
   }
 
+  /** Every key. */
   keys(): string[] {
     return [...this.#items.keys()];
   }
@@ -96,6 +104,7 @@ export class Store<T extends ObjectWithMeta> implements IndexedLister<T> {
     return old;
   }
 
+  /** The objects an index maps `value` to. @throws Error when no index `indexName` exists. */
   byIndex(indexName: string, value: string): T[] {
     const index = this.#indices.get(indexName);
     if (!index) throw new Error(`index ${JSON.stringify(indexName)} does not exist`);
@@ -109,6 +118,7 @@ export class Store<T extends ObjectWithMeta> implements IndexedLister<T> {
     return out;
   }
 
+  /** The objects in `namespace` (through the namespace index). */
   listNamespace(namespace: string): T[] {
     return this.byIndex(namespaceIndex, namespace);
   }

@@ -9,6 +9,10 @@ import type { Informer } from '@ccm-kit/cloud-provider';
 /** Poll interval of {@link waitForCacheSync}, in milliseconds. */
 export const cacheSyncPollMs = 100;
 
+/**
+ * Resolves `true` once every informer has synced, or `false` when `signal` aborts first; polls every
+ * {@link cacheSyncPollMs} ms (client-go `cache.WaitForCacheSync`).
+ */
 export async function waitForCacheSync(
   signal: AbortSignal,
   ...informers: Array<Pick<Informer<unknown>, 'hasSynced'>>

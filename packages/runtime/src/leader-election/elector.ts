@@ -66,6 +66,7 @@ export interface LeaderElectionOptions {
   releaseOnCancel?: boolean;
   /** Label of the `leader_election_master_status` gauge; default the lock name. */
   name?: string;
+  /** What to run on gaining and losing the lease. */
   callbacks: LeaderCallbacks;
   /** Receives `"<identity> became leader"` / `"<identity> stopped leading"` (an event recorder hook). */
   recordEvent?: (message: string) => void;
@@ -82,11 +83,20 @@ export const leaderElectionDefaults = {
   retryPeriodMs: 2_000,
 } as const;
 
+/**
+ * client-go `leaderelection.LeaderElector` on a Lease: acquires and renews it, runs `onStartedLeading` while it holds
+ * it, and fences the process' writes and cloud calls once a renewal is overdue ({@link LeaseFence}).
+ */
 export class LeaderElector implements LeaseFence {
+  /** This replica's identity, written as the Lease's `holderIdentity`. */
   readonly identity: string;
+  /** The Lease it competes for. */
   readonly lock: LeaseLock;
+  /** How long a non-leader waits before taking an unrenewed lease, in milliseconds. */
   readonly leaseDurationMs: number;
+  /** How long the leader keeps retrying a renewal before it stops leading, in milliseconds. */
   readonly renewDeadlineMs: number;
+  /** The pause between acquire or renew attempts, in milliseconds. */
   readonly retryPeriodMs: number;
   readonly #opts: LeaderElectionOptions;
   readonly #name: string;

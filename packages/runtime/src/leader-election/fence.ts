@@ -25,6 +25,7 @@ export interface LeaseFence {
  * failure: controllers requeue the object; it never means "does not exist".
  */
 export class LeaseFencedError extends Error {
+  /** `LeaseFencedError`. */
   override readonly name = 'LeaseFencedError';
   /** What was refused, e.g. `cloud call LoadBalancer.ensureLoadBalancer` or `API write POST /api/v1/...`. */
   readonly action: string;

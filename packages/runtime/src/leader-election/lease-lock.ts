@@ -13,8 +13,11 @@ export type LeaseClient = Pick<
   'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'
 >;
 
+/** The lock on one Lease; see the module notes. */
 export class LeaseLock {
+  /** The Lease's namespace. */
   readonly namespace: string;
+  /** The Lease's name. */
   readonly name: string;
   readonly #client: LeaseClient;
   #lease: V1Lease | undefined;

@@ -5,12 +5,15 @@
 import type { V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
 import { parseTime, toMicroTime } from '../client/time.js';
 
+/** Who holds a lease and since when, as stored in the Lease spec. */
 export interface LeaderElectionRecord {
   /** The holder's identity; '' when released. */
   holderIdentity: string;
   /** How long the holder claims the lease after each renewal, in seconds. */
   leaseDurationSeconds: number;
+  /** When the current holder acquired the lease. */
   acquireTime?: Date;
+  /** When the holder last renewed it. */
   renewTime?: Date;
   /** Number of times the holder changed. */
   leaderTransitions: number;

@@ -37,12 +37,17 @@ export function controllerStopped(name: string, manager: string = CLOUD_CONTROLL
 
 /** Upstream's `ControllerManagerMetrics`: the two calls bound to one manager name. */
 export class ControllerManagerMetrics {
-  constructor(readonly manager: string = CLOUD_CONTROLLER_MANAGER) {}
+  constructor(
+    /** The `manager` label, `cloud-controller-manager` unless given. */
+    readonly manager: string = CLOUD_CONTROLLER_MANAGER,
+  ) {}
 
+  /** Sets `running_managed_controllers{name, manager}` to 1. */
   controllerStarted(name: string): void {
     controllerStarted(name, this.manager);
   }
 
+  /** Sets `running_managed_controllers{name, manager}` to 0. */
   controllerStopped(name: string): void {
     controllerStopped(name, this.manager);
   }

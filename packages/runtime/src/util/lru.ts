@@ -4,6 +4,7 @@
  * evicts the least recent.
  */
 export class LruCache<K, V> {
+  /** The most entries kept. */
   readonly maxEntries: number;
   readonly #map = new Map<K, V>();
 

@@ -39,7 +39,9 @@ export const defaultBackoff: Readonly<Backoff> = Object.freeze({
  * A mutable backoff whose {@link BackoffStepper.step} returns successive sleeps (`wait.Backoff.Step`).
  */
 export class BackoffStepper {
+  /** The steps left; the backoff stops growing when it reaches 0. */
   steps: number;
+  /** The next sleep, in milliseconds. */
   durationMs: number;
   readonly #b: Readonly<Backoff>;
   readonly #random: () => number;

@@ -6,6 +6,7 @@
  */
 import { type Clock, realClock } from './clock.js';
 
+/** A token bucket; see the module notes. */
 export class TokenBucket {
   /** Refill rate in tokens per second (`Infinity` means no limit). */
   readonly qps: number;

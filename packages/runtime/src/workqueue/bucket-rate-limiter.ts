@@ -8,6 +8,7 @@ import { TokenBucket } from '../util/token-bucket.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /**
+ * An overall token-bucket rate limiter (client-go `workqueue.BucketRateLimiter`).
  * @param qps - tokens added per second (> 0).
  * @param burst - bucket size (integer ≥ 1); the bucket starts full.
  * @param clock - time source (default real time).

@@ -37,6 +37,10 @@ interface Waiter<T> {
   resolve(item: T | undefined): void;
 }
 
+/**
+ * client-go `workqueue.TypedRateLimitingInterface`: a deduplicating FIFO where an item being processed is not handed
+ * out again until `done`, plus `addAfter` and `addRateLimited`, with the `workqueue_*` metrics.
+ */
 export class Workqueue<T = string> {
   /** The queue name (the metrics label). */
   readonly name: string;
