@@ -1,6 +1,6 @@
 /**
  * `@ccm-kit/cloud-provider`: the contract a provider implements (`CloudProvider` and its facets), its
- * errors, the provider registry, the node/service/volume helpers and the well-known names, as in
+ * errors, the provider registry, the node/service helpers and the well-known names, as in
  * `k8s.io/cloud-provider`. Every name here is public API, covered by semver; the package README lists
  * them by group. Internals for sibling packages and tests live in `@ccm-kit/cloud-provider/internal`.
  */
@@ -139,48 +139,6 @@ export {
   getCloudProvider,
   initCloudProvider,
 } from './registry.js';
-export {
-  isDeletedVolumeInUse,
-  isDanglingError,
-  DeletedVolumeInUseError,
-  DanglingAttachError,
-} from './volume/errors.js';
-export {
-  Quantity,
-} from './volume/quantity.js';
-export {
-  roundUpToGiBInt32,
-  GB,
-  GiB,
-  MB,
-  MiB,
-  KB,
-  KiB,
-  roundUpToGiB,
-  roundUpToMB,
-  roundUpToMiB,
-  roundUpToKB,
-  roundUpToKiB,
-  roundUpToB,
-  roundUpToGiBInt,
-  roundUpToMBInt,
-  roundUpToMiBInt,
-  roundUpToKBInt,
-  roundUpToKiBInt,
-  roundUpToBInt,
-} from './volume/rounding.js';
-export {
-  zonesToSet,
-  labelZonesToSet,
-  labelZonesToList,
-  zonesSetToLabelValue,
-  zonesFromAllowedTopologies,
-  chooseZonesForVolume,
-  chooseZonesForVolumeIncludingZone,
-  selectZonesForVolume,
-  selectZoneForVolume,
-  type SelectZonesForVolumeInput,
-} from './volume/zones.js';
 export {
   TAINT_EXTERNAL_CLOUD_PROVIDER,
   TAINT_NODE_SHUTDOWN,

@@ -1,15 +1,17 @@
 import {
-  DanglingAttachError,
-  DeletedVolumeInUseError,
   DiskNotFoundError,
   findError,
   ImplementedElsewhereError,
   InstanceNotFoundError,
-  isDanglingError,
-  isDeletedVolumeInUse,
   NotImplementedError,
   RetryError,
 } from '@ccm-kit/cloud-provider';
+import {
+  DanglingAttachError,
+  DeletedVolumeInUseError,
+  isDanglingError,
+  isDeletedVolumeInUse,
+} from '@ccm-kit/cloud-provider/volume';
 import { describe, expect, it } from 'vitest';
 
 describe('sentinel errors', () => {

@@ -13,7 +13,7 @@ import {
   roundUpToMBInt,
   roundUpToMiB,
   roundUpToMiBInt,
-} from '@ccm-kit/cloud-provider';
+} from '@ccm-kit/cloud-provider/volume';
 import { describe, expect, it } from 'vitest';
 
 const inputs = ['1000Ki', '1000k', '1000Mi', '1000M', '1000G', '1000Gi', '1.2Gi'];

@@ -1,8 +1,7 @@
+import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_TOPOLOGY_ZONE } from '@ccm-kit/cloud-provider';
 import {
   chooseZonesForVolume,
   chooseZonesForVolumeIncludingZone,
-  LABEL_FAILURE_DOMAIN_BETA_ZONE,
-  LABEL_TOPOLOGY_ZONE,
   labelZonesToList,
   labelZonesToSet,
   selectZoneForVolume,
@@ -10,7 +9,7 @@ import {
   zonesFromAllowedTopologies,
   zonesSetToLabelValue,
   zonesToSet,
-} from '@ccm-kit/cloud-provider';
+} from '@ccm-kit/cloud-provider/volume';
 import { fnv32, pvcNameHashAndIndexOffset } from '@ccm-kit/cloud-provider/internal';
 import type { V1Node, V1TopologySelectorTerm } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
