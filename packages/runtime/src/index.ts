@@ -4,7 +4,9 @@
  * `runWorkers`, `processNextWorkItem`, `parallelizeUntil`), leader election, the event recorder, health
  * checks, the metrics registry, logging and the wait helpers (client-go `tools/cache`, `util/workqueue`,
  * `tools/leaderelection`, `tools/record`, apimachinery `util/wait`). Every name here is public API, covered
- * by semver; the package README lists them by group. Internals for sibling packages and tests live in
+ * by semver; the package README lists them by group. Each topic is also an entry point of its own
+ * (`@ccm-kit/runtime/informers`, `/workqueue`, `/leader-election`, `/client`, `/events`, `/guard`, `/tracing`,
+ * `/budget`, `/controller`, `/health`). Internals for sibling packages and tests live in
  * `@ccm-kit/runtime/internal`.
  */
 export {
@@ -40,7 +42,7 @@ export {
   type TransportRequest,
   type TransportResponse,
   type ResponseHeaders,
-} from './client/index.js';
+} from './topics/client.js';
 export {
   type CloudLane,
   CLOUD_LANES,
@@ -52,12 +54,12 @@ export {
   onCloudBudgetCharge,
   type CloudBudgetOptions,
   CloudBudget,
-} from './budget/index.js';
+} from './topics/budget.js';
 export {
   loadTracing,
   TRACER_NAME,
   SPAN_ATTRIBUTES,
-} from './tracing/index.js';
+} from './topics/tracing.js';
 export {
   processNextWorkItem,
   type ReconcileFunc,
@@ -66,7 +68,7 @@ export {
   type QueueWorker,
   runWorkers,
   type RunWorkersOptions,
-} from './controller/index.js';
+} from './topics/controller.js';
 export {
   type EventSourceInfo,
   type EventBroadcasterOptions,
@@ -80,7 +82,7 @@ export {
   type CorrelatorOptions,
   type EventWatcher,
   type EventClient,
-} from './events/index.js';
+} from './topics/events.js';
 export {
   type HealthCheck,
   type HealthChecksOptions,
@@ -89,7 +91,7 @@ export {
   type HealthEndpoint,
   type HealthQuery,
   type HealthResponse,
-} from './health/index.js';
+} from './topics/health.js';
 export {
   type ResourceInformerOptions,
   type SharedInformerFactoryOptions,
@@ -121,7 +123,7 @@ export {
   type ListFnResult,
   type ReconnectBackoffOptions,
   stripManagedFieldsAndNodeImages,
-} from './informers/index.js';
+} from './topics/informers.js';
 export {
   runLeaderElection,
   type LeaderCallbacks,
@@ -139,7 +141,7 @@ export {
   type LeaseFenceInterceptorOptions,
   type LeaseFence,
   LeaseFencedError,
-} from './leader-election/index.js';
+} from './topics/leader-election.js';
 export {
   setVerbosity,
   getVerbosity,
@@ -190,7 +192,7 @@ export {
   maxOfRateLimiter,
   withMaxWaitRateLimiter,
   type RateLimiter,
-} from './workqueue/index.js';
+} from './topics/workqueue.js';
 export {
   staticCredential,
   fileCredential,
@@ -209,4 +211,4 @@ export {
   guardMetrics,
   type GuardMetrics,
   parseRetryAfter,
-} from './guard/index.js';
+} from './topics/guard.js';

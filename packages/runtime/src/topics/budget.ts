@@ -1,0 +1,17 @@
+/**
+ * `@ccm-kit/runtime/budget`: the process' cloud budget: one token bucket shared by every cloud call, with priority
+ * lanes (`CloudBudget`, `withCloudLane`, docs/decisions/0063-cloud-budget.md). Public API, covered by semver; the
+ * package root re-exports the same names.
+ */
+export {
+  type CloudLane,
+  CLOUD_LANES,
+  withCloudLane,
+  currentCloudLane,
+  withCloudController,
+  currentCloudController,
+  type CloudBudgetCharge,
+  onCloudBudgetCharge,
+  type CloudBudgetOptions,
+  CloudBudget,
+} from '../budget/index.js';

@@ -1,0 +1,39 @@
+/**
+ * `@ccm-kit/runtime/client`: the API client factory, the transport and its request/response types, the raw-JSON
+ * clients, kubeconfig loading and the API error helpers (client-go `rest`, `clientcmd`, apimachinery `api/errors`).
+ * Public API, covered by semver; the package root re-exports the same names.
+ */
+export {
+  errorStatus,
+  statusCode,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isTooManyRequests,
+  type ErrorStatus,
+  createClientFactory,
+  type ClientFactoryOptions,
+  ClientFactory,
+  loadKubeConfig,
+  type LoadKubeConfigOptions,
+  patchOptions,
+  callOptions,
+  type PatchKind,
+  type CallOptions,
+  type RawRequestOptions,
+  type RestTransport,
+  type RestTransportOptions,
+  type ClientRateLimiter,
+  CoreV1Client,
+  CoordinationV1Client,
+  LeanKubeConfig,
+  type KubeConfigLike,
+  type RawApiConfig,
+  type RawApi,
+  type ApiMethodParams,
+  type AuthRequest,
+  type TransportRequest,
+  type TransportResponse,
+  type ResponseHeaders,
+} from '../client/index.js';

@@ -1,0 +1,13 @@
+/**
+ * `@ccm-kit/runtime/health`: health checks served at `/healthz`, `/livez`, `/readyz` (k8s.io/apiserver
+ * `server/healthz`). Public API, covered by semver; the package root re-exports the same names.
+ */
+export {
+  type HealthCheck,
+  type HealthChecksOptions,
+  pingCheck,
+  HealthChecks,
+  type HealthEndpoint,
+  type HealthQuery,
+  type HealthResponse,
+} from '../health/index.js';

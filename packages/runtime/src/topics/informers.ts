@@ -1,0 +1,36 @@
+/**
+ * `@ccm-kit/runtime/informers`: shared informers, listers, the indexed store and the list/watch layer (client-go
+ * `tools/cache`, `informers`). Public API, covered by semver; the package root re-exports the same names.
+ */
+export {
+  type ResourceInformerOptions,
+  type SharedInformerFactoryOptions,
+  SharedInformerFactory,
+  metaNamespaceKey,
+  splitMetaNamespaceKey,
+  type ObjectWithMeta,
+  restListerWatcher,
+  type ListPage,
+  type ListRequest,
+  type WatchRequest,
+  type WatchEvent,
+  type ListerWatcher,
+  type RestListerWatcherOptions,
+  stripManagedFields,
+  identityTransform,
+  type TransformFunc,
+  type SharedInformerOptions,
+  SharedInformer,
+  metaNamespaceIndexFunc,
+  type IndexFunc,
+  namespaceIndex,
+  type IndexedLister,
+  Store,
+  isTombstone,
+  objectOfDelete,
+  waitForCacheSync,
+  type ListFnParams,
+  type ListFnResult,
+  type ReconnectBackoffOptions,
+  stripManagedFieldsAndNodeImages,
+} from '../informers/index.js';

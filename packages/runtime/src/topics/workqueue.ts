@@ -1,0 +1,17 @@
+/**
+ * `@ccm-kit/runtime/workqueue`: the rate-limited work queue, its rate limiters and `parallelizeUntil` (client-go
+ * `util/workqueue`). Public API, covered by semver; the package root re-exports the same names.
+ */
+export {
+  bucketRateLimiter,
+  defaultControllerRateLimiter,
+  parallelizeUntil,
+  type DoWorkPieceFunc,
+  type WorkqueueOptions,
+  Workqueue,
+  itemExponentialFailureRateLimiter,
+  itemFastSlowRateLimiter,
+  maxOfRateLimiter,
+  withMaxWaitRateLimiter,
+  type RateLimiter,
+} from '../workqueue/index.js';
