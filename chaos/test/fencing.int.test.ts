@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { expect, it } from 'vitest';
 import { startCluster } from '../src/cluster.ts';
 import { fleetFor } from '../src/fleet.ts';
@@ -36,8 +37,7 @@ it('a leader paused past its lease and resumed exits at once and quietly: no clo
     fleet.startAll();
     for (let i = 0; i < 4; i++) await workload.registerNode();
     for (let i = 0; i < 6; i++) await workload.createService(rng);
-    const t0 = Date.now();
-    while (!lease.currentHolder() && Date.now() - t0 < 60_000) await sleep(200);
+    await eventuallyValue(() => lease.currentHolder() !== '', { what: 'a lease holder', timeoutMs: 60_000, intervalMs: 200 });
     const leader = fleet.byIdentity(lease.currentHolder());
     expect(leader).toBeDefined();
     // Slow cloud calls, so that some are in flight when the leader is paused.
