@@ -165,7 +165,7 @@ if (warmup && configs.length > 0) {
   const first = configs[0]!;
   // Small (W1, 30 Nodes, whatever the first config is: a W6 warm-up would idle for its minutes): it only warms
   // the page cache, the binaries and the control plane's start-up path.
-  const small: Config = { ...first, workload: 'W1', nodes: 30, services: 0, k: 0, minutes: 0, newServices: 0, cloudRps: 0 };
+  const small: Config = { ...first, workload: 'W1', nodes: 30, services: 0, k: 0, minutes: 0, newServices: 0, cloudRps: 0, batch: false };
   for (const impl of first.impls) await run(small, impl, 'warm-up (discarded)');
 }
 for (const c of configs) {

@@ -7,7 +7,8 @@
  * `uv_get_constrained_memory`); Go's runtime does not look at it. After the process exited the cgroup
  * tells whether the kernel's OOM killer ran in it (`memory.oom_control`'s `oom_kill`), how often the limit
  * was hit (`memory.failcnt`) and the peak it charged (`memory.max_usage_in_bytes`: the process's anonymous
- * memory and the page cache of the files it touched, what a pod's working set shows); then it is removed.
+ * memory and the pages of files it was first to read; pages other processes cached first are charged to them);
+ * then it is removed.
  */
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
