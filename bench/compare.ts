@@ -51,10 +51,32 @@ function num(name: string, def: number): number {
   const v = opt(name);
   if (v === undefined) return def;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`--${name} must be a non-negative number, got ${JSON.stringify(v)}`);
   return n;
 }
-const known = ['quick', 'reps', 'impls', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7', 'w8', 'w9', 'qps', 'burst', 'latency-ms', 'mem-limit-mib', 'no-warmup', 'out', 'ts-node-args', 'ts-entry'];
+const known = [
+  'quick',
+  'reps',
+  'impls',
+  'w1',
+  'w2',
+  'w3',
+  'w4',
+  'w5',
+  'w6',
+  'w7',
+  'w8',
+  'w9',
+  'qps',
+  'burst',
+  'latency-ms',
+  'mem-limit-mib',
+  'no-warmup',
+  'out',
+  'ts-node-args',
+  'ts-entry',
+];
 for (const a of argv) {
   const name = a.replace(/^--/, '').split('=')[0]!;
   if (!a.startsWith('--') || !known.includes(name)) {
@@ -81,7 +103,8 @@ function buildGo(): string {
 }
 const goBinary = buildGo();
 const tsEntry = opt('ts-entry') ?? 'bundle';
-if (tsEntry !== 'bundle' && tsEntry !== 'unbundled') throw new Error(`--ts-entry must be bundle or unbundled, got ${JSON.stringify(tsEntry)}`);
+if (tsEntry !== 'bundle' && tsEntry !== 'unbundled')
+  throw new Error(`--ts-entry must be bundle or unbundled, got ${JSON.stringify(tsEntry)}`);
 // As a vendor ships it: the `ccm-kit build` bundle; or the tsc output for comparison. Both with the image's NODE_OPTIONS.
 const tsProgram = tsEntry === 'bundle' ? await tsCcmBundle(repo, (l) => console.log(l)) : join(here, 'ts-ccm.ts');
 const allImpls: Record<ImplId, Impl> = {
@@ -165,7 +188,17 @@ if (warmup && configs.length > 0) {
   const first = configs[0]!;
   // Small (W1, 30 Nodes, whatever the first config is: a W6 warm-up would idle for its minutes): it only warms
   // the page cache, the binaries and the control plane's start-up path.
-  const small: Config = { ...first, workload: 'W1', nodes: 30, services: 0, k: 0, minutes: 0, newServices: 0, cloudRps: 0, batch: false };
+  const small: Config = {
+    ...first,
+    workload: 'W1',
+    nodes: 30,
+    services: 0,
+    k: 0,
+    minutes: 0,
+    newServices: 0,
+    cloudRps: 0,
+    batch: false,
+  };
   for (const impl of first.impls) await run(small, impl, 'warm-up (discarded)');
 }
 for (const c of configs) {
@@ -174,7 +207,9 @@ for (const c of configs) {
     // ABBA: A B C, then C B A, then A B C, ...
     const order = rep % 2 === 0 ? c.impls : [...c.impls].reverse();
     if (workloadById(c.workload).concurrent) {
-      results.push(...(await Promise.all(order.map((impl) => run(c, impl, `rep ${rep + 1}/${c.reps} (side by side)`)))));
+      results.push(
+        ...(await Promise.all(order.map((impl) => run(c, impl, `rep ${rep + 1}/${c.reps} (side by side)`)))),
+      );
     } else {
       for (const impl of order) results.push(await run(c, impl, `rep ${rep + 1}/${c.reps}`));
     }
@@ -190,8 +225,12 @@ const report = renderReport({
   header: [
     ...Object.entries(versions).map(([k, v]) => `${k}: ${v}`),
     `client QPS/burst ${qps}/${burst} unless a config says q<qps>/<burst>; fakebench latency ${latencyMs} ms unless a config says l<ms>; ${memLimitMiB > 0 ? `each CCM in a ${memLimitMiB} MiB memory cgroup` : 'no memory limit'} unless a config says mem; repetitions per config as in its row (ABBA order)${warmup ? '; one warm-up run per implementation discarded' : ''}`,
-    `load average (1 min) during runs: median ${median(loads).toFixed(2)}, max ${Math.max(...results.map((r) => Math.max(r.loadStart, r.loadEnd))).toFixed(2)}; at the end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
-    `time per config: ${Object.entries(timeOf).map(([k, v]) => `${k} ${v.toFixed(0)} s`).join('; ')}`,
+    `load average (1 min) during runs: median ${median(loads).toFixed(2)}, max ${Math.max(...results.map((r) => Math.max(r.loadStart, r.loadEnd))).toFixed(2)}; at the end ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' / ')}`,
+    `time per config: ${Object.entries(timeOf)
+      .map(([k, v]) => `${k} ${v.toFixed(0)} s`)
+      .join('; ')}`,
     `**total time ${totalMin.toFixed(1)} min**`,
   ],
   configs,
@@ -204,6 +243,10 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 writeFileSync(join(outDir, `compare-${stamp}.md`), `${report}\n`);
 writeFileSync(
   join(outDir, `compare-${stamp}.json`),
-  JSON.stringify({ versions, options: { quick, reps, qps, burst, latencyMs, memLimitMiB, taskset: taskset() }, results }, null, 1),
+  JSON.stringify(
+    { versions, options: { quick, reps, qps, burst, latencyMs, memLimitMiB, taskset: taskset() }, results },
+    null,
+    1,
+  ),
 );
 log(`total ${totalMin.toFixed(1)} min; report: ${join(outDir, `compare-${stamp}.md`)} (raw runs: .json)`);

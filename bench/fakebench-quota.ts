@@ -37,8 +37,10 @@ export class TokenBucket {
 
   /** @param nowMs the clock, Unix milliseconds (tests pass their own) */
   constructor(rate: number, burst: number, nowMs: number) {
-    if (!Number.isFinite(rate) || rate <= 0) throw new Error(`token bucket: rate must be a positive number, got ${rate}`);
-    if (!Number.isFinite(burst) || burst <= 0) throw new Error(`token bucket: burst must be a positive number, got ${burst}`);
+    if (!Number.isFinite(rate) || rate <= 0)
+      throw new Error(`token bucket: rate must be a positive number, got ${rate}`);
+    if (!Number.isFinite(burst) || burst <= 0)
+      throw new Error(`token bucket: burst must be a positive number, got ${burst}`);
     this.rate = rate;
     this.burst = burst;
     this.#tokens = burst;
@@ -64,7 +66,9 @@ export function parseRps(value: string | undefined): number | undefined {
   if (value === undefined || value === '' || value === '0') return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) {
-    throw new Error(`FAKEBENCH_RPS must be a non-negative integer (cloud calls a second; 0 or unset: no quota), got ${JSON.stringify(value)}`);
+    throw new Error(
+      `FAKEBENCH_RPS must be a non-negative integer (cloud calls a second; 0 or unset: no quota), got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }

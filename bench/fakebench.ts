@@ -283,7 +283,8 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
 
   /** Starts the quota (a full bucket) when one is configured and not yet running. */
   startQuota(nowMs = Date.now()): void {
-    if (this.#rps !== undefined && this.#quota === undefined) this.#quota = new TokenBucket(this.#rps, this.#rps, nowMs);
+    if (this.#rps !== undefined && this.#quota === undefined)
+      this.#quota = new TokenBucket(this.#rps, this.#rps, nowMs);
   }
 
   /**
@@ -366,18 +367,22 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
    * methods answer. One counted `ListInstanceStates` call per page (within the quota, like any call).
    */
   readonly listInstanceStates:
-    | ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>)
-    | undefined;
+    ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>) | undefined;
 
   async #listPage(batch: BatchRead, pageToken: string | undefined, signal?: AbortSignal): Promise<InstanceStatePage> {
     await this.#call('ListInstanceStates', signal);
     const page = pageToken === undefined ? 1 : Number(pageToken);
-    if (!Number.isInteger(page) || page < 1) throw new Error(`fakebench: invalid page token ${JSON.stringify(pageToken)}`);
+    if (!Number.isInteger(page) || page < 1)
+      throw new Error(`fakebench: invalid page token ${JSON.stringify(pageToken)}`);
     const end = Math.min(page * batch.pageSize, batch.instances);
     const instances = [];
     for (let i = (page - 1) * batch.pageSize; i < end; i++) {
       const name = nodeName(i);
-      instances.push({ providerID: `${PROVIDER_NAME}://${name}`, metadata: metadataOf(name), shutdown: isShutdown(name) });
+      instances.push({
+        providerID: `${PROVIDER_NAME}://${name}`,
+        metadata: metadataOf(name),
+        shutdown: isShutdown(name),
+      });
     }
     this.#instancesListed += instances.length;
     return end < batch.instances ? { instances, nextPageToken: String(page + 1) } : { instances };

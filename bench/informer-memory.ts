@@ -119,9 +119,7 @@ function makeNode(i: number): V1Node {
       podCIDR: `10.${100 + ((i >> 8) & 63)}.${i & 255}.0/24`,
       podCIDRs: [`10.${100 + ((i >> 8) & 63)}.${i & 255}.0/24`],
       providerID: `aws:///${zone}/i-${sha(i, 'id').slice(0, 17)}`,
-      taints: [
-        { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
-      ],
+      taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }],
     },
     status: {
       capacity: {
@@ -141,12 +139,7 @@ function makeNode(i: number): V1Node {
         'hugepages-2Mi': '0',
       },
       conditions: [
-        cond(
-          'MemoryPressure',
-          'False',
-          'KubeletHasSufficientMemory',
-          'kubelet has sufficient memory available',
-        ),
+        cond('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
         cond('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
         cond('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
         cond('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
@@ -278,10 +271,7 @@ async function measure(
     });
   });
   const w0 = performance.now();
-  await core.patchNode(
-    { name: target, body: { metadata: { annotations: { bench: stamp } } } },
-    patchOptions('merge'),
-  );
+  await core.patchNode({ name: target, body: { metadata: { annotations: { bench: stamp } } } }, patchOptions('merge'));
   const watchLatencyMs = (await seen) - w0;
 
   let json = 0;

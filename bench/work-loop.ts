@@ -17,7 +17,8 @@ const rounds = Number(arg('rounds') ?? 7);
 
 type Runtime = typeof import('@ccm-kit/runtime');
 const rt = (await import(runtimePath ? pathToFileURL(runtimePath).href : '@ccm-kit/runtime')) as Runtime;
-if ('loadTracing' in rt && (await rt.loadTracing())) throw new Error('a tracer provider is registered: this measures tracing off');
+if ('loadTracing' in rt && (await rt.loadTracing()))
+  throw new Error('a tracer provider is registered: this measures tracing off');
 
 async function round(): Promise<number> {
   const queue = new rt.Workqueue<number>();

@@ -23,6 +23,8 @@ if (!Number.isInteger(seed) || seed < 0) {
 }
 process.stdout.write(`chaos: profile ${profile.name}, seed ${seed}\n`);
 const started = Date.now();
-const result = await runChaos(profile, seed, (line) => process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`));
+const result = await runChaos(profile, seed, (line) =>
+  process.stdout.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`),
+);
 process.stdout.write(`\n${formatReport(result)}\n`);
 process.exit(result.ok ? 0 : 1);

@@ -63,7 +63,12 @@ export const emptyTraffic = (): ApiTraffic => ({
  * ResponseStarted stage (it may still be open when the log is read); other requests at ResponseComplete.
  * Only requests received in [`fromMs`, `beforeMs`) (Unix ms) count.
  */
-export async function readApiTraffic(logPath: string, username: string, beforeMs = Infinity, fromMs = 0): Promise<ApiTraffic> {
+export async function readApiTraffic(
+  logPath: string,
+  username: string,
+  beforeMs = Infinity,
+  fromMs = 0,
+): Promise<ApiTraffic> {
   const out = emptyTraffic();
   const lines = createInterface({ input: createReadStream(logPath), crlfDelay: Infinity });
   for await (const line of lines) {

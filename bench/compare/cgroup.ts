@@ -63,7 +63,8 @@ export class MemoryCgroup {
    * @throws Error naming the path when the memory controller is not mounted or not writable (run as root).
    */
   constructor(name: string, limitMiB: number) {
-    if (!Number.isInteger(limitMiB) || limitMiB < 1) throw new Error(`memory limit must be a positive number of MiB, got ${limitMiB}`);
+    if (!Number.isInteger(limitMiB) || limitMiB < 1)
+      throw new Error(`memory limit must be a positive number of MiB, got ${limitMiB}`);
     const own = memoryCgroupOf(readFileSync('/proc/self/cgroup', 'utf8'));
     if (own === undefined || !existsSync(MEMORY_CGROUP_ROOT)) {
       throw new Error(`--mem-limit-mib needs the cgroup v1 memory controller at ${MEMORY_CGROUP_ROOT}`);
@@ -77,7 +78,9 @@ export class MemoryCgroup {
       if (existsSync(memsw)) writeFileSync(memsw, String(this.limitBytes));
     } catch (err) {
       this.remove();
-      throw new Error(`cannot create the memory cgroup ${this.path} (run as root): ${(err as Error).message}`, { cause: err });
+      throw new Error(`cannot create the memory cgroup ${this.path} (run as root): ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 

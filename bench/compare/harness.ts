@@ -66,7 +66,10 @@ export class Harness {
    */
   spawnCcm(): ProcessUnderTest {
     const limit = this.spec.memLimitMiB;
-    this.cgroup = limit > 0 ? new MemoryCgroup(`ccm-kit-bench-${process.pid}-${this.cgroups.length}-${Date.now()}`, limit) : undefined;
+    this.cgroup =
+      limit > 0
+        ? new MemoryCgroup(`ccm-kit-bench-${process.pid}-${this.cgroups.length}-${Date.now()}`, limit)
+        : undefined;
     if (this.cgroup) this.cgroups.push(this.cgroup);
     const cgroup = this.cgroup;
     const ccm = new ProcessUnderTest(this.spec.impl.command, this.ccmArgs, {
@@ -78,7 +81,9 @@ export class Harness {
     this.ccm = ccm;
     this.exitedEarly = ccm.exited.then((code) => {
       const oom = cgroup && cgroup.stats().oomKills > 0 ? `, OOM-killed under its ${limit} MiB memory limit` : '';
-      throw new Error(`the CCM exited early with code ${code}${ccm.exitSignal ? ` (${ccm.exitSignal})` : ''}${oom} (log: ${this.files.ccmLog})`);
+      throw new Error(
+        `the CCM exited early with code ${code}${ccm.exitSignal ? ` (${ccm.exitSignal})` : ''}${oom} (log: ${this.files.ccmLog})`,
+      );
     });
     this.exitedEarly.catch(() => {});
     return ccm;
@@ -105,13 +110,18 @@ export class Harness {
    * Polls the counters (every 50 ms) until `done` holds.
    * @throws Error naming `what` after `timeoutMs`, or when the CCM exits.
    */
-  async waitCounters(what: string, done: (c: CounterLine) => boolean, timeoutMs = this.spec.timeoutMs): Promise<CounterLine> {
+  async waitCounters(
+    what: string,
+    done: (c: CounterLine) => boolean,
+    timeoutMs = this.spec.timeoutMs,
+  ): Promise<CounterLine> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const c = await this.counters();
       if (c && c.pid === this.ccm?.child.pid && done(c)) return c;
       if (this.ccm && !this.ccm.running) await this.exitedEarly;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (counters: ${JSON.stringify(c)})`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (counters: ${JSON.stringify(c)})`);
       await sleep(50);
     }
   }

@@ -103,7 +103,9 @@ export class ConvergenceObserver<T extends Obj> {
     while (this.convergedCount() < this.#expected.size) {
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`timed out after ${timeoutMs} ms: ${this.convergedCount()} of ${this.#expected.size} converged`);
+        throw new Error(
+          `timed out after ${timeoutMs} ms: ${this.convergedCount()} of ${this.#expected.size} converged`,
+        );
       }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 1_000));

@@ -45,7 +45,8 @@ function serviceState(svc: V1Service, lbIPs: Set<string>, problems: string[]): R
   flatten('annotations', sortedEntries(svc.metadata?.annotations), out);
   const ingress = (svc.status?.loadBalancer?.ingress ?? []).map((i) => {
     if (i.ip) {
-      if (!/^198\.18\.\d+\.\d+$/.test(i.ip)) problems.push(`service ${name}: ingress IP ${i.ip} is not a fakebench address`);
+      if (!/^198\.18\.\d+\.\d+$/.test(i.ip))
+        problems.push(`service ${name}: ingress IP ${i.ip} is not a fakebench address`);
       if (lbIPs.has(i.ip)) problems.push(`service ${name}: ingress IP ${i.ip} is used twice`);
       lbIPs.add(i.ip);
     }
@@ -96,7 +97,8 @@ export function diffStates(a: StateDump, b: StateDump, la: string, lb: string): 
       continue;
     }
     for (const f of new Set([...Object.keys(x), ...Object.keys(y)])) {
-      if (x[f] !== y[f]) add(`${kind}.${f}`, `${key}: ${la}=${JSON.stringify(x[f] ?? null)} ${lb}=${JSON.stringify(y[f] ?? null)}`);
+      if (x[f] !== y[f])
+        add(`${kind}.${f}`, `${key}: ${la}=${JSON.stringify(x[f] ?? null)} ${lb}=${JSON.stringify(y[f] ?? null)}`);
     }
   }
   return [...groups.values()].sort((p, q) => p.field.localeCompare(q.field));

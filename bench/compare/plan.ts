@@ -80,7 +80,9 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
   const flag = `--${w.id.toLowerCase()}`;
   const form = w.sizes.map((s) => s.letter).join(':');
   return text.split(',').map((raw) => {
-    const m = /^([\d:]+)(b)?(?:x(\d+))?(?:q(\d+)(?:\/(\d+))?)?(?:l(\d+(?:\.\d+)?))?(?:m(\d+))?(?:@([a-z+-]+))?$/.exec(raw.trim());
+    const m = /^([\d:]+)(b)?(?:x(\d+))?(?:q(\d+)(?:\/(\d+))?)?(?:l(\d+(?:\.\d+)?))?(?:m(\d+))?(?:@([a-z+-]+))?$/.exec(
+      raw.trim(),
+    );
     const sizes = m ? m[1]!.split(':').map(Number) : [];
     if (!m || sizes.length !== w.sizes.length || sizes.some((x) => !Number.isInteger(x) || x < 1)) {
       throw new Error(
@@ -110,7 +112,8 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
     if (m[8]) {
       const ids = m[8].split('+');
       for (const id of ids) {
-        if (!o.impls.some((i) => i.id === id)) throw new Error(`${flag}: implementation ${JSON.stringify(id)} is not in --impls`);
+        if (!o.impls.some((i) => i.id === id))
+          throw new Error(`${flag}: implementation ${JSON.stringify(id)} is not in --impls`);
       }
       c.impls = o.impls.filter((i) => ids.includes(i.id));
     }
@@ -119,7 +122,11 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
 }
 
 /** The configs of every workload: `--wN` when given, else the profile's default. */
-export function buildPlan(opt: (name: string) => string | undefined, profile: 'quick' | 'full', o: PlanOptions): Config[] {
+export function buildPlan(
+  opt: (name: string) => string | undefined,
+  profile: 'quick' | 'full',
+  o: PlanOptions,
+): Config[] {
   return WORKLOADS.flatMap((w) => {
     const flag = w.id.toLowerCase();
     return parseConfigs(w, opt(flag) ?? DEFAULTS[profile][flag]!, o);

@@ -77,7 +77,12 @@ export class ProcessUnderTest {
   constructor(
     command: string,
     args: readonly string[],
-    opts: { env: NodeJS.ProcessEnv; cpu: number; logPath: string; wrap?: (command: string, args: readonly string[]) => [string, string[]] },
+    opts: {
+      env: NodeJS.ProcessEnv;
+      cpu: number;
+      logPath: string;
+      wrap?: (command: string, args: readonly string[]) => [string, string[]];
+    },
   ) {
     const ts = taskset();
     const pinned: [string, string[]] = ts ? [ts, ['-c', String(opts.cpu), command, ...args]] : [command, [...args]];

@@ -60,8 +60,10 @@ function targetsFor(c: Config): Target[] {
     if (c.qps >= 1000) out.push({ what: 'wall ≤ 1.0×', holds: (t, g) => t.wallS <= g.wallS });
   }
   if (c.workload === 'W8') out.push({ what: 'VmHWM ≤ 0.6×', holds: (t, g) => t.hwmMiB <= 0.6 * g.hwmMiB });
-  if (c.workload === 'W8' && c.memLimitMiB > 0) out.push({ what: 'ccm-kit not OOM-killed', holds: (t) => t.oomKills === 0 });
-  if (w12 && c.latencyMs === 0) out.push({ what: 'start-up ≤ Go + 0.3 s', holds: (t, g) => t.startupS <= g.startupS + 0.3 });
+  if (c.workload === 'W8' && c.memLimitMiB > 0)
+    out.push({ what: 'ccm-kit not OOM-killed', holds: (t) => t.oomKills === 0 });
+  if (w12 && c.latencyMs === 0)
+    out.push({ what: 'start-up ≤ Go + 0.3 s', holds: (t, g) => t.startupS <= g.startupS + 0.3 });
   if (c.workload === 'W9') {
     const x = (what: string, key: string, factor: number): Target => ({
       what,
@@ -80,7 +82,8 @@ export function renderReport(input: ReportInput): string {
   const { configs, results, defaults } = input;
   const key = (c: Config) => configKey(c, defaults);
   const runsOf = (c: Config, impl: Impl) => results.filter((r) => r.ok && r.impl === impl.id && sameConfig(c, r));
-  const failedOf = (c: Config, impl: Impl) => results.filter((r) => !r.ok && r.impl === impl.id && sameConfig(c, r)).length;
+  const failedOf = (c: Config, impl: Impl) =>
+    results.filter((r) => !r.ok && r.impl === impl.id && sameConfig(c, r)).length;
   const col = (rs: RunResult[], f: (r: RunResult) => number, digits = 1) => medianIqr(rs.map(f), digits);
   const lines: string[] = [];
   const out = (s = '') => lines.push(s);
@@ -98,7 +101,9 @@ export function renderReport(input: ReportInput): string {
     out(`## ${w.title}`);
     out();
     const limited = cs.some((c) => c.memLimitMiB > 0);
-    const extraHead = w.columns.map((x) => ` ${x.label} |`).join('') + (limited ? ' cgroup peak MiB | limit hits | OOM-killed runs |' : '');
+    const extraHead =
+      w.columns.map((x) => ` ${x.label} |`).join('') +
+      (limited ? ' cgroup peak MiB | limit hits | OOM-killed runs |' : '');
     out(
       `| config | implementation | wall s | p50 s | p90 s | start-up s | then at rest s | CPU s | VmHWM MiB | VmRSS at rest MiB | API requests | API writes | 409s | cloud calls | load 1m |${extraHead}`,
     );
@@ -114,7 +119,8 @@ export function renderReport(input: ReportInput): string {
         const memCols = limited
           ? ` ${col(rs, (r) => r.cgroupMaxUsageMiB, 0)} | ${col(rs, (r) => r.cgroupFailcnt, 0)} | ${all.filter((r) => r.oomKilled).length} of ${all.length} |`
           : '';
-        const extra = w.columns.map((x) => ` ${col(rs, (r) => Number(r.extra[x.key] ?? NaN), x.digits)} |`).join('') + memCols;
+        const extra =
+          w.columns.map((x) => ` ${col(rs, (r) => Number(r.extra[x.key] ?? NaN), x.digits)} |`).join('') + memCols;
         out(
           `| ${key(c).replace(`${w.id} `, '')} ×${c.reps}${failed ? ` (${failed} failed)` : ''} | ${impl.label} | ${col(rs, (r) => r.wallS, 2)} | ${col(rs, (r) => r.p50S, 2)} | ${col(rs, (r) => r.p90S, 2)} | ${col(rs, (r) => r.startupS, 2)} | ${col(rs, (r) => r.settleS, 1)} | ${cpu} | ${col(rs, (r) => r.hwmMiB, 0)} | ${col(rs, (r) => r.rssMiB, 0)} | ${col(rs, (r) => r.api.total, 0)} | ${col(rs, (r) => r.api.writes, 0)} | ${col(rs, (r) => r.api.conflicts, 0)} | ${col(rs, cloudTotal, 0)} | ${col(rs, load, 2)} |${extra}`,
         );
@@ -151,7 +157,7 @@ export function renderReport(input: ReportInput): string {
   out('## ccm-kit / Go protobuf, and the performance targets');
   out();
   out(
-    'Ratios of the medians (ccm-kit ÷ Go protobuf); start-up as the difference ccm-kit − Go; load: the median 1-minute load average over both implementations\' runs. Targets: VmHWM ≤ 1.0× on W1/W2 at N ≥ 1000 and ≤ 0.6× on W8 (under a memory limit also: ccm-kit not OOM-killed); CPU ≤ 1.5× on W1/W2 at N ≥ 1000; wall ≤ 1.0× on W1/W2 at N ≥ 1000 and QPS ≥ 1000; start-up ≤ Go + 0.3 s on W1/W2 without cloud latency; W9: the new Services\' ingress p99 ≤ 0.2×, 429s ≤ 0.1×, cloud calls in the window ≤ 0.5×, converged no later than Go (a figure Go has not got because it did not converge within the window\'s cap counts as beaten).',
+    "Ratios of the medians (ccm-kit ÷ Go protobuf); start-up as the difference ccm-kit − Go; load: the median 1-minute load average over both implementations' runs. Targets: VmHWM ≤ 1.0× on W1/W2 at N ≥ 1000 and ≤ 0.6× on W8 (under a memory limit also: ccm-kit not OOM-killed); CPU ≤ 1.5× on W1/W2 at N ≥ 1000; wall ≤ 1.0× on W1/W2 at N ≥ 1000 and QPS ≥ 1000; start-up ≤ Go + 0.3 s on W1/W2 without cloud latency; W9: the new Services' ingress p99 ≤ 0.2×, 429s ≤ 0.1×, cloud calls in the window ≤ 0.5×, converged no later than Go (a figure Go has not got because it did not converge within the window's cap counts as beaten).",
   );
   out();
   out('| config | wall ×  | CPU × | VmHWM × | start-up Δ s | load 1m | targets |');
@@ -172,7 +178,10 @@ export function renderReport(input: ReportInput): string {
       hwmMiB: median(rs.map((r) => r.hwmMiB)),
       startupS: median(rs.map((r) => r.startupS)),
       extra: Object.fromEntries(
-        [...new Set(rs.flatMap((r) => Object.keys(r.extra)))].map((k) => [k, median(rs.map((r) => Number(r.extra[k] ?? NaN)))]),
+        [...new Set(rs.flatMap((r) => Object.keys(r.extra)))].map((k) => [
+          k,
+          median(rs.map((r) => Number(r.extra[k] ?? NaN))),
+        ]),
       ),
       oomKills: results.filter((r) => r.impl === impl.id && sameConfig(c, r) && r.oomKilled).length,
     });
@@ -188,7 +197,7 @@ export function renderReport(input: ReportInput): string {
   // ---- parity ----
   out();
   out(
-    '## Correctness parity (final Node and Service state and the fake cloud\'s balancers and routes, first successful run of each implementation; LB IPs normalized)',
+    "## Correctness parity (final Node and Service state and the fake cloud's balancers and routes, first successful run of each implementation; LB IPs normalized)",
   );
   out();
   let issues = 0;
@@ -202,10 +211,15 @@ export function renderReport(input: ReportInput): string {
         continue;
       }
       const diffs = diffStates(base.run.state, other.run.state, base.impl.id, other.impl.id);
-      if (diffs.length === 0) out(`- ${key(c)}: ${base.impl.id} vs ${other.impl.id}: identical (${Object.keys(base.run.state).length} objects)`);
+      if (diffs.length === 0)
+        out(
+          `- ${key(c)}: ${base.impl.id} vs ${other.impl.id}: identical (${Object.keys(base.run.state).length} objects)`,
+        );
       for (const d of diffs) {
         issues++;
-        out(`- ${key(c)}: ${base.impl.id} vs ${other.impl.id}: **${d.field}** differs on ${d.objects} object(s), e.g. ${d.example}`);
+        out(
+          `- ${key(c)}: ${base.impl.id} vs ${other.impl.id}: **${d.field}** differs on ${d.objects} object(s), e.g. ${d.example}`,
+        );
       }
     }
     for (const r of results.filter((x) => sameConfig(c, x))) {

@@ -148,7 +148,20 @@ export function sharedFlags(spec: RunSpec, kubeconfig: string): string[] {
 }
 
 function emptyResult(spec: RunSpec): RunResult {
-  const { workload, nodes, services, k, minutes, concurrency, qps, burst, latencyMs, memLimitMiB, newServices, cloudRps } = spec;
+  const {
+    workload,
+    nodes,
+    services,
+    k,
+    minutes,
+    concurrency,
+    qps,
+    burst,
+    latencyMs,
+    memLimitMiB,
+    newServices,
+    cloudRps,
+  } = spec;
   return {
     workload,
     nodes,
@@ -278,7 +291,10 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
     result.ok = true;
   } catch (err) {
     result.error = (err as Error).message;
-    const kept = join(spec.keepLogsDir, `failed-${spec.workload}-${spec.nodes}-${spec.services}-${spec.k}-c${spec.concurrency}-${spec.impl.id}-${Date.now()}.log`);
+    const kept = join(
+      spec.keepLogsDir,
+      `failed-${spec.workload}-${spec.nodes}-${spec.services}-${spec.k}-c${spec.concurrency}-${spec.impl.id}-${Date.now()}.log`,
+    );
     await copyFile(files.ccmLog, kept).catch(() => {});
     result.problems.push(`CCM log kept at ${kept}`);
   } finally {

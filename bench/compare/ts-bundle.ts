@@ -48,6 +48,8 @@ export async function tsCcmBundle(repo: string, log: (line: string) => void): Pr
   const r = await bundle(join(repo, 'bench', 'ts-ccm.ts'), join(tmp, 'ts-ccm.mjs'));
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
-  log(`bundled bench/ts-ccm.ts with ccm-kit build: ${(r.bytes / 1024 / 1024).toFixed(2)} MiB in ${r.ms} ms → ${outfile}`);
+  log(
+    `bundled bench/ts-ccm.ts with ccm-kit build: ${(r.bytes / 1024 / 1024).toFixed(2)} MiB in ${r.ms} ms → ${outfile}`,
+  );
   return outfile;
 }

@@ -18,7 +18,16 @@ describe('cgroup helpers', () => {
   it('wraps a command so that the shell joins the cgroup and execs it, the path outside the script', () => {
     const [cmd, args] = wrapInCgroup('/cg/x y/cgroup.procs', 'taskset', ['-c', '1', 'node', 'main.js']);
     expect(cmd).toBe('sh');
-    expect(args).toEqual(['-c', 'echo $$ > "$0" && exec "$@"', '/cg/x y/cgroup.procs', 'taskset', '-c', '1', 'node', 'main.js']);
+    expect(args).toEqual([
+      '-c',
+      'echo $$ > "$0" && exec "$@"',
+      '/cg/x y/cgroup.procs',
+      'taskset',
+      '-c',
+      '1',
+      'node',
+      'main.js',
+    ]);
   });
 });
 

@@ -10,12 +10,23 @@ const defaults = { qps: 20, burst: 30, latencyMs: 0 };
 describe('W9 configs', () => {
   it('reads N:M:J:S:rps and the repetitions', () => {
     const [c] = parseConfigs(workloadById('W9'), '2000:200:100:20:10x1', o);
-    expect(c).toMatchObject({ workload: 'W9', nodes: 2000, services: 200, k: 100, newServices: 20, cloudRps: 10, reps: 1, memLimitMiB: 0 });
+    expect(c).toMatchObject({
+      workload: 'W9',
+      nodes: 2000,
+      services: 200,
+      k: 100,
+      newServices: 20,
+      cloudRps: 10,
+      reps: 1,
+      memLimitMiB: 0,
+    });
     expect(configKey(c!, defaults)).toBe('W9 N=2000 M=200 J=100 S=20 rps=10');
   });
 
   it('names the flag and the form of a malformed config', () => {
-    expect(() => parseConfigs(workloadById('W9'), '2000:200:100:20', o)).toThrow(/--w9: "2000:200:100:20" is not N:M:J:S:rps/);
+    expect(() => parseConfigs(workloadById('W9'), '2000:200:100:20', o)).toThrow(
+      /--w9: "2000:200:100:20" is not N:M:J:S:rps/,
+    );
     expect(() => parseConfigs(workloadById('W9'), '2000:200:100:20:0', o)).toThrow(/--w9/);
   });
 });
@@ -23,7 +34,11 @@ describe('W9 configs', () => {
 describe('memory limits', () => {
   it('takes --mem-limit-mib unless a config says m<MiB>, and m0 means none', () => {
     const limited = { ...o, memLimitMiB: 256 };
-    const [a, b, c] = parseConfigs(workloadById('W8'), '5000:1000:10x1q1000/2000@ts+go,100:10:10m512,100:10:10m0', limited);
+    const [a, b, c] = parseConfigs(
+      workloadById('W8'),
+      '5000:1000:10x1q1000/2000@ts+go,100:10:10m512,100:10:10m0',
+      limited,
+    );
     expect(a).toMatchObject({ memLimitMiB: 256, qps: 1000, burst: 2000, reps: 1 });
     expect(a!.impls.map((i) => i.id)).toEqual(['ts', 'go']);
     expect(b!.memLimitMiB).toBe(512);

@@ -21,7 +21,9 @@ describe('w9Schedule', () => {
 
 describe('W9', () => {
   it('counts every cloud request but GetLoadBalancerName', () => {
-    expect(cloudRequests({ calls: { InstanceMetadata: 3, GetLoadBalancerName: 50, UpdateLoadBalancer: 4 } as never })).toBe(7);
+    expect(
+      cloudRequests({ calls: { InstanceMetadata: 3, GetLoadBalancerName: 50, UpdateLoadBalancer: 4 } as never }),
+    ).toBe(7);
   });
 
   it('gives ccm-kit its cloud budget at the cloud rate and the Go CCM no extra flag', () => {

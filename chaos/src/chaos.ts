@@ -54,12 +54,18 @@ export interface ChaosResult {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function runChaos(profile: Profile, seed: number, log: (line: string) => void = () => {}): Promise<ChaosResult> {
+export async function runChaos(
+  profile: Profile,
+  seed: number,
+  log: (line: string) => void = () => {},
+): Promise<ChaosResult> {
   const rng = new Rng(seed);
   const cloudRng = rng.fork();
   const dir = await mkdtemp(join(tmpdir(), `ccm-chaos-${seed}-`));
   const cluster = await startCluster({ dir, slots: profile.ccms, random: () => cloudRng.next() });
-  const collectorArgs = profile.loadBalancerCollector ? ['--controllers=*,service-lb-gc-controller', ...collectorFlags] : [];
+  const collectorArgs = profile.loadBalancerCollector
+    ? ['--controllers=*,service-lb-gc-controller', ...collectorFlags]
+    : [];
   const fleet = fleetFor(cluster, profile.ccms, dir, collectorArgs);
   const lease = new LeaseHistory(cluster.cp.kubeConfig);
   const workload = new Workload(cluster.cp.kubeConfig, cluster.cloud);
@@ -84,7 +90,11 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
     const pauseMs = (profile.faultPhaseMs * profile.workers) / profile.operations;
     const workers = opRngs.map(async (r) => {
       while (Date.now() < phaseEnd) {
-        await workload.random(r, workload.servicesCreated < profile.minServices, workload.nodesRegistered < profile.minNodes);
+        await workload.random(
+          r,
+          workload.servicesCreated < profile.minServices,
+          workload.nodesRegistered < profile.minNodes,
+        );
         await sleep(r.next() * pauseMs * 1.6);
       }
     });
@@ -126,32 +136,57 @@ export async function runChaos(profile: Profile, seed: number, log: (line: strin
     // An etcd restart leaves the CCMs' watches to kube-apiserver, which keeps them open: only its own restarts count.
     const outages = faults.records.filter((r) => r.kind === 'apiserver-restart');
     const resync = resyncFromAudit(audit, outages, fleet.records, (slot) => cluster.slotName(slot));
-    const safety = await checkSafety({ auditLogPath: cluster.auditLogPath, cloud: cluster.cloud, fleet, terms, workload, slotOf: cluster.slotOf });
+    const safety = await checkSafety({
+      auditLogPath: cluster.auditLogPath,
+      cloud: cluster.cloud,
+      fleet,
+      terms,
+      workload,
+      slotOf: cluster.slotOf,
+    });
     const failover = faults.records
       .filter((r) => r.identity !== undefined)
       .map((r) => {
         const next = terms.find((t) => t.holder !== r.identity && t.start >= r.t - 50);
         if (!next) return { kind: r.kind, leaseMs: undefined, firstActionMs: undefined };
         const slot = fleet.recordOf(next.holder)?.slot;
-        const first = firstCloudCall(cluster.cloud.requests(), slot === undefined ? '' : cluster.slotName(slot), next.start);
-        return { kind: r.kind, leaseMs: next.start - r.t, firstActionMs: first === undefined ? undefined : first - r.t };
+        const first = firstCloudCall(
+          cluster.cloud.requests(),
+          slot === undefined ? '' : cluster.slotName(slot),
+          next.start,
+        );
+        return {
+          kind: r.kind,
+          leaseMs: next.start - r.t,
+          firstActionMs: first === undefined ? undefined : first - r.t,
+        };
       });
     const deposed = await deposedExits(faults.records, terms, (id) => fleet.recordOf(id));
     const refusalEvents = await refusalWarningEvents(cluster.cp.kubeConfig);
     const deletions = await collectorDeletions(fleet.records, cluster.cloud);
     const existingUids = new Set(
-      (await cluster.cp.kubeConfig.makeApiClient(CoreV1Api).listServiceForAllNamespaces()).items.map((x) => x.metadata?.uid ?? ''),
+      (await cluster.cp.kubeConfig.makeApiClient(CoreV1Api).listServiceForAllNamespaces()).items.map(
+        (x) => x.metadata?.uid ?? '',
+      ),
     );
     const violations = [
       ...converged.violations,
       ...safety.violations,
       ...collectorViolations(deletions, workload, existingUids),
       ...deposed.flatMap(deposedExitViolations),
-      ...refusalEvents.map((e) => ({ invariant: 'no Warning Event from a fence refusal', object: e.split(':')[0]!, detail: e })),
+      ...refusalEvents.map((e) => ({
+        invariant: 'no Warning Event from a fence refusal',
+        object: e.split(':')[0]!,
+        detail: e,
+      })),
     ];
     await writeFile(
       join(dir, 'result.json'),
-      JSON.stringify({ seed, terms, faults: faults.records, processes: fleet.records, ops: workload.ops, violations }, null, 1),
+      JSON.stringify(
+        { seed, terms, faults: faults.records, processes: fleet.records, ops: workload.ops, violations },
+        null,
+        1,
+      ),
     );
     return {
       seed,

@@ -8,7 +8,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MockCloudApiServer } from '@ccm-kit/example-mockcloud/api-server';
 import { type ControlPlane, startControlPlane } from '@ccm-kit/testing';
-import { KubeConfig, KubernetesObjectApi, type KubernetesObject, loadAllYaml, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import {
+  KubeConfig,
+  KubernetesObjectApi,
+  type KubernetesObject,
+  loadAllYaml,
+  RbacAuthorizationV1Api,
+} from '@kubernetes/client-node';
 import { type CuttableProxy, startCuttableProxy } from './tcp-proxy.ts';
 
 const repoRoot = new URL('../../', import.meta.url).pathname;
@@ -48,11 +54,7 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export async function startCluster(opts: {
-  dir: string;
-  slots: number;
-  random: () => number;
-}): Promise<Cluster> {
+export async function startCluster(opts: { dir: string; slots: number; random: () => number }): Promise<Cluster> {
   await mkdir(opts.dir, { recursive: true });
   const policy = join(opts.dir, 'audit-policy.yaml');
   const auditLogPath = join(opts.dir, 'audit.log');
@@ -78,7 +80,11 @@ export async function startCluster(opts: {
     await rbac.createClusterRoleBinding({
       body: {
         metadata: { name: slotName(i) },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:cloud-controller-manager' },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'system:cloud-controller-manager',
+        },
         subjects,
       },
     });
@@ -94,7 +100,9 @@ export async function startCluster(opts: {
         subjects,
       },
     });
-    kubeconfigPaths.push(await proxiedKubeconfig(user.kubeConfig, proxy.url, join(opts.dir, `${slotName(i)}.kubeconfig`)));
+    kubeconfigPaths.push(
+      await proxiedKubeconfig(user.kubeConfig, proxy.url, join(opts.dir, `${slotName(i)}.kubeconfig`)),
+    );
   }
   return {
     cp,

@@ -59,8 +59,10 @@ function lostLeaseAt(log: string, near: number): number | undefined {
 export function deposedExitViolations(d: DeposedExit): Violation[] {
   const problems: string[] = [];
   if (d.exitMs === undefined) problems.push('did not exit');
-  else if (d.exitMs > DEPOSED_EXIT_BOUND_MS) problems.push(`exited ${d.exitMs} ms after SIGCONT (bound ${DEPOSED_EXIT_BOUND_MS} ms)`);
-  if (d.exitMs !== undefined && (d.exitCode !== 1 || d.signal)) problems.push(`exit status ${d.exitCode ?? d.signal}, not 1`);
+  else if (d.exitMs > DEPOSED_EXIT_BOUND_MS)
+    problems.push(`exited ${d.exitMs} ms after SIGCONT (bound ${DEPOSED_EXIT_BOUND_MS} ms)`);
+  if (d.exitMs !== undefined && (d.exitCode !== 1 || d.signal))
+    problems.push(`exit status ${d.exitCode ?? d.signal}, not 1`);
   if (d.lostMs === undefined) problems.push('no "leaderelection lost" line');
   else if (d.lostMs > DEPOSED_LOST_BOUND_MS)
     problems.push(`"leaderelection lost" ${d.lostMs} ms after SIGCONT (bound ${DEPOSED_LOST_BOUND_MS} ms)`);
@@ -80,7 +82,8 @@ export async function deposedExits(
 ): Promise<DeposedExit[]> {
   const out: DeposedExit[] = [];
   for (const f of faults) {
-    if (f.kind !== 'leader-sigstop' || !f.identity || f.endedAt === undefined || f.linesAtResume === undefined) continue;
+    if (f.kind !== 'leader-sigstop' || !f.identity || f.endedAt === undefined || f.linesAtResume === undefined)
+      continue;
     const takenOver = terms.some((t) => t.holder !== f.identity && t.start > f.t && t.start < f.endedAt!);
     const p = recordOf(f.identity);
     if (takenOver && p) out.push(await deposedExit(p, f.endedAt, f.linesAtResume));

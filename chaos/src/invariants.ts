@@ -46,7 +46,11 @@ export interface Converged {
   refusedServices: number;
 }
 
-export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, workload: Workload): Promise<Converged> {
+export async function checkConverged(
+  kc: KubeConfig,
+  cloud: MockCloudApiServer,
+  workload: Workload,
+): Promise<Converged> {
   const core = kc.makeApiClient(CoreV1Api);
   const violations: Violation[] = [];
   const services = (await core.listNamespacedService({ namespace: NAMESPACE })).items;
@@ -72,10 +76,16 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
         s.status?.loadBalancer?.ingress?.length ? 'an ingress' : '',
         s.metadata?.finalizers?.includes(FINALIZER) ? 'the cleanup finalizer' : '',
       ].filter(Boolean);
-      if (kept.length) violations.push({ invariant: 'no load balancer for a refused Service', object: name, detail: kept.join(', ') });
+      if (kept.length)
+        violations.push({ invariant: 'no load balancer for a refused Service', object: name, detail: kept.join(', ') });
     } else if (needsLb) {
       wanted.add(uid);
-      if (count !== 1) violations.push({ invariant: 'one load balancer per LoadBalancer Service', object: name, detail: `${count} load balancers` });
+      if (count !== 1)
+        violations.push({
+          invariant: 'one load balancer per LoadBalancer Service',
+          object: name,
+          detail: `${count} load balancers`,
+        });
       if (!s.status?.loadBalancer?.ingress?.length)
         violations.push({ invariant: 'ingress in status', object: name, detail: 'no ingress' });
     } else if (s.metadata?.finalizers?.includes(FINALIZER)) {
@@ -105,15 +115,26 @@ export async function checkConverged(kc: KubeConfig, cloud: MockCloudApiServer, 
     const m = workload.machines.get(name);
     const taints = n.spec?.taints ?? [];
     if (!n.spec?.providerID || taints.some((t) => t.key === UNINITIALIZED)) {
-      if (m?.state !== 'deleted') violations.push({ invariant: 'every Node initialized', object: name, detail: `providerID ${n.spec?.providerID ?? '-'}` });
+      if (m?.state !== 'deleted')
+        violations.push({
+          invariant: 'every Node initialized',
+          object: name,
+          detail: `providerID ${n.spec?.providerID ?? '-'}`,
+        });
     }
     const shutdown = taints.some((t) => t.key === SHUTDOWN);
-    if (m?.state === 'off' && !shutdown) violations.push({ invariant: 'shutdown taint on stopped machines', object: name, detail: 'missing' });
-    if (m?.state === 'running' && shutdown) violations.push({ invariant: 'no shutdown taint on running machines', object: name, detail: 'present' });
+    if (m?.state === 'off' && !shutdown)
+      violations.push({ invariant: 'shutdown taint on stopped machines', object: name, detail: 'missing' });
+    if (m?.state === 'running' && shutdown)
+      violations.push({ invariant: 'no shutdown taint on running machines', object: name, detail: 'present' });
   }
   for (const m of workload.machines.values()) {
     if (m.state === 'deleted' && !m.nodeDeleted && nodeNames.has(m.name))
-      violations.push({ invariant: 'Node of a deleted machine is deleted', object: m.name, detail: 'Node still exists' });
+      violations.push({
+        invariant: 'Node of a deleted machine is deleted',
+        object: m.name,
+        detail: 'Node still exists',
+      });
   }
   return {
     ok: violations.length === 0,
@@ -215,12 +236,21 @@ export async function checkSafety(opts: {
         t,
       });
     }
-    if (resource === 'nodes' && e.verb === 'delete' && !e.objectRef?.subresource && (e.responseStatus?.code ?? 0) < 300) {
+    if (
+      resource === 'nodes' &&
+      e.verb === 'delete' &&
+      !e.objectRef?.subresource &&
+      (e.responseStatus?.code ?? 0) < 300
+    ) {
       nodeDeletes++;
       const m = opts.workload.machines.get(e.objectRef?.name ?? '');
       if (!m || m.deletedAt === undefined || m.deletedAt > t) {
         wronglyDeleted++;
-        violations.push({ invariant: 'no Node deleted while its machine exists', object: e.objectRef?.name ?? '', detail: `${what} at ${e.requestReceivedTimestamp}` });
+        violations.push({
+          invariant: 'no Node deleted while its machine exists',
+          object: e.objectRef?.name ?? '',
+          detail: `${what} at ${e.requestReceivedTimestamp}`,
+        });
       }
     }
   }

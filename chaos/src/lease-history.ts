@@ -12,7 +12,6 @@ export interface Term {
   end: number;
 }
 
-
 export class LeaseHistory {
   #holder = '';
   readonly #api: CoordinationV1Api;

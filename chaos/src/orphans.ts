@@ -43,7 +43,10 @@ export interface CollectorDeletion {
 const DELETED = /"Deleted orphaned load balancer".*?loadBalancer="([^"]+)".*?service="([^"]+)".*?uid="([^"]+)"/;
 
 /** Every `Deleted orphaned load balancer` line of the CCM logs, with the time of its DELETE in the cloud. */
-export async function collectorDeletions(processes: readonly ProcessRecord[], cloud: MockCloudApiServer): Promise<CollectorDeletion[]> {
+export async function collectorDeletions(
+  processes: readonly ProcessRecord[],
+  cloud: MockCloudApiServer,
+): Promise<CollectorDeletion[]> {
   const deletes = cloud.requests().filter((r) => r.method === 'DELETE' && r.status < 300);
   const out: CollectorDeletion[] = [];
   for (const p of processes) {
@@ -60,7 +63,11 @@ export async function collectorDeletions(processes: readonly ProcessRecord[], cl
 }
 
 /** Violations of "no load balancer deleted by the collector whose Service exists". */
-export function collectorViolations(deletions: readonly CollectorDeletion[], workload: Workload, existingUids: ReadonlySet<string>): Violation[] {
+export function collectorViolations(
+  deletions: readonly CollectorDeletion[],
+  workload: Workload,
+  existingUids: ReadonlySet<string>,
+): Violation[] {
   const out: Violation[] = [];
   for (const d of deletions) {
     const name = d.service.split('/')[1] ?? d.service;

@@ -21,26 +21,68 @@ export function formatReport(r: ChaosResult): string {
     ],
     ['cloud calls (failed or throttled)', `${r.safety.cloudCalls} (${r.safety.cloudCallsFailed})`, ''],
     ['CCM processes started', String(r.ccmProcesses), ''],
-    ['leaked load balancers', String(r.converged.leakedLoadBalancers), r.converged.leakedLoadBalancers === 0 ? 'PASS' : 'FAIL'],
-    ['LoadBalancer Services with one LB and ingress', pass(r, ['one load balancer per LoadBalancer Service', 'ingress in status']), ''],
+    [
+      'leaked load balancers',
+      String(r.converged.leakedLoadBalancers),
+      r.converged.leakedLoadBalancers === 0 ? 'PASS' : 'FAIL',
+    ],
+    [
+      'LoadBalancer Services with one LB and ingress',
+      pass(r, ['one load balancer per LoadBalancer Service', 'ingress in status']),
+      '',
+    ],
     [
       'load balancers for refused Services (source ranges mockcloud does not enforce; decision 0205)',
       `${byInv(r, 'no load balancer for a refused Service')} (${r.rangedServicesCreated} created asking for source ranges, ${r.converged.refusedServices} still refused at the end)`,
       byInv(r, 'no load balancer for a refused Service') ? 'FAIL' : 'PASS',
     ],
-    ['stale cleanup finalizers', String(byInv(r, 'no stale cleanup finalizer')), byInv(r, 'no stale cleanup finalizer') ? 'FAIL' : 'PASS'],
+    [
+      'stale cleanup finalizers',
+      String(byInv(r, 'no stale cleanup finalizer')),
+      byInv(r, 'no stale cleanup finalizer') ? 'FAIL' : 'PASS',
+    ],
     [
       'finalizers kept on Services of another class (decision 0051)',
       r.converged.finalizersOfOtherClass.length ? r.converged.finalizersOfOtherClass.join(', ') : '0',
       r.converged.finalizersOfOtherClass.length ? 'KNOWN' : '',
     ],
-    ['Nodes wrongly deleted (machine existed)', `${r.safety.wronglyDeletedNodes} of ${r.safety.nodesDeletedByCcm} deleted by CCMs`, r.safety.wronglyDeletedNodes ? 'FAIL' : 'PASS'],
-    ['Nodes of deleted machines left', String(byInv(r, 'Node of a deleted machine is deleted')), byInv(r, 'Node of a deleted machine is deleted') ? 'FAIL' : 'PASS'],
-    ['Nodes not initialized', String(byInv(r, 'every Node initialized')), byInv(r, 'every Node initialized') ? 'FAIL' : 'PASS'],
-    ['shutdown taints wrong', String(byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines')), byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines') ? 'FAIL' : 'PASS'],
-    ['cloud calls from non-holders', `${r.safety.nonHolderCloudCalls} (start-up checks before campaigning: ${r.safety.startupCloudCalls})`, r.safety.nonHolderCloudCalls ? 'FAIL' : 'PASS'],
-    ['API writes from non-holders', `${r.safety.nonHolderApiWrites} of ${r.safety.apiWritesByCcms}`, r.safety.nonHolderApiWrites ? 'FAIL' : 'PASS'],
-    ['API server back → informers in sync (each CCM running through it)', r.resync.map((x) => (x.ms.length ? x.ms.map(s).join(' / ') : 'no CCM ran through it')).join('; ') || '—', resyncVerdict(r)],
+    [
+      'Nodes wrongly deleted (machine existed)',
+      `${r.safety.wronglyDeletedNodes} of ${r.safety.nodesDeletedByCcm} deleted by CCMs`,
+      r.safety.wronglyDeletedNodes ? 'FAIL' : 'PASS',
+    ],
+    [
+      'Nodes of deleted machines left',
+      String(byInv(r, 'Node of a deleted machine is deleted')),
+      byInv(r, 'Node of a deleted machine is deleted') ? 'FAIL' : 'PASS',
+    ],
+    [
+      'Nodes not initialized',
+      String(byInv(r, 'every Node initialized')),
+      byInv(r, 'every Node initialized') ? 'FAIL' : 'PASS',
+    ],
+    [
+      'shutdown taints wrong',
+      String(byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines')),
+      byInv(r, 'shutdown taint on stopped machines') + byInv(r, 'no shutdown taint on running machines')
+        ? 'FAIL'
+        : 'PASS',
+    ],
+    [
+      'cloud calls from non-holders',
+      `${r.safety.nonHolderCloudCalls} (start-up checks before campaigning: ${r.safety.startupCloudCalls})`,
+      r.safety.nonHolderCloudCalls ? 'FAIL' : 'PASS',
+    ],
+    [
+      'API writes from non-holders',
+      `${r.safety.nonHolderApiWrites} of ${r.safety.apiWritesByCcms}`,
+      r.safety.nonHolderApiWrites ? 'FAIL' : 'PASS',
+    ],
+    [
+      'API server back → informers in sync (each CCM running through it)',
+      r.resync.map((x) => (x.ms.length ? x.ms.map(s).join(' / ') : 'no CCM ran through it')).join('; ') || '—',
+      resyncVerdict(r),
+    ],
     ['API server back → new Node initialized', list(r.recoveryMs.map((x) => x.ms)), ''],
     [
       `deposed leader exited cleanly within ${DEPOSED_EXIT_BOUND_MS / 1000} s ("leaderelection lost" ≤ ${DEPOSED_LOST_BOUND_MS / 1000} s, status 1, ≤ ${DEPOSED_MAX_LOG_LINES} lines)`,
@@ -61,21 +103,31 @@ export function formatReport(r: ChaosResult): string {
     ],
     ['Warning Events from fence refusals', String(r.refusalEvents.length), r.refusalEvents.length ? 'FAIL' : 'PASS'],
     ['leader fault → next leader holds the lease', list(r.failover.map((x) => x.leaseMs)), ''],
-    ['leader fault → next leader\'s first cloud call', list(r.failover.map((x) => x.firstActionMs)), ''],
+    ["leader fault → next leader's first cloud call", list(r.failover.map((x) => x.firstActionMs)), ''],
     ['time to settle after faults stop', s(r.settleMs), r.settleMs === undefined ? 'FAIL' : 'PASS'],
   ];
   const w0 = Math.max(...rows.map((x) => x[0].length));
   const w1 = Math.max(...rows.map((x) => x[1].length));
   const lines = rows.map(([a, b, c]) => `${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`.trimEnd());
-  lines.push('', r.ok ? 'RESULT: PASS' : `RESULT: FAIL (seed ${r.seed}; rerun: npm run chaos -- --profile ${r.profile} --seed ${r.seed})`);
+  lines.push(
+    '',
+    r.ok
+      ? 'RESULT: PASS'
+      : `RESULT: FAIL (seed ${r.seed}; rerun: npm run chaos -- --profile ${r.profile} --seed ${r.seed})`,
+  );
   if (!r.ok) {
     lines.push('', 'Violations:');
     for (const v of r.violations.slice(0, 40)) lines.push(`  - ${v.invariant}: ${v.object}: ${v.detail}`);
     const objects = new Set(r.violations.map((v) => v.object));
     lines.push('', 'Operations on those objects, and the faults:');
     const events = [
-      ...r.ops.filter((o) => [...objects].some((x) => x && o.target.split(':')[0] === x)).map((o) => ({ t: o.t, text: `op #${o.seq} ${o.op} ${o.target}${o.ok ? '' : ` (failed: ${o.error})`}` })),
-      ...r.faults.map((f) => ({ t: f.t, text: `fault ${f.kind}${f.identity ? ` on ${f.identity}` : ''}${f.detail ? ` (${f.detail})` : ''}` })),
+      ...r.ops
+        .filter((o) => [...objects].some((x) => x && o.target.split(':')[0] === x))
+        .map((o) => ({ t: o.t, text: `op #${o.seq} ${o.op} ${o.target}${o.ok ? '' : ` (failed: ${o.error})`}` })),
+      ...r.faults.map((f) => ({
+        t: f.t,
+        text: `fault ${f.kind}${f.identity ? ` on ${f.identity}` : ''}${f.detail ? ` (${f.detail})` : ''}`,
+      })),
     ].sort((a, b) => a.t - b.t);
     for (const e of events.slice(-80)) lines.push(`  ${new Date(e.t).toISOString()}  ${e.text}`);
     lines.push('', `CCM logs and the audit log: ${r.dir}`);

@@ -51,7 +51,8 @@ export function resyncFromAudit(
     const e = JSON.parse(line) as AuditEntry;
     const resource = e.objectRef?.resource ?? '';
     if (!informers.includes(resource) || (e.responseStatus?.code ?? 0) !== 200) continue;
-    const done = (e.verb === 'watch' && e.stage === 'ResponseStarted') || (e.verb === 'list' && e.stage === 'ResponseComplete');
+    const done =
+      (e.verb === 'watch' && e.stage === 'ResponseStarted') || (e.verb === 'list' && e.stage === 'ResponseComplete');
     if (!done) continue;
     const key = `${e.user?.username ?? ''} ${resource}`;
     const list = starts.get(key) ?? [];

@@ -82,7 +82,9 @@ export class Workload {
   /** One random operation; `wantServices`/`wantNodes` bias towards creating until the minimum counts are met. */
   async random(rng: Rng, needMoreServices: boolean, needMoreNodes: boolean): Promise<void> {
     const svc = rng.pick([...this.#services]);
-    const liveMachines = [...this.machines.values()].filter((m) => m.state !== 'deleted' && !m.nodeDeleted && !m.probing);
+    const liveMachines = [...this.machines.values()].filter(
+      (m) => m.state !== 'deleted' && !m.nodeDeleted && !m.probing,
+    );
     const m = rng.pick(liveMachines);
     const r = rng.next();
     if (needMoreServices && r < 0.3) return this.createService(rng);
@@ -205,7 +207,9 @@ export class Workload {
     return this.#op('toggle-type', name, async () => {
       const s = await this.#read(name);
       if (s.spec?.type === 'LoadBalancer') {
-        await this.#mergePatch(name, { spec: { type: 'ClusterIP', loadBalancerClass: null, loadBalancerSourceRanges: null } });
+        await this.#mergePatch(name, {
+          spec: { type: 'ClusterIP', loadBalancerClass: null, loadBalancerSourceRanges: null },
+        });
       } else {
         await this.#mergePatch(name, { spec: { type: 'LoadBalancer' } });
       }
@@ -224,7 +228,9 @@ export class Workload {
     return this.#op('set-or-clear-class', name, async () => {
       const s = await this.#read(name);
       if (s.spec?.type === 'LoadBalancer' && s.spec.loadBalancerClass) {
-        await this.#mergePatch(name, { spec: { type: 'ClusterIP', loadBalancerClass: null, loadBalancerSourceRanges: null } });
+        await this.#mergePatch(name, {
+          spec: { type: 'ClusterIP', loadBalancerClass: null, loadBalancerSourceRanges: null },
+        });
       } else if (s.spec?.type !== 'LoadBalancer') {
         await this.#mergePatch(name, { spec: { type: 'LoadBalancer', loadBalancerClass: OTHER_CLASS } });
       }
@@ -324,7 +330,10 @@ export class Workload {
     return this.#op('toggle-exclude-label', name, async () => {
       const n = await this.#core.readNode({ name });
       const has = n.metadata?.labels?.[EXCLUDE_LABEL] !== undefined;
-      await this.#core.patchNode({ name, body: { metadata: { labels: { [EXCLUDE_LABEL]: has ? null : '' } } } }, mergePatch);
+      await this.#core.patchNode(
+        { name, body: { metadata: { labels: { [EXCLUDE_LABEL]: has ? null : '' } } } },
+        mergePatch,
+      );
     });
   }
 

@@ -37,7 +37,11 @@ it('a leader paused past its lease and resumed exits at once and quietly: no clo
     fleet.startAll();
     for (let i = 0; i < 4; i++) await workload.registerNode();
     for (let i = 0; i < 6; i++) await workload.createService(rng);
-    await eventuallyValue(() => lease.currentHolder() !== '', { what: 'a lease holder', timeoutMs: 60_000, intervalMs: 200 });
+    await eventuallyValue(() => lease.currentHolder() !== '', {
+      what: 'a lease holder',
+      timeoutMs: 60_000,
+      intervalMs: 200,
+    });
     const leader = fleet.byIdentity(lease.currentHolder());
     expect(leader).toBeDefined();
     // Slow cloud calls, so that some are in flight when the leader is paused.

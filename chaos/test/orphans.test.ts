@@ -36,7 +36,12 @@ describe('the collector invariant', () => {
   });
 
   it('passes a deletion after the harness deleted the Service, fails one whose Service exists or was deleted later', () => {
-    const workload = { serviceDeletedAt: new Map([['svc-1', 1_000], ['svc-3', 9_000]]) } as unknown as Workload;
+    const workload = {
+      serviceDeletedAt: new Map([
+        ['svc-1', 1_000],
+        ['svc-3', 9_000],
+      ]),
+    } as unknown as Workload;
     const deletions = [
       { t: 5_000, loadBalancer: 'lb-1', service: 'chaos/svc-1', uid: 'u1' },
       { t: 5_000, loadBalancer: 'lb-2', service: 'chaos/svc-2', uid: 'u2' },
@@ -46,7 +51,10 @@ describe('the collector invariant', () => {
     const v = collectorViolations(deletions, workload, new Set(['u4']));
     expect(v.map((x) => [x.object, x.detail.replace(/ at .*?;/, ';')])).toEqual([
       ['svc-2', 'lb-2 (Service UID u2) deleted; Service never deleted by the harness'],
-      ['svc-3', expect.stringMatching(/^lb-3 \(Service UID u3\) deleted; Service deleted at 1970-01-01T00:00:09.000Z$/)],
+      [
+        'svc-3',
+        expect.stringMatching(/^lb-3 \(Service UID u3\) deleted; Service deleted at 1970-01-01T00:00:09.000Z$/),
+      ],
       ['svc-1', 'lb-4 (Service UID u4) deleted; Service still exists'],
     ]);
   });

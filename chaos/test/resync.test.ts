@@ -4,9 +4,22 @@ import { resyncFromAudit } from '../src/resync.ts';
 
 const at = (ms: number) => new Date(ms).toISOString();
 const entry = (user: string, verb: string, resource: string, stage: string, ms: number, code = 200) =>
-  JSON.stringify({ stage, verb, user: { username: user }, objectRef: { resource }, responseStatus: { code }, stageTimestamp: at(ms) });
+  JSON.stringify({
+    stage,
+    verb,
+    user: { username: user },
+    objectRef: { resource },
+    responseStatus: { code },
+    stageTimestamp: at(ms),
+  });
 const proc = (slot: number, startedAt: number, exitedAt?: number): ProcessRecord =>
-  ({ slot, pid: 1, startedAt, identity: `id-${slot}`, ...(exitedAt !== undefined ? { exitedAt } : {}) }) as ProcessRecord;
+  ({
+    slot,
+    pid: 1,
+    startedAt,
+    identity: `id-${slot}`,
+    ...(exitedAt !== undefined ? { exitedAt } : {}),
+  }) as ProcessRecord;
 const slotName = (slot: number) => `ccm-${slot}`;
 
 describe('resyncFromAudit', () => {
@@ -21,7 +34,9 @@ describe('resyncFromAudit', () => {
       entry('ccm-0', 'watch', 'services', 'ResponseStarted', 16_200),
       entry('ccm-0', 'watch', 'services', 'ResponseComplete', 17_000), // a watch ending is not a start
     ].join('\n');
-    expect(resyncFromAudit(audit, [outage], [proc(0, 0)], slotName)).toEqual([{ kind: 'apiserver-restart', ms: [1_200] }]);
+    expect(resyncFromAudit(audit, [outage], [proc(0, 0)], slotName)).toEqual([
+      { kind: 'apiserver-restart', ms: [1_200] },
+    ]);
   });
 
   it('leaves out standbys without informers and processes that exit soon after (a leader that lost the lease)', () => {
@@ -43,6 +58,8 @@ describe('resyncFromAudit', () => {
       entry('ccm-0', 'watch', 'services', 'ResponseStarted', 1_000),
       entry('ccm-0', 'watch', 'nodes', 'ResponseStarted', 16_000),
     ].join('\n');
-    expect(resyncFromAudit(audit, [outage], [proc(0, 0)], slotName)).toEqual([{ kind: 'apiserver-restart', ms: [undefined] }]);
+    expect(resyncFromAudit(audit, [outage], [proc(0, 0)], slotName)).toEqual([
+      { kind: 'apiserver-restart', ms: [undefined] },
+    ]);
   });
 });

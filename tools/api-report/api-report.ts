@@ -54,7 +54,8 @@ export interface EntryPointResult {
  */
 export const UNDOCUMENTED_ALLOWED: ReadonlySet<string> = new Set([]);
 
-const declarationName = /^export (?:declare )?(?:abstract )?(?:class|interface|function|type|const|let|enum|namespace) ([\w$]+)/;
+const declarationName =
+  /^export (?:declare )?(?:abstract )?(?:class|interface|function|type|const|let|enum|namespace) ([\w$]+)/;
 const memberName = /^\s+(?:(?:static|readonly|protected|abstract|get|set|new)\s+)*(\[[^\]]+\]|[\w$]+|\()/;
 
 /**
@@ -85,7 +86,6 @@ export function reportProblems(report: string, allowUndocumented = false): strin
   }
   return problems;
 }
-
 
 interface PackageJson {
   name: string;
@@ -217,7 +217,15 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   let failed = false;
   let incomplete = false;
   for (const { entryPoint, changed, errors, problems } of results) {
-    const state = errors.length ? 'error' : problems.length ? 'gaps' : changed ? (update ? 'updated' : 'CHANGED') : 'unchanged';
+    const state = errors.length
+      ? 'error'
+      : problems.length
+        ? 'gaps'
+        : changed
+          ? update
+            ? 'updated'
+            : 'CHANGED'
+          : 'unchanged';
     console.log(`${state.padEnd(9)} ${entryPoint.specifier}`);
     for (const error of errors) console.log(`  ${error}`);
     for (const problem of problems) console.log(`  ${problem}`);
@@ -225,7 +233,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     incomplete ||= problems.length > 0;
   }
   if (failed) {
-    console.log(update ? 'api-extractor reported errors.' : 'Public surface changed: run `npm run api:update` and commit the reports.');
+    console.log(
+      update
+        ? 'api-extractor reported errors.'
+        : 'Public surface changed: run `npm run api:update` and commit the reports.',
+    );
   }
   if (incomplete) {
     console.log('Every public name needs a TSDoc comment, and every type a public signature uses must be exported.');

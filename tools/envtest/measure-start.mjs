@@ -7,9 +7,7 @@
 // Binaries are found as in the tests (TEST_ASSET_*, KUBEBUILDER_ASSETS, setup-envtest store, tools/envtest cache).
 import { performance } from 'node:perf_hooks';
 
-const { startControlPlane } = await import(
-  new URL('../../packages/testing/dist/index.js', import.meta.url).href
-);
+const { startControlPlane } = await import(new URL('../../packages/testing/dist/index.js', import.meta.url).href);
 
 const runs = Number(process.argv[2] ?? 10);
 if (!Number.isInteger(runs) || runs < 1) {
@@ -19,9 +17,7 @@ if (!Number.isInteger(runs) || runs < 1) {
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 const median = (sorted) =>
-  sorted.length % 2
-    ? sorted[(sorted.length - 1) / 2]
-    : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
 
 const starts = [];
 const stops = [];
@@ -33,9 +29,7 @@ for (let i = 1; i <= runs; i++) {
   const t2 = performance.now();
   starts.push(t1 - t0);
   stops.push(t2 - t1);
-  console.log(
-    `run ${String(i).padStart(2)}: start ${(t1 - t0).toFixed(0)} ms, stop ${(t2 - t1).toFixed(0)} ms`,
-  );
+  console.log(`run ${String(i).padStart(2)}: start ${(t1 - t0).toFixed(0)} ms, stop ${(t2 - t1).toFixed(0)} ms`);
 }
 const s = [...starts].sort((a, b) => a - b);
 const p = [...stops].sort((a, b) => a - b);

@@ -115,14 +115,19 @@ export function publishPackages(registry: LocalRegistry): string {
   for (const name of PUBLISHED) {
     const dir = join(repoRoot, 'packages', name);
     versions.add((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version);
-    const r = spawnSync('npm', ['publish', '--registry', registry.url, '--userconfig', registry.npmrc, '--tag', 'latest'], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_provenance: 'false' },
-    });
+    const r = spawnSync(
+      'npm',
+      ['publish', '--registry', registry.url, '--userconfig', registry.npmrc, '--tag', 'latest'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, npm_config_update_notifier: 'false', npm_config_provenance: 'false' },
+      },
+    );
     if (r.status !== 0) throw new Error(`npm publish of packages/${name} failed:\n${r.stdout}${r.stderr}`);
   }
-  if (versions.size !== 1) throw new Error(`versions are not in lockstep: ${[...versions].join(', ')} (docs/releasing.md)`);
+  if (versions.size !== 1)
+    throw new Error(`versions are not in lockstep: ${[...versions].join(', ')} (docs/releasing.md)`);
   return [...versions][0]!;
 }
 

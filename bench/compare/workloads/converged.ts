@@ -22,7 +22,10 @@ export async function createCluster(h: Harness): Promise<void> {
  * Spawns the CCM and waits until it converged and went quiet.
  * @returns Unix ms of the spawn and of the last Service's ingress
  */
-export async function spawnAndConverge(h: Harness, opts: { routes: boolean }): Promise<{ spawnedAtMs: number; convergedAtMs: number }> {
+export async function spawnAndConverge(
+  h: Harness,
+  opts: { routes: boolean },
+): Promise<{ spawnedAtMs: number; convergedAtMs: number }> {
   const { nodes: n, services: m } = h.spec;
   const names = range(m).map(serviceName);
   const obs = await h.observe<V1Service>(`/api/v1/namespaces/${BENCH_NAMESPACE}/services`, serviceConverged, names);

@@ -17,9 +17,17 @@ export const w1: Workload = {
   async drive(h) {
     const idx = range(h.spec.nodes);
     await h.createNodes(idx.map((i) => makeNode(i, false)));
-    const obs = await h.observe<V1Node>('/api/v1/nodes', nodeConverged, idx.map((i) => nodeName(i)));
+    const obs = await h.observe<V1Node>(
+      '/api/v1/nodes',
+      nodeConverged,
+      idx.map((i) => nodeName(i)),
+    );
     const ccm = h.spawnCcm();
     await h.waitAll(obs);
-    return fromSpawn(ccm.startedAtMs, obs.convergedAt, idx.map((i) => nodeName(i)));
+    return fromSpawn(
+      ccm.startedAtMs,
+      obs.convergedAt,
+      idx.map((i) => nodeName(i)),
+    );
   },
 };

@@ -31,16 +31,25 @@ export const w4: Workload = {
   async drive(h) {
     const idx = range(h.spec.nodes);
     await h.createNodes(idx.map((i) => makeNode(i, true)));
-    const obs = await h.observe<V1Node>('/api/v1/nodes', nodeRouted, idx.map((i) => nodeName(i)));
+    const obs = await h.observe<V1Node>(
+      '/api/v1/nodes',
+      nodeRouted,
+      idx.map((i) => nodeName(i)),
+    );
     const ccm = h.spawnCcm();
     await h.waitAll(obs);
     await h.waitCounters('one route per Node', (c) => c.routes === h.spec.nodes);
-    return fromSpawn(ccm.startedAtMs, obs.convergedAt, idx.map((i) => nodeName(i)));
+    return fromSpawn(
+      ccm.startedAtMs,
+      obs.convergedAt,
+      idx.map((i) => nodeName(i)),
+    );
   },
   verify: (spec, c) => {
     const problems: string[] = [];
     if (c.routes !== spec.nodes) problems.push(`the cloud holds ${c.routes} routes, expected ${spec.nodes}`);
-    else if (c.routesHash !== expectedRoutesHash(spec.nodes)) problems.push('the route table is not one route per Node (hash differs)');
+    else if (c.routesHash !== expectedRoutesHash(spec.nodes))
+      problems.push('the route table is not one route per Node (hash differs)');
     return problems;
   },
 };

@@ -20,7 +20,15 @@
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { CounterLine } from '../../fakebench.ts';
 import { waitForQuiet } from '../audit.ts';
-import { BENCH_NAMESPACE, makeNode, makeService, nodeConverged, nodeName, serviceConverged, serviceName } from '../objects.ts';
+import {
+  BENCH_NAMESPACE,
+  makeNode,
+  makeService,
+  nodeConverged,
+  nodeName,
+  serviceConverged,
+  serviceName,
+} from '../objects.ts';
 import { quantile } from '../stats.ts';
 import { createCluster, spawnAndConverge } from './converged.ts';
 import { range, SIZE, type Workload } from './workload.ts';
@@ -57,7 +65,8 @@ export const w9: Workload = {
   sizes: [SIZE.N, SIZE.M, SIZE.J, SIZE.newS, SIZE.rps],
   controllers: 'cloud-node-controller,service-lb-controller',
   // ccm-kit's cloud budget at the cloud's rate; the Go CCM has nothing of the kind.
-  flags: (spec) => (spec.impl.id === 'ts' ? [`--cloud-api-qps=${spec.cloudRps}`, `--cloud-api-burst=${spec.cloudRps}`] : []),
+  flags: (spec) =>
+    spec.impl.id === 'ts' ? [`--cloud-api-qps=${spec.cloudRps}`, `--cloud-api-burst=${spec.cloudRps}`] : [],
   env: (spec) => ({
     FAKEBENCH_RPS: String(spec.cloudRps),
     FAKEBENCH_RPS_FROM: 'signal',
@@ -81,7 +90,11 @@ export const w9: Workload = {
     const { spawnedAtMs } = await spawnAndConverge(h, { routes: false });
     const newServices = range(s, m).map(serviceName);
     const joined = range(j, n).map((i) => nodeName(i));
-    const svcObs = await h.observe<V1Service>(`/api/v1/namespaces/${BENCH_NAMESPACE}/services`, serviceConverged, newServices);
+    const svcObs = await h.observe<V1Service>(
+      `/api/v1/namespaces/${BENCH_NAMESPACE}/services`,
+      serviceConverged,
+      newServices,
+    );
     const nodeObs = await h.observe<V1Node>('/api/v1/nodes', nodeConverged, joined);
 
     // The window: the quota starts, Nodes join and Services are created on schedule.
@@ -114,7 +127,11 @@ export const w9: Workload = {
         svcObs.convergedCount() === s &&
         nodeObs.convergedCount() === j
       ) {
-        convergedAtMs = Math.max(c.timeMs, ...svcObs.convergedAt.values(), ...joined.map((x) => nodeObs.convergedAt.get(x)!));
+        convergedAtMs = Math.max(
+          c.timeMs,
+          ...svcObs.convergedAt.values(),
+          ...joined.map((x) => nodeObs.convergedAt.get(x)!),
+        );
         break;
       }
       if (!h.ccm!.running) await h.exitedEarly;
@@ -122,7 +139,9 @@ export const w9: Workload = {
     }
     await waitForQuiet(h.files.auditLog, h.user.name, 2_000, 60_000);
     const c1 = (await h.counters())!;
-    const latenciesMs = newServices.filter((x) => svcObs.convergedAt.has(x)).map((x) => svcObs.convergedAt.get(x)! - createdAt.get(x)!);
+    const latenciesMs = newServices
+      .filter((x) => svcObs.convergedAt.has(x))
+      .map((x) => svcObs.convergedAt.get(x)! - createdAt.get(x)!);
     const window = (method: string) => calls(c1, method) - calls(c0, method);
     return {
       startMs: t0,
@@ -146,6 +165,8 @@ export const w9: Workload = {
     const want = (spec.services + spec.newServices) * (spec.nodes + spec.k);
     return c.lbHostsTotal === want
       ? []
-      : [`not converged within ${WINDOW_CAP_MS / 60_000} min: the balancers hold ${c.lbHostsTotal} hosts in total, expected ${want}`];
+      : [
+          `not converged within ${WINDOW_CAP_MS / 60_000} min: the balancers hold ${c.lbHostsTotal} hosts in total, expected ${want}`,
+        ];
   },
 };

@@ -69,7 +69,11 @@ export const SIZE = {
 } as const satisfies Record<string, SizeField>;
 
 /** A driver's result when every named object's latency counts from the CCM's spawn (W1, W4, W5). */
-export function fromSpawn(spawnedAtMs: number, convergedAt: ReadonlyMap<string, number>, names: readonly string[]): Measured {
+export function fromSpawn(
+  spawnedAtMs: number,
+  convergedAt: ReadonlyMap<string, number>,
+  names: readonly string[],
+): Measured {
   const at = names.map((n) => convergedAt.get(n)!);
   return { startMs: spawnedAtMs, endMs: Math.max(...at), latenciesMs: at.map((t) => t - spawnedAtMs), extra: {} };
 }
@@ -77,7 +81,11 @@ export function fromSpawn(spawnedAtMs: number, convergedAt: ReadonlyMap<string, 
 export const range = (n: number, from = 0): number[] => Array.from({ length: n }, (_, i) => from + i);
 
 /** Route-controller flags (W4, W6, W7): node CIDRs in the benchmark Nodes' 10.64.0.0/10. */
-export const ROUTE_FLAGS = ['--allocate-node-cidrs=true', '--configure-cloud-routes=true', '--cluster-cidr=10.64.0.0/10'];
+export const ROUTE_FLAGS = [
+  '--allocate-node-cidrs=true',
+  '--configure-cloud-routes=true',
+  '--cluster-cidr=10.64.0.0/10',
+];
 /** Every controller a vendor's CCM runs by default (W6, W7). */
 export const ALL_CONTROLLERS =
   'cloud-node-controller,cloud-node-lifecycle-controller,service-lb-controller,node-route-controller';

@@ -53,7 +53,8 @@ export function chooseControllers(names: readonly string[] | undefined): Control
   if (names === undefined) return builtInControllers.filter((d) => !d.disabledByDefault);
   return names.map((name) => {
     const d = builtInControllers.find((c) => c.name === name || c.aliases?.includes(name));
-    if (!d) throw new Error(`unknown controller "${name}" (known: ${builtInControllers.map((c) => c.name).join(', ')})`);
+    if (!d)
+      throw new Error(`unknown controller "${name}" (known: ${builtInControllers.map((c) => c.name).join(', ')})`);
     return d;
   });
 }
@@ -74,7 +75,10 @@ export async function runEmbeddedControllers(o: EmbeddedOptions): Promise<void> 
 
   await runLeaderElection({
     client: clients.client('leader-election', CoordinationV1Api),
-    lock: { namespace: o.lease?.namespace ?? 'kube-system', name: o.lease?.name ?? `${o.provider.name}-embedded-controllers` },
+    lock: {
+      namespace: o.lease?.namespace ?? 'kube-system',
+      name: o.lease?.name ?? `${o.provider.name}-embedded-controllers`,
+    },
     ...(o.lease?.identity ? { identity: o.lease.identity } : {}),
     releaseOnCancel: true,
     signal: o.signal,
@@ -87,7 +91,14 @@ export async function runEmbeddedControllers(o: EmbeddedOptions): Promise<void> 
         if (isInformerUser(cloud)) cloud.setInformers(informers);
         const done: Promise<void>[] = [];
         for (const controller of controllers) {
-          const r = await controller.init({ cloud, clients, informers, config, signal: leading, logger: log.with({}, controller.name) });
+          const r = await controller.init({
+            cloud,
+            clients,
+            informers,
+            config,
+            signal: leading,
+            logger: log.with({}, controller.name),
+          });
           if (r.started) done.push(r.done ?? Promise.resolve());
           else log.info('Skipping controller', { controller: controller.name, reason: r.reason });
         }

@@ -51,7 +51,9 @@ class EmbeddedCloud implements CloudProvider, InstancesV2, LoadBalancer {
 
   #machine(node: V1Node) {
     const pid = node.spec?.providerID;
-    return this.config.machines.find((m) => (pid ? `${PROVIDER_NAME}://${m.id}` === pid : m.name === node.metadata?.name));
+    return this.config.machines.find((m) =>
+      pid ? `${PROVIDER_NAME}://${m.id}` === pid : m.name === node.metadata?.name,
+    );
   }
   async instanceExists(node: V1Node): Promise<boolean> {
     return this.#machine(node) !== undefined;

@@ -26,9 +26,23 @@ interface Replica {
 }
 
 function startReplica(identity: string, config = cloudConfig): Replica {
-  const child = spawn(process.execPath, [MAIN, '--kubeconfig', controlPlane().kubeconfigPath, '--cloud-config', config, '--identity', identity, '--controllers', 'cloud-node-controller,service-lb-controller'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      MAIN,
+      '--kubeconfig',
+      controlPlane().kubeconfigPath,
+      '--cloud-config',
+      config,
+      '--identity',
+      identity,
+      '--controllers',
+      'cloud-node-controller,service-lb-controller',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   running.push(child);
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -40,7 +54,10 @@ function startReplica(identity: string, config = cloudConfig): Replica {
 beforeAll(() => {
   writeFileSync(
     cloudConfig,
-    JSON.stringify({ machines: [{ name: 'node-a', id: 'a1', zone: 'zone-1', address: '10.0.0.11' }], loadBalancerAddresses: ['203.0.113.10'] }),
+    JSON.stringify({
+      machines: [{ name: 'node-a', id: 'a1', zone: 'zone-1', address: '10.0.0.11' }],
+      loadBalancerAddresses: ['203.0.113.10'],
+    }),
   );
 });
 afterAll(() => {
@@ -49,34 +66,51 @@ afterAll(() => {
 });
 
 const holder = async () =>
-  (await controlPlane().kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease(LEASE).catch(() => undefined))?.spec
-    ?.holderIdentity;
+  (
+    await controlPlane()
+      .kubeConfig.makeApiClient(CoordinationV1Api)
+      .readNamespacedLease(LEASE)
+      .catch(() => undefined)
+  )?.spec?.holderIdentity;
 
 describe('a vendor binary embedding the cloud controllers', () => {
   it('leads with a Lease, initializes Nodes, serves LoadBalancers, and hands over on SIGTERM', async () => {
     const core = controlPlane().kubeConfig.makeApiClient(CoreV1Api);
     const a = startReplica('replica-a');
-    await eventuallyValue(async () => (await holder()) === 'replica-a', { timeoutMs: 30_000, what: 'replica-a holding the Lease' });
+    await eventuallyValue(async () => (await holder()) === 'replica-a', {
+      timeoutMs: 30_000,
+      what: 'replica-a holding the Lease',
+    });
 
     await core.createNode({
       body: {
         metadata: { name: 'node-a' },
-        spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }] },
+        spec: {
+          taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }],
+        },
       },
     });
-    const node = await eventuallyValue(async () => {
-      const n = await core.readNode({ name: 'node-a' });
-      return n.spec?.providerID ? n : undefined;
-    }, { timeoutMs: 30_000, what: 'node-a initialized' });
+    const node = await eventuallyValue(
+      async () => {
+        const n = await core.readNode({ name: 'node-a' });
+        return n.spec?.providerID ? n : undefined;
+      },
+      { timeoutMs: 30_000, what: 'node-a initialized' },
+    );
     expect(node.spec?.providerID).toBe('embedded://a1');
     expect(node.metadata?.labels?.['topology.kubernetes.io/zone']).toBe('zone-1');
 
     await core.createNamespacedService({
       namespace: 'default',
-      body: { metadata: { name: 'web' }, spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } },
+      body: {
+        metadata: { name: 'web' },
+        spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] },
+      },
     });
     const ip = await eventuallyValue(
-      async () => (await core.readNamespacedServiceStatus({ namespace: 'default', name: 'web' })).status?.loadBalancer?.ingress?.[0]?.ip,
+      async () =>
+        (await core.readNamespacedServiceStatus({ namespace: 'default', name: 'web' })).status?.loadBalancer
+          ?.ingress?.[0]?.ip,
       { timeoutMs: 30_000, what: 'the ingress of default/web' },
     );
     expect(ip).toBe('203.0.113.10');
@@ -91,7 +125,10 @@ describe('a vendor binary embedding the cloud controllers', () => {
     const stoppedAt = Date.now();
     a.child.kill('SIGTERM');
     expect(await a.exited, a.output()).toBe(0);
-    await eventuallyValue(async () => (await holder()) === 'replica-b', { timeoutMs: 10_000, what: 'replica-b holding the Lease' });
+    await eventuallyValue(async () => (await holder()) === 'replica-b', {
+      timeoutMs: 10_000,
+      what: 'replica-b holding the Lease',
+    });
     expect(Date.now() - stoppedAt).toBeLessThan(15_000);
     expect(a.output()).toMatch(/The cloud controllers stopped/);
 
@@ -104,6 +141,8 @@ describe('a vendor binary embedding the cloud controllers', () => {
     writeFileSync(bad, JSON.stringify({ machines: [] }));
     const r = startReplica('replica-bad', bad);
     expect(await r.exited).toBe(1);
-    expect(r.output()).toContain('could not init cloud provider "embedded": embedded cloud-config: "loadBalancerAddresses" must be a list of IPs');
+    expect(r.output()).toContain(
+      'could not init cloud provider "embedded": embedded cloud-config: "loadBalancerAddresses" must be a list of IPs',
+    );
   }, 60_000);
 });

@@ -102,8 +102,7 @@ export const LOCAL_ANNOTATIONS = defineAnnotations(
       minMs: LIMITS.udpIdleTimeoutMs.min,
       maxMs: LIMITS.udpIdleTimeoutMs.max,
       defaultText: '`udpIdleTimeout` of the config (1m)',
-      description:
-        'A UDP flow (client address and port) with no datagram either way for this long is closed.',
+      description: 'A UDP flow (client address and port) with no datagram either way for this long is closed.',
     },
     allocatedIPs: {
       // Free text to the parser: a damaged record must not block the Service (see parseAllocatedIPs).
@@ -345,9 +344,7 @@ export function parseLoadBalancerOptions(service: V1Service, config: LocalConfig
   const invalid = new Set(parsed.ok ? [] : parsed.problems.map((p) => p.annotation));
   for (const p of parsed.ok ? [] : parsed.problems) {
     // The parser's message starts with `annotation <name>`; the field carries the name here.
-    const message = p.message
-      .replace(`annotation ${p.annotation}: `, '')
-      .replace(`annotation ${p.annotation} `, '');
+    const message = p.message.replace(`annotation ${p.annotation}: `, '').replace(`annotation ${p.annotation} `, '');
     problems.push({ kind: 'annotation', field: p.annotation, message, expected: p.expected });
   }
   // The checks below also run when some annotations are bad, on the good ones, so every problem is reported
@@ -431,10 +428,7 @@ export function invalidAnnotationError(
       message: problemText(p),
     }));
   if (found.length === 0) return undefined;
-  return new InvalidAnnotationError(
-    found,
-    `${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`,
-  );
+  return new InvalidAnnotationError(found, `${service.metadata?.namespace ?? ''}/${service.metadata?.name ?? ''}`);
 }
 
 /** The annotation table as Markdown (the README's table is this output). */

@@ -140,9 +140,7 @@ function parsePools(value: unknown, problems: string[]): PoolConfig[] {
     for (const k of Object.keys(raw)) if (!POOL_FIELDS.has(k)) problems.push(`${at}.${k}: unknown field`);
     const name = raw.name;
     if (typeof name !== 'string' || !DNS_LABEL.test(name)) {
-      problems.push(
-        `${at}.name: must be a DNS label (lower-case letters, digits, "-"), got ${JSON.stringify(name)}`,
-      );
+      problems.push(`${at}.name: must be a DNS label (lower-case letters, digits, "-"), got ${JSON.stringify(name)}`);
       return;
     }
     if (names.has(name)) problems.push(`${at}.name: duplicate pool name "${name}"`);
@@ -167,10 +165,7 @@ function parsePools(value: unknown, problems: string[]): PoolConfig[] {
     }
     let namespaces: string[] | undefined;
     if (raw.namespaces !== undefined) {
-      if (
-        !Array.isArray(raw.namespaces) ||
-        raw.namespaces.some((n) => typeof n !== 'string' || !DNS_LABEL.test(n))
-      ) {
+      if (!Array.isArray(raw.namespaces) || raw.namespaces.some((n) => typeof n !== 'string' || !DNS_LABEL.test(n))) {
         problems.push(`${at}.namespaces: must be a list of namespace names`);
       } else {
         namespaces = raw.namespaces as string[];
@@ -208,9 +203,7 @@ function parsePools(value: unknown, problems: string[]): PoolConfig[] {
  */
 export function parseConfig(text: string | undefined): LocalConfig {
   if (text === undefined || text.trim() === '') {
-    throw new ConfigError([
-      '--cloud-config is required: a YAML file with at least "inventory" (see the README)',
-    ]);
+    throw new ConfigError(['--cloud-config is required: a YAML file with at least "inventory" (see the README)']);
   }
   let raw: unknown;
   try {
@@ -293,7 +286,5 @@ export function selectPool(config: LocalConfig, namespace: string, requested?: s
   if (own) return own;
   const global = config.pools.find((p) => p.name === GLOBAL_POOL);
   if (global) return global;
-  throw new Error(
-    `no address pool for namespace "${namespace}": configure a pool named "global" or one listing it`,
-  );
+  throw new Error(`no address pool for namespace "${namespace}": configure a pool named "global" or one listing it`);
 }

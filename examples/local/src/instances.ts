@@ -87,9 +87,7 @@ export class LocalInstances implements InstancesV2 {
     const m = this.machineOf(node);
     if (!m) {
       const by = node.spec?.providerID ? `providerID ${node.spec.providerID}` : `name ${node.metadata?.name}`;
-      throw new InstanceNotFoundError(
-        `instance not found: no running or stopped machine with ${by} in the inventory`,
-      );
+      throw new InstanceNotFoundError(`instance not found: no running or stopped machine with ${by} in the inventory`);
     }
     return metadataOf(m);
   }
@@ -99,7 +97,11 @@ export class LocalInstances implements InstancesV2 {
     signal?.throwIfAborted();
     const machines = this.#inventory().machines.filter((m) => m.state !== 'absent');
     return {
-      instances: machines.map((m) => ({ providerID: m.providerID, metadata: metadataOf(m), shutdown: m.state === 'stopped' })),
+      instances: machines.map((m) => ({
+        providerID: m.providerID,
+        metadata: metadataOf(m),
+        shutdown: m.state === 'stopped',
+      })),
     };
   }
 }

@@ -128,9 +128,7 @@ function parseMachine(raw: unknown, at: string, problems: string[]): Machine | u
       !raw.providerID.startsWith(PROVIDER_ID_PREFIX) ||
       raw.providerID.length === PROVIDER_ID_PREFIX.length
     ) {
-      problems.push(
-        `${at}.providerID: must be "${PROVIDER_ID_PREFIX}<id>", got ${JSON.stringify(raw.providerID)}`,
-      );
+      problems.push(`${at}.providerID: must be "${PROVIDER_ID_PREFIX}<id>", got ${JSON.stringify(raw.providerID)}`);
     } else {
       providerID = raw.providerID;
     }
@@ -141,8 +139,7 @@ function parseMachine(raw: unknown, at: string, problems: string[]): Machine | u
   const instanceType = optionalString(raw, 'instanceType', at, problems);
   const additionalLabels: Record<string, string> = {};
   if (raw.additionalLabels !== undefined && raw.additionalLabels !== null) {
-    if (!isRecord(raw.additionalLabels))
-      problems.push(`${at}.additionalLabels: must be a mapping of strings`);
+    if (!isRecord(raw.additionalLabels)) problems.push(`${at}.additionalLabels: must be a mapping of strings`);
     else {
       for (const [k, v] of Object.entries(raw.additionalLabels)) {
         if (typeof v !== 'string') problems.push(`${at}.additionalLabels.${k}: must be a string`);
@@ -152,8 +149,7 @@ function parseMachine(raw: unknown, at: string, problems: string[]): Machine | u
   }
   let state: MachineState = 'running';
   if (raw.state !== undefined && raw.state !== null) {
-    if (typeof raw.state === 'string' && STATES.has(raw.state as MachineState))
-      state = raw.state as MachineState;
+    if (typeof raw.state === 'string' && STATES.has(raw.state as MachineState)) state = raw.state as MachineState;
     else problems.push(`${at}.state: must be running, stopped or absent, got ${JSON.stringify(raw.state)}`);
   }
   if (problems.length > before) return undefined;

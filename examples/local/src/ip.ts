@@ -69,8 +69,7 @@ export function parseSpan(text: string): IPSpan {
     const hostBits = BigInt(bits - Number(prefixText));
     const first = (ip.value >> hostBits) << hostBits;
     const last = first + (1n << hostBits) - 1n;
-    if (ip.family === 'IPv4' && hostBits >= 2n)
-      return { family: ip.family, first: first + 1n, last: last - 1n };
+    if (ip.family === 'IPv4' && hostBits >= 2n) return { family: ip.family, first: first + 1n, last: last - 1n };
     if (ip.family === 'IPv6' && hostBits >= 2n) return { family: ip.family, first: first + 1n, last };
     return { family: ip.family, first, last };
   }
@@ -78,8 +77,7 @@ export function parseSpan(text: string): IPSpan {
     const [a = '', b = '', ...extra] = s.split('-');
     const first = parseIP(a);
     const last = parseIP(b);
-    if (!first || !last || extra.length > 0)
-      throw new Error(`"${s}" is not a valid range (expected <ip>-<ip>)`);
+    if (!first || !last || extra.length > 0) throw new Error(`"${s}" is not a valid range (expected <ip>-<ip>)`);
     if (first.family !== last.family) throw new Error(`"${s}" mixes IPv4 and IPv6`);
     if (first.value > last.value) throw new Error(`"${s}" ends before it starts`);
     return { family: first.family, first: first.value, last: last.value };

@@ -159,10 +159,7 @@ export class Ipam {
    * Takes the free addresses of `ips` for `key` (re-reading allocations from annotations); addresses held by
    * another key are reported in `conflicts` and not taken.
    */
-  claim(
-    key: string,
-    ips: readonly string[],
-  ): { claimed: string[]; conflicts: Array<{ ip: string; holder: string }> } {
+  claim(key: string, ips: readonly string[]): { claimed: string[]; conflicts: Array<{ ip: string; holder: string }> } {
     const claimed: string[] = [];
     const conflicts: Array<{ ip: string; holder: string }> = [];
     for (const ip of ips) {

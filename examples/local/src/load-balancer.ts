@@ -184,11 +184,7 @@ export class LocalLoadBalancer implements LoadBalancer {
   }
 
   /** @throws the API error when the annotation cannot be cleared (the addresses stay held; the call is retried). */
-  async ensureLoadBalancerDeleted(
-    _clusterName: string,
-    service: V1Service,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async ensureLoadBalancerDeleted(_clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void> {
     const key = serviceKey(service);
     await this.ready(signal);
     // Clear the record first: if that fails, the load balancer keeps serving and the delete is retried.
@@ -197,8 +193,7 @@ export class LocalLoadBalancer implements LoadBalancer {
     const held = this.ipam.get(key);
     this.ipam.release(key);
     this.#services.delete(key);
-    if (held)
-      this.#logger.info('Load balancer deleted', { service: serviceName(service), released: held.join(',') });
+    if (held) this.#logger.info('Load balancer deleted', { service: serviceName(service), released: held.join(',') });
   }
 
   /**

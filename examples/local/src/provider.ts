@@ -18,25 +18,14 @@ import {
   type LoadBalancer,
   registerCloudProvider,
 } from '@ccm-kit/cloud-provider';
-import {
-  coreV1EventSink,
-  createLogger,
-  EventBroadcaster,
-  type EventRecorder,
-  type Logger,
-} from '@ccm-kit/runtime';
+import { coreV1EventSink, createLogger, EventBroadcaster, type EventRecorder, type Logger } from '@ccm-kit/runtime';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { coreV1ServiceStore, type ServiceStore } from './allocation-store.js';
 import { type LocalConfig, parseConfig } from './config.js';
 import { LocalInstances } from './instances.js';
 import { InventoryWatcher } from './inventory-watcher.js';
 import { LocalLoadBalancer } from './load-balancer.js';
-import {
-  type DataPlane,
-  NoDataPlane,
-  ProxyDataPlane,
-  type ProxyDataPlaneOptions,
-} from './proxy/data-plane.js';
+import { type DataPlane, NoDataPlane, ProxyDataPlane, type ProxyDataPlaneOptions } from './proxy/data-plane.js';
 
 /** The provider name, `--cloud-provider=local`. */
 export const PROVIDER_NAME = 'local';
@@ -153,9 +142,7 @@ export class LocalCloud implements CloudProvider {
       machines: this.inventory.current().machines.length,
     });
     // Warm the allocation table; a failure here is retried by the first load-balancer call.
-    await this.#loadBalancer
-      .ready(signal)
-      .catch((err) => this.#logger.error(err, 'Allocation table rebuild failed'));
+    await this.#loadBalancer.ready(signal).catch((err) => this.#logger.error(err, 'Allocation table rebuild failed'));
   }
 
   /**
@@ -185,15 +172,13 @@ export class LocalCloud implements CloudProvider {
 
   #lateStore(): ServiceStore {
     const need = (): ServiceStore => {
-      if (!this.#store)
-        throw new Error('local: the provider is not initialized yet (initialize() has not run)');
+      if (!this.#store) throw new Error('local: the provider is not initialized yet (initialize() has not run)');
       return this.#store;
     };
     return {
       list: (signal) => need().list(signal),
       get: (namespace, name, signal) => need().get(namespace, name, signal),
-      patchAnnotations: (service, annotations, signal) =>
-        need().patchAnnotations(service, annotations, signal),
+      patchAnnotations: (service, annotations, signal) => need().patchAnnotations(service, annotations, signal),
     };
   }
 

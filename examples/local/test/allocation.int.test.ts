@@ -57,12 +57,7 @@ afterAll(async () => {
 
 const namespace = (name: string) => cluster().createNamespace(name);
 
-async function createService(
-  ns: string,
-  name: string,
-  extra: Partial<V1Service['spec']> = {},
-  annotations = {},
-) {
+async function createService(ns: string, name: string, extra: Partial<V1Service['spec']> = {}, annotations = {}) {
   return api.createNamespacedService({
     namespace: ns,
     body: {
@@ -119,10 +114,7 @@ describe('local provider allocations on a real API server', () => {
 
     // Leave the pool free for the other tests (their providers rebuild from every namespace).
     for (const name of ['b', 'c', 'd']) {
-      await restarted.ensureLoadBalancerDeleted(
-        'kubernetes',
-        await api.readNamespacedService({ namespace: ns, name }),
-      );
+      await restarted.ensureLoadBalancerDeleted('kubernetes', await api.readNamespacedService({ namespace: ns, name }));
     }
   });
 
@@ -158,9 +150,7 @@ describe('local provider allocations on a real API server', () => {
     const ns = await namespace('events');
     const lb = (await newCloud()).loadBalancer();
     const svc = await createService(ns, 'bad', {}, { [ANNOTATION_POOL]: 'missing' });
-    await expect(lb.ensureLoadBalancer('kubernetes', svc, [])).rejects.toThrow(
-      'pool "missing" does not exist',
-    );
+    await expect(lb.ensureLoadBalancer('kubernetes', svc, [])).rejects.toThrow('pool "missing" does not exist');
     const event = await eventuallyValue(async () => {
       const list = await api.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=bad' });
       return list.items[0];

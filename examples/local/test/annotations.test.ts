@@ -99,9 +99,7 @@ describe('parseLoadBalancerOptions', () => {
   it('follows ipFamilies and ipFamilyPolicy', () => {
     const fam = (spec: Partial<NonNullable<V1Service['spec']>>) =>
       ok(parseLoadBalancerOptions(svc({}, spec), config)).families;
-    expect(fam({ ipFamilies: ['IPv6'], ipFamilyPolicy: 'SingleStack' })).toEqual([
-      { family: 'IPv6', required: true },
-    ]);
+    expect(fam({ ipFamilies: ['IPv6'], ipFamilyPolicy: 'SingleStack' })).toEqual([{ family: 'IPv6', required: true }]);
     expect(fam({ ipFamilies: ['IPv4'], ipFamilyPolicy: 'PreferDualStack' })).toEqual([
       { family: 'IPv4', required: true },
       { family: 'IPv6', required: false },
@@ -119,10 +117,7 @@ describe('parseLoadBalancerOptions', () => {
     expect(o.staticIPs).toEqual(['127.0.2.9']);
     expect(o.algorithm).toBe('source-hash');
     const a = ok(
-      parseLoadBalancerOptions(
-        svc({ [ANNOTATION_IPS]: '127.0.2.10' }, { loadBalancerIP: '127.0.2.9' }),
-        config,
-      ),
+      parseLoadBalancerOptions(svc({ [ANNOTATION_IPS]: '127.0.2.10' }, { loadBalancerIP: '127.0.2.9' }), config),
     );
     expect(a.staticIPs).toEqual(['127.0.2.10']);
   });
@@ -131,24 +126,17 @@ describe('parseLoadBalancerOptions', () => {
     const spec = { loadBalancerSourceRanges: ['10.0.0.0/8'] };
     const upstream = 'service.beta.kubernetes.io/load-balancer-source-ranges';
     expect(
-      ok(parseLoadBalancerOptions(svc({ [ANNOTATION_SOURCE_RANGES]: '1.0.0.0/8' }, spec), config))
-        .sourceRanges,
+      ok(parseLoadBalancerOptions(svc({ [ANNOTATION_SOURCE_RANGES]: '1.0.0.0/8' }, spec), config)).sourceRanges,
     ).toEqual(['10.0.0.0/8']);
     expect(ok(parseLoadBalancerOptions(svc({ [upstream]: '1.2.0.0/16' }), config)).sourceRanges).toEqual([
       '1.2.0.0/16',
     ]);
     // 0.0.0.0/0 means everyone, as upstream's IsAllowAll.
-    expect(
-      ok(parseLoadBalancerOptions(svc({ [upstream]: '0.0.0.0/0' }), config)).sourceRanges,
-    ).toBeUndefined();
+    expect(ok(parseLoadBalancerOptions(svc({ [upstream]: '0.0.0.0/0' }), config)).sourceRanges).toBeUndefined();
     // Alias and upstream annotation agreeing is fine.
     expect(
-      ok(
-        parseLoadBalancerOptions(
-          svc({ [upstream]: '1.2.0.0/16', [ANNOTATION_SOURCE_RANGES]: '1.2.0.0/16' }),
-          config,
-        ),
-      ).sourceRanges,
+      ok(parseLoadBalancerOptions(svc({ [upstream]: '1.2.0.0/16', [ANNOTATION_SOURCE_RANGES]: '1.2.0.0/16' }), config))
+        .sourceRanges,
     ).toEqual(['1.2.0.0/16']);
   });
 
@@ -177,13 +165,9 @@ describe('parseLoadBalancerOptions', () => {
       ANNOTATION_POOL,
     ]);
     const text = formatProblems(p);
-    expect(text).toContain(
-      'local.ccm-kit.io/algoritm: is unknown (did you mean local.ccm-kit.io/algorithm?)',
-    );
+    expect(text).toContain('local.ccm-kit.io/algoritm: is unknown (did you mean local.ccm-kit.io/algorithm?)');
     expect(text).toContain('local.ccm-kit.io/pool: pool "team" is reserved for namespaces team');
-    expect(text).toContain(
-      'local.ccm-kit.io/algorithm: "least-conn" is not one of "round-robin", "source-hash"',
-    );
+    expect(text).toContain('local.ccm-kit.io/algorithm: "least-conn" is not one of "round-robin", "source-hash"');
     expect(text).toContain(
       'local.ccm-kit.io/health-check-interval: "10ms" is not a duration (e.g. 500ms, 2s, 1m30s) from 100ms to 1h',
     );
@@ -209,9 +193,7 @@ describe('parseLoadBalancerOptions', () => {
     expect(fields({ [ANNOTATION_IPS]: 'fd00:2::5' }, { ipFamilyPolicy: 'RequireDualStack' })).toEqual([
       `${ANNOTATION_IPS}: lists one address but ipFamilyPolicy RequireDualStack needs one of each family`,
     ]);
-    expect(fields({ [ANNOTATION_IPS]: ' , ' })).toEqual([
-      `${ANNOTATION_IPS}: is empty; remove it or list addresses`,
-    ]);
+    expect(fields({ [ANNOTATION_IPS]: ' , ' })).toEqual([`${ANNOTATION_IPS}: is empty; remove it or list addresses`]);
     expect(fields({}, { loadBalancerIP: '10.9.9.9' })).toEqual([
       'spec.loadBalancerIP: 10.9.9.9 is not in pool "global" (127.0.2.0/24, fd00:2::/120)',
     ]);
@@ -279,12 +261,8 @@ describe('parseLoadBalancerOptions', () => {
       healthCheck: { port: 31999, path: '/healthz' },
     });
     expect(
-      ok(
-        parseLoadBalancerOptions(
-          svc({}, { externalTrafficPolicy: 'Cluster', healthCheckNodePort: 31999 }),
-          config,
-        ),
-      ).healthCheck,
+      ok(parseLoadBalancerOptions(svc({}, { externalTrafficPolicy: 'Cluster', healthCheckNodePort: 31999 }), config))
+        .healthCheck,
     ).toBeUndefined();
     const p = problems(
       parseLoadBalancerOptions(
@@ -303,9 +281,10 @@ describe('parseLoadBalancerOptions', () => {
   });
 
   it('reads the allocation record, skipping garbage', () => {
-    expect(parseAllocatedIPs(svc({ [ANNOTATION_ALLOCATED_IPS]: '127.0.2.1, x, FD00::1,127.0.2.1' }))).toEqual(
-      ['127.0.2.1', 'fd00::1'],
-    );
+    expect(parseAllocatedIPs(svc({ [ANNOTATION_ALLOCATED_IPS]: '127.0.2.1, x, FD00::1,127.0.2.1' }))).toEqual([
+      '127.0.2.1',
+      'fd00::1',
+    ]);
     expect(parseAllocatedIPs(svc())).toEqual([]);
   });
 

@@ -161,9 +161,7 @@ describe('selectPool', () => {
     expect(() => selectPool(config, 'other', 'team-a')).toThrow(
       'pool "team-a" is reserved for namespaces team-a, team-b',
     );
-    expect(() => selectPool(config, 'other', 'nope')).toThrow(
-      'pool "nope" does not exist (pools: global, team-a)',
-    );
+    expect(() => selectPool(config, 'other', 'nope')).toThrow('pool "nope" does not exist (pools: global, team-a)');
   });
 
   it('fails clearly without a usable pool', () => {

@@ -100,10 +100,7 @@ pools:
       { type: 'Hostname', address: 'node-a' },
     ]);
     expect((nodeA.spec?.taints ?? []).some((t) => t.key === TAINT_EXTERNAL_CLOUD_PROVIDER)).toBe(false);
-    await eventuallyValue(
-      async () => (await api.readNode({ name: 'node-b' })).spec?.providerID,
-      'node-b initialized',
-    );
+    await eventuallyValue(async () => (await api.readNode({ name: 'node-b' })).spec?.providerID, 'node-b initialized');
 
     // A LoadBalancer Service: an address from the pool, recorded on the Service, traffic through the proxy.
     const port = await freePort('127.0.4.1');

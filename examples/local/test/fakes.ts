@@ -52,12 +52,8 @@ export class FakeServiceStore implements ServiceStore {
     const key = `${service.metadata?.namespace}/${service.metadata?.name}`;
     const current = this.services.get(key);
     if (!current) throw apiError(404, 'NotFound');
-    if (service.metadata?.uid && service.metadata.uid !== current.metadata?.uid)
-      throw apiError(409, 'Conflict');
-    if (
-      service.metadata?.resourceVersion &&
-      service.metadata.resourceVersion !== current.metadata?.resourceVersion
-    ) {
+    if (service.metadata?.uid && service.metadata.uid !== current.metadata?.uid) throw apiError(409, 'Conflict');
+    if (service.metadata?.resourceVersion && service.metadata.resourceVersion !== current.metadata?.resourceVersion) {
       throw apiError(409, 'Conflict');
     }
     const next = { ...(current.metadata?.annotations ?? {}) };

@@ -56,9 +56,7 @@ describe('parseInventory', () => {
 
   it('accepts an explicitly empty inventory but refuses an empty file', () => {
     expect(parseInventory('machines: []').machines).toEqual([]);
-    expect(problemsOf('')).toEqual([
-      'the file is empty (write "machines: []" for an inventory without machines)',
-    ]);
+    expect(problemsOf('')).toEqual(['the file is empty (write "machines: []" for an inventory without machines)']);
     expect(problemsOf('# nothing')).toHaveLength(1);
     expect(problemsOf('{}')).toEqual(['machines: required, a list (may be empty: [])']);
   });
@@ -137,9 +135,7 @@ describe('InventoryWatcher', () => {
   });
 
   it('fails to open a missing or invalid file', async () => {
-    await expect(InventoryWatcher.open(join(dir, 'nope.yaml'))).rejects.toThrow(
-      /cannot read the inventory file/,
-    );
+    await expect(InventoryWatcher.open(join(dir, 'nope.yaml'))).rejects.toThrow(/cannot read the inventory file/);
     await writeFile(path, 'machines: [{ name: X }]');
     await expect(InventoryWatcher.open(path)).rejects.toBeInstanceOf(InventoryError);
   });

@@ -114,9 +114,7 @@ describe('Ipam', () => {
     const ipam = new Ipam();
     ipam.set('a', ipam.plan('a', { pool: small, families: v4, staticIPs: ['127.0.2.3'] }));
     expect(ipam.get('a')).toEqual(['127.0.2.3']);
-    expect(() => ipam.plan('b', { pool: small, families: v4, staticIPs: ['127.0.2.3'] })).toThrow(
-      IPConflictError,
-    );
+    expect(() => ipam.plan('b', { pool: small, families: v4, staticIPs: ['127.0.2.3'] })).toThrow(IPConflictError);
     expect(() => ipam.reserve('b', ['127.0.2.3'])).toThrow(
       'address 127.0.2.3 is already allocated to another Service (a)',
     );

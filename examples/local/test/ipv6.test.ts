@@ -7,15 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_SOURCE_RANGES } from '../src/annotations.js';
 import { type DataPlaneFixture, dataPlaneFixture } from './data-plane-fixture.js';
 import { lbService, nodeWith } from './fakes.js';
-import {
-  failure,
-  fakeNode,
-  freeTcpUdpPort,
-  freeUdpPort,
-  UdpClient,
-  udpNode,
-  loopbackConfig,
-} from './loopback.js';
+import { failure, fakeNode, freeTcpUdpPort, freeUdpPort, UdpClient, udpNode, loopbackConfig } from './loopback.js';
 import { freePort, get } from './net.js';
 
 let nodePort: number;
@@ -71,9 +63,7 @@ describe('IPv6 on loopback', () => {
   });
 
   it('forwards across families to a node that has only the other family', async () => {
-    await fx.lb.ensureLoadBalancer('kubernetes', service({ ipFamilies: ['IPv6'] }), [
-      nodeWith('n4', '127.0.1.1'),
-    ]);
+    await fx.lb.ensureLoadBalancer('kubernetes', service({ ipFamilies: ['IPv6'] }), [nodeWith('n4', '127.0.1.1')]);
     expect(await get('::1', fx.svcPort)).toBe('node-v4');
   });
 

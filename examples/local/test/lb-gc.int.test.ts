@@ -58,14 +58,25 @@ const ingressIP = (s: V1Service) => s.status?.loadBalancer?.ingress?.[0]?.ip;
 it('dry run reports a Service deleted without its finalizer while the controllers were down; delete mode removes its load balancer', async () => {
   const core = cluster.core;
   const namespace = await cluster.createNamespace('local-gc');
-  const lbCtl = await startControllerUnderTest({ cluster, cloud, controller: serviceLbController, config: { clusterName: 'gc' } });
+  const lbCtl = await startControllerUnderTest({
+    cluster,
+    cloud,
+    controller: serviceLbController,
+    config: { clusterName: 'gc' },
+  });
   let orphan: V1Service;
   let alive: V1Service;
   try {
-    for (const [name, port] of [['orphan', 18080], ['alive', 18081]] as const) {
+    for (const [name, port] of [
+      ['orphan', 18080],
+      ['alive', 18081],
+    ] as const) {
       await core.createNamespacedService({
         namespace,
-        body: { metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port, protocol: 'TCP', targetPort: 8080 }] } },
+        body: {
+          metadata: { name },
+          spec: { type: 'LoadBalancer', ports: [{ port, protocol: 'TCP', targetPort: 8080 }] },
+        },
       });
     }
     [orphan, alive] = await eventually(async () => {
@@ -87,7 +98,9 @@ it('dry run reports a Service deleted without its finalizer while the controller
     patchOptions('merge'),
   );
   await core.deleteNamespacedService({ namespace, name: 'orphan' });
-  await eventually(async () => expect(await isGone(core.readNamespacedService({ namespace, name: 'orphan' }))).toBe(true));
+  await eventually(async () =>
+    expect(await isGone(core.readNamespacedService({ namespace, name: 'orphan' }))).toBe(true),
+  );
 
   const dry = await startControllerUnderTest({
     cluster,
@@ -97,7 +110,9 @@ it('dry run reports a Service deleted without its finalizer while the controller
   });
   try {
     const warned = await eventually(async () => {
-      const events = (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.reason === 'OrphanedLoadBalancer');
+      const events = (await core.listNamespacedEvent({ namespace })).items.filter(
+        (e) => e.reason === 'OrphanedLoadBalancer',
+      );
       expect(events).toHaveLength(1);
       return events[0]!;
     });
@@ -118,7 +133,9 @@ it('dry run reports a Service deleted without its finalizer while the controller
     await eventually(async () => expect(await probe(ingressIP(orphan)!, 18080)).toBe('refused'), { timeoutMs: 20_000 });
     expect(cloud.localLoadBalancer.ipam.get(orphan.metadata!.uid!)).toBeUndefined();
     expect(await probe(ingressIP(alive)!, 18081)).toBe('open');
-    const deleted = (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.reason === 'DeletedOrphanedLoadBalancer');
+    const deleted = (await core.listNamespacedEvent({ namespace })).items.filter(
+      (e) => e.reason === 'DeletedOrphanedLoadBalancer',
+    );
     expect(deleted.map((e) => e.involvedObject.uid)).toEqual([orphan.metadata?.uid]);
   } finally {
     await gc.stop();

@@ -57,9 +57,7 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
     const svc = store.put(lbService('web'));
     const status = await lb.ensureLoadBalancer('kubernetes', svc, nodes);
     expect(status).toEqual({ ingress: [{ ip: '127.0.2.1', ipMode: 'VIP' }] });
-    expect(store.stored('default', 'web')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe(
-      '127.0.2.1',
-    );
+    expect(store.stored('default', 'web')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe('127.0.2.1');
     const spec = dataPlane.running.get(svc.metadata!.uid!);
     expect(spec).toMatchObject({
       ips: ['127.0.2.1'],
@@ -97,9 +95,7 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
   });
 
   it('fails on invalid annotations with a Warning Event, allocating and writing nothing', async () => {
-    const svc = store.put(
-      lbService('bad', { annotations: { [ANNOTATION_POOL]: 'nope', 'local.ccm-kit.io/x': '1' } }),
-    );
+    const svc = store.put(lbService('bad', { annotations: { [ANNOTATION_POOL]: 'nope', 'local.ccm-kit.io/x': '1' } }));
     const err = await rejection(lb.ensureLoadBalancer('kubernetes', svc, nodes));
     expect(err.message).toBe(
       'local: cannot create the load balancer of default/bad: local.ccm-kit.io/x: is unknown (did you mean ' +
@@ -130,9 +126,7 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
   });
 
   it('rejects SCTP with an UnsupportedLoadBalancer Warning', async () => {
-    const svc = store.put(
-      lbService('sig', { spec: { ports: [{ port: 3868, protocol: 'SCTP', nodePort: 30068 }] } }),
-    );
+    const svc = store.put(lbService('sig', { spec: { ports: [{ port: 3868, protocol: 'SCTP', nodePort: 30068 }] } }));
     const err = await rejection(lb.ensureLoadBalancer('kubernetes', svc, nodes));
     expect(err.message).toContain(
       'spec.ports[0]: protocol SCTP is not supported by the local proxy data plane (TCP and UDP only)',
@@ -206,9 +200,7 @@ describe('LocalLoadBalancer.ensureLoadBalancer', () => {
     store.put(store.stored('default', 'web')!); // someone else changed the Service: new resourceVersion
     await lb.ensureLoadBalancer('kubernetes', stale, nodes);
     expect(store.patches).toBe(2);
-    expect(store.stored('default', 'web')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe(
-      '127.0.2.1',
-    );
+    expect(store.stored('default', 'web')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe('127.0.2.1');
   });
 
   it('never writes to a Service re-created under the same name', async () => {
@@ -260,16 +252,14 @@ describe('LocalLoadBalancer restart: rebuilding from annotations', () => {
 
     // The older one keeps its address without a write; the newer one gets a new address, recorded.
     const patches = store.patches;
-    expect(
-      (await lb.ensureLoadBalancer('kubernetes', store.stored('default', 'older')!, nodes)).ingress?.[0]?.ip,
-    ).toBe('127.0.2.2');
+    expect((await lb.ensureLoadBalancer('kubernetes', store.stored('default', 'older')!, nodes)).ingress?.[0]?.ip).toBe(
+      '127.0.2.2',
+    );
     expect(store.patches).toBe(patches);
-    expect(
-      (await lb.ensureLoadBalancer('kubernetes', store.stored('default', 'newer')!, nodes)).ingress?.[0]?.ip,
-    ).toBe('127.0.2.1');
-    expect(store.stored('default', 'newer')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe(
+    expect((await lb.ensureLoadBalancer('kubernetes', store.stored('default', 'newer')!, nodes)).ingress?.[0]?.ip).toBe(
       '127.0.2.1',
     );
+    expect(store.stored('default', 'newer')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe('127.0.2.1');
     expect(store.lists).toBe(1);
   });
 
@@ -282,26 +272,19 @@ describe('LocalLoadBalancer restart: rebuilding from annotations', () => {
     );
     const restarted = newLoadBalancer();
     await restarted.ready();
-    expect(restarted.ipam.entries().map(([, ips]) => ips)).toEqual([
-      ['127.0.2.1'],
-      ['127.0.2.2', 'fd00:2::1'],
-    ]);
+    expect(restarted.ipam.entries().map(([, ips]) => ips)).toEqual([['127.0.2.1'], ['127.0.2.2', 'fd00:2::1']]);
     const c = await restarted.ensureLoadBalancer('kubernetes', store.put(lbService('c')), nodes);
     expect(c.ingress?.[0]?.ip).toBe('127.0.2.3');
   });
 
   it('takes back a free address recorded on a Service created after the rebuild (restored from a backup)', async () => {
     await lb.ready();
-    const restored = store.put(
-      lbService('restored', { annotations: { [ANNOTATION_ALLOCATED_IPS]: '127.0.2.3' } }),
-    );
+    const restored = store.put(lbService('restored', { annotations: { [ANNOTATION_ALLOCATED_IPS]: '127.0.2.3' } }));
     expect((await lb.ensureLoadBalancer('kubernetes', restored, nodes)).ingress?.[0]?.ip).toBe('127.0.2.3');
     // A copy of it (same record, other Service) does not get the held address.
     const copy = store.put(lbService('copy', { annotations: { [ANNOTATION_ALLOCATED_IPS]: '127.0.2.3' } }));
     expect((await lb.ensureLoadBalancer('kubernetes', copy, nodes)).ingress?.[0]?.ip).toBe('127.0.2.1');
-    expect(store.stored('default', 'copy')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe(
-      '127.0.2.1',
-    );
+    expect(store.stored('default', 'copy')?.metadata?.annotations?.[ANNOTATION_ALLOCATED_IPS]).toBe('127.0.2.1');
   });
 
   it('retries a failed rebuild on the next call', async () => {
@@ -372,9 +355,7 @@ describe('LocalLoadBalancer update and delete', () => {
     const svc = store.put(lbService('web'));
     await lb.ensureLoadBalancer('kubernetes', svc, nodes);
     store.patchErrors.push(apiError(500, 'InternalError'));
-    await expect(lb.ensureLoadBalancerDeleted('kubernetes', store.stored('default', 'web')!)).rejects.toThrow(
-      '500',
-    );
+    await expect(lb.ensureLoadBalancerDeleted('kubernetes', store.stored('default', 'web')!)).rejects.toThrow('500');
     expect(lb.ipam.size).toBe(1);
     expect(await lb.getLoadBalancer('kubernetes', svc)).toBeDefined();
   });

@@ -23,25 +23,17 @@ describe('proxyProtocolHeader', () => {
         { address: '192.168.0.11', port: 443 },
       ).toString(),
     ).toBe('PROXY TCP4 192.168.0.1 192.168.0.11 56324 443\r\n');
-    expect(
-      proxyProtocolHeader('v1', { address: 'FD00::0001', port: 1 }, { address: '::1', port: 2 }).toString(),
-    ).toBe('PROXY TCP6 fd00::1 ::1 1 2\r\n');
+    expect(proxyProtocolHeader('v1', { address: 'FD00::0001', port: 1 }, { address: '::1', port: 2 }).toString()).toBe(
+      'PROXY TCP6 fd00::1 ::1 1 2\r\n',
+    );
     // Node reports IPv4 peers of dual-stack sockets as IPv4-mapped IPv6: they are IPv4.
     expect(
-      proxyProtocolHeader(
-        'v1',
-        { address: '::ffff:127.0.0.1', port: 1 },
-        { address: '127.0.2.1', port: 2 },
-      ).toString(),
+      proxyProtocolHeader('v1', { address: '::ffff:127.0.0.1', port: 1 }, { address: '127.0.2.1', port: 2 }).toString(),
     ).toBe('PROXY TCP4 127.0.0.1 127.0.2.1 1 2\r\n');
   });
 
   it('writes the v2 binary header: signature, PROXY command, TCP over IPv4 / IPv6, addresses and ports', () => {
-    const v4 = proxyProtocolHeader(
-      'v2',
-      { address: '127.0.0.1', port: 12345 },
-      { address: '192.0.2.1', port: 54321 },
-    );
+    const v4 = proxyProtocolHeader('v2', { address: '127.0.0.1', port: 12345 }, { address: '192.0.2.1', port: 54321 });
     expect([...v4]).toEqual([
       0x0d,
       0x0a,
@@ -80,9 +72,9 @@ describe('proxyProtocolHeader', () => {
   });
 
   it('refuses mixed families and non-addresses', () => {
-    expect(() =>
-      proxyProtocolHeader('v1', { address: '::1', port: 1 }, { address: '127.0.0.1', port: 2 }),
-    ).toThrow('PROXY protocol: ::1 and 127.0.0.1 differ in family');
+    expect(() => proxyProtocolHeader('v1', { address: '::1', port: 1 }, { address: '127.0.0.1', port: 2 })).toThrow(
+      'PROXY protocol: ::1 and 127.0.0.1 differ in family',
+    );
     expect(() => proxyProtocolHeader('v2', { address: 'x', port: 1 }, { address: '::1', port: 2 })).toThrow(
       'PROXY protocol: "x" is not an IP address',
     );
@@ -103,9 +95,7 @@ const bytesToIP = (bytes: readonly number[]) =>
   bytes.length === 4
     ? bytes.join('.')
     : canonicalIP(
-        Array.from({ length: 8 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16)).join(
-          ':',
-        ),
+        Array.from({ length: 8 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16)).join(':'),
       );
 
 /** Decodes a PROXY header (if any) with proxy-protocol-js, then the payload. */
@@ -254,9 +244,7 @@ describe('PROXY protocol on loopback', () => {
     await fx.lb.ensureLoadBalancer('kubernetes', on, k8sNodes);
     expect([...fx.dataPlane.get(svc.metadata!.uid!)!.listeners().values()][0]).toBe(listener);
     expect((await exchange('127.0.2.1', fx.svcPort, 'x')).answer.version).toBe('v2');
-    expect((await fx.lb.getLoadBalancer('kubernetes', on))?.ingress).toEqual([
-      { ip: '127.0.2.1', ipMode: 'Proxy' },
-    ]);
+    expect((await fx.lb.getLoadBalancer('kubernetes', on))?.ingress).toEqual([{ ip: '127.0.2.1', ipMode: 'Proxy' }]);
   });
 
   it('names IPv6 ends on an IPv6 listener forwarding to an IPv4 node', async () => {

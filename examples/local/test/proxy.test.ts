@@ -41,8 +41,7 @@ let fx: DataPlaneFixture;
 beforeEach(async () => {
   const nodePort = await freePort('127.0.1.1');
   nodes = [];
-  for (const [i, name] of ['n1', 'n2', 'n3'].entries())
-    nodes.push(await fakeNode(name, `127.0.1.${i + 1}`, nodePort));
+  for (const [i, name] of ['n1', 'n2', 'n3'].entries()) nodes.push(await fakeNode(name, `127.0.1.${i + 1}`, nodePort));
   k8sNodes = nodes.map((n) => nodeWith(n.name, n.ip));
   fx = dataPlaneFixture(config, await freePort('127.0.2.1'));
   fx.defer(...nodes.map((n) => () => n.stop()));
@@ -50,10 +49,7 @@ beforeEach(async () => {
 
 afterEach(() => fx.close());
 
-function service(
-  annotations: Record<string, string> = {},
-  spec: Partial<NonNullable<V1Service['spec']>> = {},
-) {
+function service(annotations: Record<string, string> = {}, spec: Partial<NonNullable<V1Service['spec']>> = {}) {
   return fx.store.put(
     lbService('web', {
       annotations: { [ANNOTATION_HEALTH_CHECK_INTERVAL]: '100ms', ...annotations },

@@ -39,9 +39,7 @@ describe('README', () => {
   it('ships a valid demo configuration and inventory', () => {
     const config = parseConfig(readFileSync(new URL('../demo/cloud-config.yaml', import.meta.url), 'utf8'));
     expect(config.inventory).toBe('examples/local/demo/inventory.yaml');
-    const inventory = parseInventory(
-      readFileSync(new URL('../demo/inventory.yaml', import.meta.url), 'utf8'),
-    );
+    const inventory = parseInventory(readFileSync(new URL('../demo/inventory.yaml', import.meta.url), 'utf8'));
     expect(inventory.machines.map((m) => m.name)).toEqual(['kind-control-plane', 'kind-worker']);
   });
 });

@@ -4,23 +4,11 @@
  */
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ANNOTATION_ALGORITHM,
-  ANNOTATION_SOURCE_RANGES,
-  ANNOTATION_UDP_IDLE_TIMEOUT,
-} from '../src/annotations.js';
+import { ANNOTATION_ALGORITHM, ANNOTATION_SOURCE_RANGES, ANNOTATION_UDP_IDLE_TIMEOUT } from '../src/annotations.js';
 import type { UdpProxy } from '../src/proxy/udp-proxy.js';
 import { type DataPlaneFixture, dataPlaneFixture } from './data-plane-fixture.js';
 import { lbService, nodeWith } from './fakes.js';
-import {
-  fakeNode,
-  freeTcpUdpPort,
-  freeUdpPort,
-  loopbackConfig,
-  UdpClient,
-  udpNode,
-  waitFor,
-} from './loopback.js';
+import { fakeNode, freeTcpUdpPort, freeUdpPort, loopbackConfig, UdpClient, udpNode, waitFor } from './loopback.js';
 import { freePort, get } from './net.js';
 
 type UdpNode = Awaited<ReturnType<typeof udpNode>>;
@@ -32,8 +20,7 @@ let fx: DataPlaneFixture;
 beforeEach(async () => {
   nodePort = await freeUdpPort('127.0.1.1');
   nodes = [];
-  for (const [i, name] of ['n1', 'n2', 'n3'].entries())
-    nodes.push(await udpNode(name, `127.0.1.${i + 1}`, nodePort));
+  for (const [i, name] of ['n1', 'n2', 'n3'].entries()) nodes.push(await udpNode(name, `127.0.1.${i + 1}`, nodePort));
   k8sNodes = ['n1', 'n2', 'n3'].map((n, i) => nodeWith(n, `127.0.1.${i + 1}`));
   fx = dataPlaneFixture(loopbackConfig, await freeUdpPort('127.0.2.1'));
   // The nodes left at the end (a test may close and drop one).
@@ -58,9 +45,7 @@ function service(annotations: Record<string, string> = {}, ports?: NonNullable<V
 }
 
 function udpListener(svc: V1Service): UdpProxy {
-  const listener = [...fx.dataPlane.get(svc.metadata!.uid!)!.listeners().values()].find(
-    (l) => l.protocol === 'UDP',
-  );
+  const listener = [...fx.dataPlane.get(svc.metadata!.uid!)!.listeners().values()].find((l) => l.protocol === 'UDP');
   return listener as UdpProxy;
 }
 
@@ -105,8 +90,7 @@ describe('UDP load balancing on loopback', () => {
     for (let c = 10; c < 16; c++) {
       const address = `127.0.0.${c}`;
       const seen = new Set<string>();
-      for (let i = 0; i < 2; i++)
-        seen.add(nodeOf(await (await client(address)).ask('127.0.2.1', fx.svcPort, 'x'))!);
+      for (let i = 0; i < 2; i++) seen.add(nodeOf(await (await client(address)).ask('127.0.2.1', fx.svcPort, 'x'))!);
       byClient.set(address, seen);
     }
     for (const seen of byClient.values()) expect(seen.size).toBe(1);
@@ -117,9 +101,7 @@ describe('UDP load balancing on loopback', () => {
     const svc = service({ [ANNOTATION_SOURCE_RANGES]: '127.0.0.5/32' });
     await fx.lb.ensureLoadBalancer('kubernetes', svc, k8sNodes);
     expect(nodeOf(await (await client('127.0.0.5')).ask('127.0.2.1', fx.svcPort, 'in'))).toMatch(/^n\d$/);
-    await expect((await client('127.0.0.6')).ask('127.0.2.1', fx.svcPort, 'out', 500)).rejects.toThrow(
-      /no UDP reply/,
-    );
+    await expect((await client('127.0.0.6')).ask('127.0.2.1', fx.svcPort, 'out', 500)).rejects.toThrow(/no UDP reply/);
     expect(udpListener(svc).stats.rejected).toBe(1);
     expect(nodes.reduce((n, x) => n + x.received, 0)).toBe(1);
   });

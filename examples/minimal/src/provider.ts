@@ -36,14 +36,11 @@ export interface MinimalConfig {
 /** Parses and validates the cloud-config; errors name the field to fix. */
 export function parseConfig(text: string | undefined): MinimalConfig {
   if (!text)
-    throw new Error(
-      'minimal: --cloud-config is required (a YAML file with machines and loadBalancerAddresses)',
-    );
+    throw new Error('minimal: --cloud-config is required (a YAML file with machines and loadBalancerAddresses)');
   const raw = (parse(text) ?? {}) as Partial<MinimalConfig>;
   if (!Array.isArray(raw.machines)) throw new Error('minimal: cloud-config field "machines" must be a list');
   for (const [i, m] of raw.machines.entries()) {
-    if (!m?.name || !m.id || !m.address)
-      throw new Error(`minimal: machines[${i}] needs name, id and address`);
+    if (!m?.name || !m.id || !m.address) throw new Error(`minimal: machines[${i}] needs name, id and address`);
   }
   return { machines: raw.machines, loadBalancerAddresses: raw.loadBalancerAddresses ?? [] };
 }
@@ -129,12 +126,7 @@ export class MinimalCloud implements CloudProvider, InstancesV2, LoadBalancer {
     }
     return { ingress: [{ ip }] };
   }
-  async updateLoadBalancer(
-    _cluster: string,
-    _svc: V1Service,
-    _nodes: V1Node[],
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async updateLoadBalancer(_cluster: string, _svc: V1Service, _nodes: V1Node[], signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
   }
   async ensureLoadBalancerDeleted(_cluster: string, svc: V1Service, signal?: AbortSignal): Promise<void> {

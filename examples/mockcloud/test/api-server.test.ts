@@ -174,8 +174,7 @@ describe('mock API server: load balancers', () => {
   });
 
   it('can hold and activate a load balancer through the admin API', async () => {
-    const lb = (await call('POST', '/v1/load_balancers', { body: lbBody() })).body
-      .load_balancer as WireLoadBalancer;
+    const lb = (await call('POST', '/v1/load_balancers', { body: lbBody() })).body.load_balancer as WireLoadBalancer;
     await fetch(`${api.origin}/admin/load_balancers/${lb.id}/hold`, { method: 'POST' });
     now += 10_000_000;
     expect(api.state.getLoadBalancer(lb.id)!.status).toBe('provisioning');
@@ -209,8 +208,7 @@ describe('mock API server: load balancers', () => {
   });
 
   it('answers 409 for a duplicate name, updates fields present in PATCH, and deletes with 204 then 404', async () => {
-    const lb = (await call('POST', '/v1/load_balancers', { body: lbBody() })).body
-      .load_balancer as WireLoadBalancer;
+    const lb = (await call('POST', '/v1/load_balancers', { body: lbBody() })).body.load_balancer as WireLoadBalancer;
     const dup = await call('POST', '/v1/load_balancers', { body: lbBody() });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('uniqueness_error');
@@ -294,9 +292,7 @@ describe('mock API server: failure injection', () => {
       body: JSON.stringify({ status: 500, count: 1 }),
     });
     expect(add.status).toBe(201);
-    expect(((await add.json()) as { faults: unknown[] }).faults).toEqual([
-      { status: 500, count: 1, remaining: 1 },
-    ]);
+    expect(((await add.json()) as { faults: unknown[] }).faults).toEqual([{ status: 500, count: 1, remaining: 1 }]);
     expect((await fetch(`${api.origin}/admin/state`)).status).toBe(200);
     expect((await call('GET', '/v1/servers')).status).toBe(500);
     const bad = await fetch(`${api.origin}/admin/faults`, {
@@ -383,12 +379,18 @@ describe('mock API server: failure rate and caller identity', () => {
     try {
       const status = async (token: string) =>
         (await fetch(`${seeded.url}/servers`, { headers: { authorization: `Bearer ${token}` } })).status;
-      expect([await status('ccm-0-token'), await status('ccm-0-token'), await status(TOKEN), await status(TOKEN)]).toEqual([
-        503, 200, 503, 200,
-      ]);
+      expect([
+        await status('ccm-0-token'),
+        await status('ccm-0-token'),
+        await status(TOKEN),
+        await status(TOKEN),
+      ]).toEqual([503, 200, 503, 200]);
       expect(seeded.requests().map((r) => r.caller)).toEqual(['ccm-0', 'ccm-0', undefined, undefined]);
       expect(JSON.stringify(seeded.requests())).not.toContain('ccm-0-token');
-      const put = await fetch(`${seeded.origin}/admin/settings`, { method: 'PUT', body: JSON.stringify({ failure_rate: 2 }) });
+      const put = await fetch(`${seeded.origin}/admin/settings`, {
+        method: 'PUT',
+        body: JSON.stringify({ failure_rate: 2 }),
+      });
       expect(put.status).toBe(400);
       await fetch(`${seeded.origin}/admin/settings`, { method: 'PUT', body: JSON.stringify({ failure_rate: 0 }) });
       expect(await status(TOKEN)).toBe(200);

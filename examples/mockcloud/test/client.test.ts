@@ -96,9 +96,7 @@ describe('client: reads and writes', () => {
     expect(() => new MockCloudClient({ apiURL: 'nope', token: 't' })).toThrow(/not a URL/);
     expect(() => new MockCloudClient({ apiURL: 'ftp://x', token: 't' })).toThrow(/http or https/);
     expect(() => new MockCloudClient({ apiURL: 'http://x', token: ' ' })).toThrow(/token is empty/);
-    expect(() => new MockCloudClient({ apiURL: 'http://x', token: 't', concurrency: 0 })).toThrow(
-      /concurrency/,
-    );
+    expect(() => new MockCloudClient({ apiURL: 'http://x', token: 't', concurrency: 0 })).toThrow(/concurrency/);
   });
 });
 
@@ -275,9 +273,7 @@ describe('client: concurrency and metrics', () => {
     expect(await metricValue(attempts, ok)).toBe(before[0]! + 1);
     expect(await metricValue(attempts, missing)).toBe(before[1]! + 1);
     expect(await metricValue('cloudprovider_mockcloud_api_request_errors', errors)).toBe(before[2]! + 1);
-    const text = await metricsRegistry.getSingleMetricAsString(
-      'cloudprovider_mockcloud_api_request_duration_seconds',
-    );
+    const text = await metricsRegistry.getSingleMetricAsString('cloudprovider_mockcloud_api_request_duration_seconds');
     expect(text).toMatch(/cloudprovider_mockcloud_api_request_duration_seconds_count\{request="get_server"\} \d+/);
   });
 });

@@ -126,9 +126,9 @@ describe('config', () => {
       expect.stringMatching(/^clusterID: invalid label value "not a label!"/),
       'cloud-config: retry.minDelayMs must not exceed retry.maxDelayMs',
     ]);
-    expect(problemsOf(() => parseConfig(BASE, { MOCKCLOUD_TOKEN: 'a', MOCKCLOUD_TOKEN_FILE: '/b' }))).toEqual(
-      ['set only one of MOCKCLOUD_TOKEN and MOCKCLOUD_TOKEN_FILE'],
-    );
+    expect(problemsOf(() => parseConfig(BASE, { MOCKCLOUD_TOKEN: 'a', MOCKCLOUD_TOKEN_FILE: '/b' }))).toEqual([
+      'set only one of MOCKCLOUD_TOKEN and MOCKCLOUD_TOKEN_FILE',
+    ]);
     expect(problemsOf(() => parseConfig('apiURL: [', {}))[0]).toMatch(/^cloud-config is not valid YAML/);
     expect(problemsOf(() => parseConfig('- a\n- b\n', {}))[0]).toBe('cloud-config must be a YAML mapping');
   });
@@ -189,11 +189,7 @@ describe('createMockCloudProvider', () => {
 
   it('fails start-up with a clear message when the API rejects the token', async () => {
     await expect(
-      createMockCloudProvider(
-        `apiURL: ${api.url}\nclusterID: c1\ntoken: wrong\n`,
-        {},
-        { logger: recordingLogger() },
-      ),
+      createMockCloudProvider(`apiURL: ${api.url}\nclusterID: c1\ntoken: wrong\n`, {}, { logger: recordingLogger() }),
     ).rejects.toThrow(`mockcloud: the API at ${api.url} rejected the token`);
   });
 
@@ -211,10 +207,7 @@ describe('createMockCloudProvider', () => {
     register();
     try {
       expect(isCloudProvider('mockcloud')).toBe(true);
-      const cloud = await getCloudProvider(
-        'mockcloud',
-        `apiURL: ${api.url}\nclusterID: c1\ntoken: ${TOKEN}\n`,
-      );
+      const cloud = await getCloudProvider('mockcloud', `apiURL: ${api.url}\nclusterID: c1\ntoken: ${TOKEN}\n`);
       expect(cloud).toBeInstanceOf(MockCloudProvider);
       expect(api.requests()).toHaveLength(1);
     } finally {

@@ -122,9 +122,9 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
     api.revokeToken(TOKEN);
     const revokedAt = Date.now();
     await new Promise((r) => setTimeout(r, 4_000));
-    expect(
-      api.requests().some((r) => r.time > revokedAt && r.status === 401 && r.path.startsWith('/v1/servers')),
-    ).toBe(true);
+    expect(api.requests().some((r) => r.time > revokedAt && r.status === 401 && r.path.startsWith('/v1/servers'))).toBe(
+      true,
+    );
     expect((await core.readNode({ name: 'mc-node-1' })).metadata?.name).toBe('mc-node-1');
 
     // Once the cloud really says the server is gone, the Node is deleted.
@@ -183,7 +183,9 @@ it('gives a Service switched LoadBalancer -> ClusterIP -> LoadBalancer a new loa
   const withIngress = (what: string) =>
     eventuallyValue(async () => {
       const s = await read();
-      return s.status?.loadBalancer?.ingress?.[0]?.ip && s.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID] ? s : undefined;
+      return s.status?.loadBalancer?.ingress?.[0]?.ip && s.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID]
+        ? s
+        : undefined;
     }, what);
   try {
     await core.createNamespacedService({
@@ -277,9 +279,7 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const ccm = await startServiceLbManager('e2e-annotations');
   const events = async (name: string): Promise<CoreV1Event[]> =>
-    (await core.listNamespacedEvent({ namespace: 'default' })).items.filter(
-      (e) => e.involvedObject.name === name,
-    );
+    (await core.listNamespacedEvent({ namespace: 'default' })).items.filter((e) => e.involvedObject.name === name);
   const ip = (name: string) =>
     eventuallyValue(async () => {
       const s = await core.readNamespacedService({ name, namespace: 'default' });
@@ -324,13 +324,16 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
       },
       patchOptions('merge'),
     );
-    const warning = await eventuallyValue(async () =>
-      (await events('storm-a')).find(
-        (e) =>
-          e.type === 'Warning' &&
-          e.reason === 'SyncLoadBalancerFailed' &&
-          e.message?.includes(ANNOTATION_PROXY_PROTOCOL),
-      ), 'the Warning Event for the bad annotation');
+    const warning = await eventuallyValue(
+      async () =>
+        (await events('storm-a')).find(
+          (e) =>
+            e.type === 'Warning' &&
+            e.reason === 'SyncLoadBalancerFailed' &&
+            e.message?.includes(ANNOTATION_PROXY_PROTOCOL),
+        ),
+      'the Warning Event for the bad annotation',
+    );
     expect(warning.message).toContain(
       `Error syncing load balancer: failed to ensure load balancer: mockcloud: service default/storm-a: annotation ${ANNOTATION_PROXY_PROTOCOL}: "maybe" is not "true" or "false"`,
     );
@@ -339,19 +342,25 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
     // A typo'd load-balancer ID: a Warning Event, and no new (billable) load balancer.
     const count = api.state.listLoadBalancers().length;
     await lbService('typo', { [ANNOTATION_LOAD_BALANCER_ID]: 'lb-99999' });
-    const typo = await eventuallyValue(async () =>
-      (await events('typo')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'), 'the Warning Event for the unknown ID');
+    const typo = await eventuallyValue(
+      async () => (await events('typo')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'),
+      'the Warning Event for the unknown ID',
+    );
     expect(typo.message).toContain('load balancer "lb-99999" does not exist');
     // The "." ID: a Warning Event, and the Service can still be deleted (it used to be pinned forever).
     await lbService('dot', { [ANNOTATION_LOAD_BALANCER_ID]: '.' });
-    const dot = await eventuallyValue(async () =>
-      (await events('dot')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'), 'the Warning Event for the malformed ID');
+    const dot = await eventuallyValue(
+      async () => (await events('dot')).find((e) => e.type === 'Warning' && e.reason === 'SyncLoadBalancerFailed'),
+      'the Warning Event for the malformed ID',
+    );
     expect(dot.message).toContain(`annotation ${ANNOTATION_LOAD_BALANCER_ID}: "." is not a mockcloud ID`);
     expect(api.state.listLoadBalancers()).toHaveLength(count);
     for (const name of ['dot', 'typo']) {
       await core.deleteNamespacedService({ name, namespace: 'default' });
-      await eventuallyValue(() =>
-        isGone(core.readNamespacedService({ name, namespace: 'default' })), `${name} to be gone`);
+      await eventuallyValue(
+        () => isGone(core.readNamespacedService({ name, namespace: 'default' })),
+        `${name} to be gone`,
+      );
     }
     expect(api.state.listLoadBalancers()).toHaveLength(count);
   } finally {
@@ -360,7 +369,7 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
   await ccm.done;
 }, 120_000);
 
-it('node-route-controller: routes each Node\'s Pod CIDR through the VPC route table, and removes the route with the Node', async () => {
+it("node-route-controller: routes each Node's Pod CIDR through the VPC route table, and removes the route with the Node", async () => {
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const server = api.state.addServer({ name: 'mc-route-node' });
   await core.createNode({ body: { metadata: { name: 'mc-route-node' }, spec: { podCIDR: '10.244.7.0/24' } } });
@@ -383,14 +392,18 @@ it('node-route-controller: routes each Node\'s Pod CIDR through the VPC route ta
     kubeConfig: cp.kubeConfig,
   });
   try {
-    await eventuallyValue(async () =>
-      api.state
-        .listRoutes()
-        .some((r) => r.destination_cidr === '10.244.7.0/24' && r.target_server_id === server.id), 'the route to be created');
-    const condition = await eventuallyValue(async () =>
-      (await core.readNode({ name: 'mc-route-node' })).status?.conditions?.find(
-        (c) => c.type === 'NetworkUnavailable' && c.status === 'False',
-      ), 'NetworkUnavailable=False');
+    await eventuallyValue(
+      async () =>
+        api.state.listRoutes().some((r) => r.destination_cidr === '10.244.7.0/24' && r.target_server_id === server.id),
+      'the route to be created',
+    );
+    const condition = await eventuallyValue(
+      async () =>
+        (await core.readNode({ name: 'mc-route-node' })).status?.conditions?.find(
+          (c) => c.type === 'NetworkUnavailable' && c.status === 'False',
+        ),
+      'NetworkUnavailable=False',
+    );
     expect(condition.reason).toBe('RouteCreated');
     // A route of another cluster in the same VPC is never touched.
     api.state.createRoute({
@@ -400,8 +413,10 @@ it('node-route-controller: routes each Node\'s Pod CIDR through the VPC route ta
       target_server_id: server.id,
     });
     await core.deleteNode({ name: 'mc-route-node' });
-    await eventuallyValue(async () =>
-      api.state.listRoutes().every((r) => r.destination_cidr !== '10.244.7.0/24'), 'the route to be deleted');
+    await eventuallyValue(
+      async () => api.state.listRoutes().every((r) => r.destination_cidr !== '10.244.7.0/24'),
+      'the route to be deleted',
+    );
     expect(api.state.listRoutes().map((r) => r.name)).toEqual(['foreign']);
   } finally {
     await ccm.stop();

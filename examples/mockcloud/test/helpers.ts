@@ -17,10 +17,7 @@ export function startApi(options: MockCloudApiServerOptions = {}): Promise<MockC
 }
 
 /** A client with short backoffs, so retry tests take milliseconds (plus any Retry-After). */
-export function fastClient(
-  api: MockCloudApiServer,
-  options: Partial<MockCloudClientOptions> = {},
-): MockCloudClient {
+export function fastClient(api: MockCloudApiServer, options: Partial<MockCloudClientOptions> = {}): MockCloudClient {
   return new MockCloudClient({
     apiURL: api.url,
     token: TOKEN,

@@ -9,10 +9,7 @@ let api: MockCloudApiServer;
 let now = 0;
 
 function provider(config: Partial<MockCloudConfig> = {}): MockCloudProvider {
-  return new MockCloudProvider(
-    { ...testConfig(api), ...config },
-    { now: () => now, logger: recordingLogger() },
-  );
+  return new MockCloudProvider({ ...testConfig(api), ...config }, { now: () => now, logger: recordingLogger() });
 }
 
 const lists = () => api.requests().filter((r) => r.path.startsWith('/v1/servers?'));
@@ -88,9 +85,7 @@ describe('InstancesV2: lookups', () => {
     await expect(i.instanceExists(node('x', 'aws:///eu-west-1a/i-123'))).rejects.toThrow(
       'node x has providerID "aws:///eu-west-1a/i-123", which is not a mockcloud:// ID',
     );
-    await expect(i.instanceExists(node('x', 'mockcloud://'))).rejects.toThrow(
-      'malformed mockcloud providerID',
-    );
+    await expect(i.instanceExists(node('x', 'mockcloud://'))).rejects.toThrow('malformed mockcloud providerID');
     await expect(i.instanceExists(node('twin'))).rejects.toThrow(/node twin: 2 servers have this name/);
     await expect(i.instanceExists({ metadata: {} })).rejects.toThrow('neither a providerID nor a name');
   });

@@ -28,11 +28,23 @@ afterAll(async () => {
 
 function startManager(...argv: string[]) {
   const config = parseConfig(
-    [`apiURL: ${api.url}`, `token: ${TOKEN}`, 'clusterID: gc', 'retry: { retries: 3, minDelayMs: 10, maxDelayMs: 50 }', 'loadBalancer: { provisioningRetryMs: 200 }'].join('\n'),
+    [
+      `apiURL: ${api.url}`,
+      `token: ${TOKEN}`,
+      'clusterID: gc',
+      'retry: { retries: 3, minDelayMs: 10, maxDelayMs: 50 }',
+      'loadBalancer: { provisioningRetryMs: 200 }',
+    ].join('\n'),
     {},
   );
   return startCloudControllerManager({
-    argv: ['--cloud-provider=mockcloud', '--leader-elect=false', '--configure-cloud-routes=false', '--secure-port=0', ...argv],
+    argv: [
+      '--cloud-provider=mockcloud',
+      '--leader-elect=false',
+      '--configure-cloud-routes=false',
+      '--secure-port=0',
+      ...argv,
+    ],
     cloud: new MockCloudProvider(config, { logger: recordingLogger() }),
     kubeConfig: controlPlane().kubeConfig,
   });
@@ -48,20 +60,26 @@ it('reports in dry run, then deletes in delete mode, the load balancer of a Serv
     for (const name of ['orphan', 'alive']) {
       await core.createNamespacedService({
         namespace,
-        body: { metadata: { name }, spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 80, protocol: 'TCP' }] } },
+        body: {
+          metadata: { name },
+          spec: { type: 'LoadBalancer', selector: { app: name }, ports: [{ port: 80, protocol: 'TCP' }] },
+        },
       });
     }
-    ids = await eventually(async () => {
-      const out: Record<string, string> = {};
-      for (const name of ['orphan', 'alive']) {
-        const s = await core.readNamespacedService({ namespace, name });
-        expect(s.status?.loadBalancer?.ingress?.[0]?.ip).toBeDefined();
-        expect(s.metadata?.finalizers).toContain(LOAD_BALANCER_CLEANUP_FINALIZER);
-        out[name] = s.metadata!.annotations![ANNOTATION_LOAD_BALANCER_ID]!;
-        if (name === 'orphan') orphan = s;
-      }
-      return out;
-    }, { timeoutMs: 30_000 });
+    ids = await eventually(
+      async () => {
+        const out: Record<string, string> = {};
+        for (const name of ['orphan', 'alive']) {
+          const s = await core.readNamespacedService({ namespace, name });
+          expect(s.status?.loadBalancer?.ingress?.[0]?.ip).toBeDefined();
+          expect(s.metadata?.finalizers).toContain(LOAD_BALANCER_CLEANUP_FINALIZER);
+          out[name] = s.metadata!.annotations![ANNOTATION_LOAD_BALANCER_ID]!;
+          if (name === 'orphan') orphan = s;
+        }
+        return out;
+      },
+      { timeoutMs: 30_000 },
+    );
   } finally {
     await lbManager.stop();
   }
@@ -70,15 +88,23 @@ it('reports in dry run, then deletes in delete mode, the load balancer of a Serv
     patchOptions('merge'),
   );
   await core.deleteNamespacedService({ namespace, name: 'orphan' });
-  await eventually(async () => expect(await isGone(core.readNamespacedService({ namespace, name: 'orphan' }))).toBe(true));
+  await eventually(async () =>
+    expect(await isGone(core.readNamespacedService({ namespace, name: 'orphan' }))).toBe(true),
+  );
   const orphanEvents = async (reason: string) =>
     (await core.listNamespacedEvent({ namespace })).items.filter(
       (e) => e.reason === reason && e.involvedObject.uid === orphan.metadata?.uid,
     );
 
-  const dry = await startManager('--controllers=service-lb-gc-controller', '--lb-gc-grace-period=500ms', '--lb-gc-period=250ms');
+  const dry = await startManager(
+    '--controllers=service-lb-gc-controller',
+    '--lb-gc-grace-period=500ms',
+    '--lb-gc-period=250ms',
+  );
   try {
-    await eventually(async () => expect(await orphanEvents('OrphanedLoadBalancer')).toHaveLength(1), { timeoutMs: 20_000 });
+    await eventually(async () => expect(await orphanEvents('OrphanedLoadBalancer')).toHaveLength(1), {
+      timeoutMs: 20_000,
+    });
   } finally {
     await dry.stop();
   }
@@ -95,7 +121,12 @@ it('reports in dry run, then deletes in delete mode, the load balancer of a Serv
     await eventually(() => expect(api.state.getLoadBalancer(ids.orphan!)).toBeUndefined(), { timeoutMs: 20_000 });
     expect(api.state.getLoadBalancer(ids.alive!)).toBeDefined();
     await eventually(async () => expect(await orphanEvents('DeletedOrphanedLoadBalancer')).toHaveLength(1));
-    expect(api.requests().filter((r) => r.method === 'DELETE').map((r) => r.path)).toEqual([`/v1/load_balancers/${ids.orphan}`]);
+    expect(
+      api
+        .requests()
+        .filter((r) => r.method === 'DELETE')
+        .map((r) => r.path),
+    ).toEqual([`/v1/load_balancers/${ids.orphan}`]);
   } finally {
     await gc.stop();
   }

@@ -66,9 +66,7 @@ describe('LoadBalancer: create, provisioning and status', () => {
     const nodes = [node('a', `mockcloud://${a.id}`), node('b', `mockcloud://${b.id}`)];
 
     const err = await expectRetry(lbs.ensureLoadBalancer('kubernetes', svc, nodes), 5_000);
-    expect(err.message).toBe(
-      'mockcloud: load balancer lb-000001 for service default/web is still provisioning',
-    );
+    expect(err.message).toBe('mockcloud: load balancer lb-000001 for service default/web is still provisioning');
     const [lb] = api.state.listLoadBalancers();
     expect(lb).toMatchObject({
       id: 'lb-000001',
@@ -192,7 +190,9 @@ describe('LoadBalancer: targets', () => {
     await later.instancesV2().instanceExists(node('warm-up')); // a snapshot with a and c
     api.state.removeServer(c.id);
     const recorded = withRecordedID(service(), 'lb-000001');
-    await later.loadBalancer().updateLoadBalancer('kubernetes', recorded, [nodes[0]!, node('c', `mockcloud://${c.id}`)]);
+    await later
+      .loadBalancer()
+      .updateLoadBalancer('kubernetes', recorded, [nodes[0]!, node('c', `mockcloud://${c.id}`)]);
     expect(api.state.getLoadBalancer('lb-000001')!.targets).toEqual([{ server_id: a.id }]);
   });
 
@@ -214,10 +214,7 @@ describe('LoadBalancer: targets', () => {
     const a = api.state.addServer({ name: 'a' });
     const b = api.state.addServer({ name: 'b' });
     const lbs = lbFacet();
-    await expectRetry(
-      lbs.ensureLoadBalancer('kubernetes', service(), [node('a', `mockcloud://${a.id}`)]),
-      5_000,
-    );
+    await expectRetry(lbs.ensureLoadBalancer('kubernetes', service(), [node('a', `mockcloud://${a.id}`)]), 5_000);
     const recorded = withRecordedID(service(), 'lb-000001');
     await lbs.updateLoadBalancer('kubernetes', recorded, [node('b', `mockcloud://${b.id}`)]);
     expect(api.state.getLoadBalancer('lb-000001')).toMatchObject({
@@ -411,7 +408,7 @@ describe('LoadBalancer: delete', () => {
     expect(api.state.listLoadBalancers()).toEqual([]);
   });
 
-  it('removes the ID also when the controller\'s copy of the Service predates the provider\'s write-back', async () => {
+  it("removes the ID also when the controller's copy of the Service predates the provider's write-back", async () => {
     api.state.provisioningDelayMs = 0;
     const lbs = lbFacet();
     await lbs.ensureLoadBalancer('kubernetes', service(), []);
@@ -479,11 +476,7 @@ describe('LoadBalancer: adoption and duplicates', () => {
     });
     const lbs = lbFacet();
     await expect(
-      lbs.ensureLoadBalancer(
-        'kubernetes',
-        service({ annotations: { [ANNOTATION_LOAD_BALANCER_ID]: foreign.id } }),
-        [],
-      ),
+      lbs.ensureLoadBalancer('kubernetes', service({ annotations: { [ANNOTATION_LOAD_BALANCER_ID]: foreign.id } }), []),
     ).rejects.toThrow(`names load balancer ${foreign.id}, but it belongs to cluster another-cluster`);
     await expect(
       lbs.ensureLoadBalancer(

@@ -16,13 +16,7 @@ import {
   TaggerController,
   taggerController,
 } from '../src/index.js';
-import {
-  fastClient,
-  node,
-  recordingLogger,
-  startApi,
-  testConfig,
-} from './helpers.js';
+import { fastClient, node, recordingLogger, startApi, testConfig } from './helpers.js';
 
 /** Polls every 10 ms for up to 5 s. */
 const POLL = { timeoutMs: 5_000, intervalMs: 10 };
@@ -77,12 +71,7 @@ describe('tagger: planServerLabels', () => {
   });
 
   it('ignores Nodes without a mockcloud providerID and servers no Node points at', () => {
-    const nodes = [
-      node('a'),
-      node('b', 'aws:///x/i-1'),
-      node('c', 'mockcloud://'),
-      node('d', 'mockcloud://missing'),
-    ];
+    const nodes = [node('a'), node('b', 'aws:///x/i-1'), node('c', 'mockcloud://'), node('d', 'mockcloud://missing')];
     expect(planServerLabels(nodes, [server('s1')], 'c1')).toEqual([]);
   });
 });
@@ -213,9 +202,7 @@ describe('tagger: descriptor', () => {
 
   it('does not start for another provider', async () => {
     const other: CloudProvider = { providerName: () => 'fake', hasClusterID: () => true };
-    const r = await taggerController.init(
-      context(other, new MemoryInformer<V1Node>(), new AbortController().signal),
-    );
+    const r = await taggerController.init(context(other, new MemoryInformer<V1Node>(), new AbortController().signal));
     expect(r).toEqual({ started: false, reason: 'the cloud provider is fake, not mockcloud' });
   });
 

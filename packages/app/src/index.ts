@@ -12,30 +12,13 @@ export {
   FlagSet,
   type ParsedFlags,
 } from './flags/flag-set.js';
-export {
-  StartupError,
-} from './errors.js';
-export {
-  startCloudControllerManager,
-  type StartOptions,
-  type CloudControllerManager,
-} from './manager/manager.js';
-export {
-  allControllers,
-} from './manager/controller-registry.js';
-export {
-  LeaderElectionLostError,
-} from './manager/election.js';
-export {
-  DEFAULT_PROVIDER_SHUTDOWN_TIMEOUT_MS,
-} from './manager/shutdown.js';
-export {
-  type FlagDefaults,
-} from './options/configure.js';
-export {
-  runCloudControllerManager,
-  type RunOptions,
-} from './manager/run.js';
+export { StartupError } from './errors.js';
+export { startCloudControllerManager, type StartOptions, type CloudControllerManager } from './manager/manager.js';
+export { allControllers } from './manager/controller-registry.js';
+export { LeaderElectionLostError } from './manager/election.js';
+export { DEFAULT_PROVIDER_SHUTDOWN_TIMEOUT_MS } from './manager/shutdown.js';
+export { type FlagDefaults } from './options/configure.js';
+export { runCloudControllerManager, type RunOptions } from './manager/run.js';
 export {
   type LeaderElectionConfig,
   type SecureServingConfig,
@@ -58,30 +41,12 @@ export {
   type WebhookConfig,
   type WebhookHttpResponse,
 } from './webhooks/admission.js';
-export {
-  enabledWebhooks,
-} from './webhooks/serve-webhooks.js';
-export {
-  type CloudBudgetConfig,
-} from './options/cloud-budget.js';
-export {
-  type GenericConfig,
-} from './options/generic.js';
-export {
-  type KubeCloudSharedConfig,
-} from './options/kube-cloud-shared.js';
-export {
-  type LeaderMigrationOptionsConfig,
-} from './options/leader-migration.js';
-export {
-  type LoggingConfig,
-} from './options/logging.js';
-export {
-  type MiscConfig,
-} from './options/misc.js';
-export {
-  type NamedCertKey,
-} from './options/tls-options.js';
-export {
-  type WebhookOptionsConfig,
-} from './options/webhook.js';
+export { enabledWebhooks } from './webhooks/serve-webhooks.js';
+export { type CloudBudgetConfig } from './options/cloud-budget.js';
+export { type GenericConfig } from './options/generic.js';
+export { type KubeCloudSharedConfig } from './options/kube-cloud-shared.js';
+export { type LeaderMigrationOptionsConfig } from './options/leader-migration.js';
+export { type LoggingConfig } from './options/logging.js';
+export { type MiscConfig } from './options/misc.js';
+export { type NamedCertKey } from './options/tls-options.js';
+export { type WebhookOptionsConfig } from './options/webhook.js';

@@ -52,10 +52,10 @@ it('/readyz fails until the caches have synced, then passes; vendor controllers 
     expect(notReady.status).toBe(500);
     expect(notReady.body).toContain('[-]controllers-synced failed');
     await cp.startApiServer();
-    await eventuallyValue(
-      async () => (await httpsGet(port, '/readyz')).status === 200,
-      { what: '/readyz to pass', timeoutMs: 60_000 },
-    );
+    await eventuallyValue(async () => (await httpsGet(port, '/readyz')).status === 200, {
+      what: '/readyz to pass',
+      timeoutMs: 60_000,
+    });
     expect(vendorStarted).toBe(true);
     const healthz = await httpsGet(port, '/healthz?verbose');
     expect(healthz.body).toContain('[+]vendor-extra-controller ok');
@@ -81,10 +81,7 @@ it('controllerOptions.nodeOwnership: Nodes of another provider are left alone', 
     body: { metadata: { name: 'theirs-1' }, spec: { providerID: 'other://theirs-1', taints: [taint] } },
   });
   const ccm = await startCloudControllerManager({
-    argv: [
-      ...FAKE_CCM,
-      '--secure-port=0',
-    ],
+    argv: [...FAKE_CCM, '--secure-port=0'],
     cloud,
     kubeConfig: cp.kubeConfig,
     controllerOptions: { nodeOwnership: (n: V1Node) => !n.spec?.providerID?.startsWith('other://') },
@@ -143,7 +140,14 @@ it('serves a vendor admission webhook only with the gate, --webhooks and a port'
     const post = (body: string, contentType = 'application/json') =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = httpsRequest(
-          { host: '127.0.0.1', port, path: '/validate', method: 'POST', rejectUnauthorized: false, headers: { 'Content-Type': contentType } },
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/validate',
+            method: 'POST',
+            rejectUnauthorized: false,
+            headers: { 'Content-Type': contentType },
+          },
           (res) => {
             let b = '';
             res.on('data', (d) => {
@@ -165,7 +169,10 @@ it('serves a vendor admission webhook only with the gate, --webhooks and a port'
       status: { code: 403, message: 'every Service needs a team label' },
     });
     const allowed = await post(
-      JSON.stringify({ kind: 'AdmissionReview', request: { uid: 'r2', object: { metadata: { labels: { team: 'a' } } } } }),
+      JSON.stringify({
+        kind: 'AdmissionReview',
+        request: { uid: 'r2', object: { metadata: { labels: { team: 'a' } } } },
+      }),
     );
     expect(JSON.parse(allowed.body).response).toEqual({ uid: 'r2', allowed: true });
     expect((await post('{}', 'text/plain')).status).toBe(400);
@@ -181,16 +188,13 @@ it('--use-service-account-credentials: cloud-node initializes a Node as kube-sys
   await core.createNode({
     body: {
       metadata: { name: 'sa-node-1' },
-      spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }] },
+      spec: {
+        taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }],
+      },
     },
   });
   const ccm = await startCloudControllerManager({
-    argv: [
-      ...FAKE_CCM,
-      '--secure-port=0',
-      '--controllers=cloud-node-controller',
-      '--use-service-account-credentials',
-    ],
+    argv: [...FAKE_CCM, '--secure-port=0', '--controllers=cloud-node-controller', '--use-service-account-credentials'],
     cloud,
     kubeConfig: cp.kubeConfig,
   });

@@ -74,10 +74,10 @@ async function startCcm(extra: string[] = []): Promise<{ proc: RunningProcess; p
     ...extra,
   ]);
   running.push(proc);
-  await eventuallyValue(
-    async () => (await httpsGet(port, '/healthz')).status === 200,
-    { what: 'the secure port to answer', timeoutMs: 30_000 },
-  );
+  await eventuallyValue(async () => (await httpsGet(port, '/healthz')).status === 200, {
+    what: 'the secure port to answer',
+    timeoutMs: 30_000,
+  });
   return { proc, port };
 }
 
@@ -87,9 +87,7 @@ async function registerNode(name: string): Promise<void> {
     body: {
       metadata: { name, labels: { 'kubernetes.io/hostname': name } },
       spec: {
-        taints: [
-          { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' },
-        ],
+        taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }],
       },
     },
   });
@@ -114,9 +112,7 @@ describe('a provider binary as a least-privilege process', () => {
     const node = await eventuallyValue(
       async () => {
         const n: V1Node = await core.readNode({ name: 'app-node-a' });
-        const tainted = n.spec?.taints?.some(
-          (t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized',
-        );
+        const tainted = n.spec?.taints?.some((t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized');
         return n.spec?.providerID && !tainted && n.status?.addresses?.length ? n : undefined;
       },
       { what: 'app-node-a to be initialized', timeoutMs: 45_000 },
@@ -129,9 +125,7 @@ describe('a provider binary as a least-privilege process', () => {
       'failure-domain.beta.kubernetes.io/zone': 'zone-1',
       'beta.kubernetes.io/instance-type': 'small',
     });
-    expect(node.status?.addresses).toEqual(
-      expect.arrayContaining([{ type: 'InternalIP', address: '10.0.0.11' }]),
-    );
+    expect(node.status?.addresses).toEqual(expect.arrayContaining([{ type: 'InternalIP', address: '10.0.0.11' }]));
     expect(proc.output()).not.toMatch(/forbidden/i);
   }, 90_000);
 
@@ -184,12 +178,8 @@ describe('a provider binary as a least-privilege process', () => {
     expect(metrics).toMatch(/workqueue_depth\{name="Nodes"\}/);
     expect(metrics).toMatch(/leader_election_master_status\{name="cloud-controller-manager"\} 1/);
     expect(metrics).toMatch(/rest_client_requests_total\{/);
-    expect(metrics).toMatch(
-      /running_managed_controllers\{name="service",manager="cloud-controller-manager"\} 1/,
-    );
-    expect(metrics).toMatch(
-      /running_managed_controllers\{name="cloud-node",manager="cloud-controller-manager"\} 1/,
-    );
+    expect(metrics).toMatch(/running_managed_controllers\{name="service",manager="cloud-controller-manager"\} 1/);
+    expect(metrics).toMatch(/running_managed_controllers\{name="cloud-node",manager="cloud-controller-manager"\} 1/);
   });
 
   it('--profiling: /debug/pprof/profile and /debug/pprof/heap answer V8 profiles, behind the /metrics authorization', async () => {
@@ -253,16 +243,19 @@ describe('a provider binary as a least-privilege process', () => {
     const fractional = await startCcm(['--leader-elect-renew-deadline=3.0005s']);
     const coord = cp.kubeConfig.makeApiClient(CoordinationV1Api);
     const renewTime = async () =>
-      String((await coord.readNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' })).spec?.renewTime);
-    await eventuallyValue(
-      async () => (await leaseHolder()) !== '',
-      { what: 'the lease to be held', timeoutMs: 15_000 },
-    );
+      String(
+        (await coord.readNamespacedLease({ name: 'cloud-controller-manager', namespace: 'kube-system' })).spec
+          ?.renewTime,
+      );
+    await eventuallyValue(async () => (await leaseHolder()) !== '', {
+      what: 'the lease to be held',
+      timeoutMs: 15_000,
+    });
     const seen = new Set<string>([await renewTime()]);
-    await eventuallyValue(
-      async () => seen.add(await renewTime()).size >= 4,
-      { what: 'three renewals', timeoutMs: 15_000 },
-    );
+    await eventuallyValue(async () => seen.add(await renewTime()).size >= 4, {
+      what: 'three renewals',
+      timeoutMs: 15_000,
+    });
     expect(fractional.proc.child.exitCode).toBeNull();
     fractional.proc.child.kill('SIGTERM');
     expect(await fractional.proc.exited).toBe(0);
@@ -290,7 +283,12 @@ describe('bad input', () => {
       ['--bind-address=not-an-ip', 'invalid argument "not-an-ip" for "--bind-address" flag: failed to parse IP'],
     ];
     const procs = cases.map(([flag]) =>
-      startProcess(MAIN, ['--cloud-provider=minimal', `--cloud-config=${cloudConfig}`, `--kubeconfig=${user.kubeconfigPath}`, flag]),
+      startProcess(MAIN, [
+        '--cloud-provider=minimal',
+        `--cloud-config=${cloudConfig}`,
+        `--kubeconfig=${user.kubeconfigPath}`,
+        flag,
+      ]),
     );
     for (const [i, p] of procs.entries()) {
       expect(await p.exited).toBe(1);

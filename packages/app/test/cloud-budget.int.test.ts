@@ -55,10 +55,10 @@ it('a new LoadBalancer Service gets its ingress while periodic work is throttled
   });
   try {
     // The periodic lane is backed up: its calls wait seconds for a token.
-    await eventuallyValue(
-      () => charges.some((c) => c.lane === 'periodic' && c.waitedMs > 3_000),
-      { what: 'periodic calls waiting in the budget', timeoutMs: 60_000 },
-    );
+    await eventuallyValue(() => charges.some((c) => c.lane === 'periodic' && c.waitedMs > 3_000), {
+      what: 'periodic calls waiting in the budget',
+      timeoutMs: 60_000,
+    });
     const ns = 'default';
     await core.createNamespacedService({
       namespace: ns,
@@ -68,7 +68,9 @@ it('a new LoadBalancer Service gets its ingress while periodic work is throttled
       },
     });
     const ingress = await eventuallyValue(
-      async () => (await core.readNamespacedService({ namespace: ns, name: 'budget-web' })).status?.loadBalancer?.ingress?.[0]?.ip,
+      async () =>
+        (await core.readNamespacedService({ namespace: ns, name: 'budget-web' })).status?.loadBalancer?.ingress?.[0]
+          ?.ip,
       { what: 'the Service ingress', timeoutMs: 60_000 },
     );
     expect(ingress).toBe('10.9.8.7');
@@ -107,7 +109,9 @@ it('a Service the cloud throttles six times in a row gets its ingress without a 
   const cloud = new FakeCloud({ enableInstancesV2: true });
   cloud.externalIP = '10.9.8.6';
   cloud.setInstance('budget-lb-node', { providerID: 'fake://budget-lb-node', zone: 'z1' });
-  await core.createNode({ body: { metadata: { name: 'budget-lb-node' }, spec: { providerID: 'fake://budget-lb-node' } } });
+  await core.createNode({
+    body: { metadata: { name: 'budget-lb-node' }, spec: { providerID: 'fake://budget-lb-node' } },
+  });
   // As an HTTP client surfaces a 429: a numeric status and the Retry-After in ms; not a RetryError.
   cloud.faults.injectError('ensureLoadBalancer', {
     subject: 'default/budget-throttled',
@@ -144,7 +148,9 @@ it('a Service the cloud throttles six times in a row gets its ingress without a 
       { what: 'the throttled Service ingress', timeoutMs: 30_000 },
     );
     expect(ingress).toBe('10.9.8.6');
-    expect(cloud.callLog.entries('ensureLoadBalancer').filter((e) => e.subject === 'default/budget-throttled')).toHaveLength(7);
+    expect(
+      cloud.callLog.entries('ensureLoadBalancer').filter((e) => e.subject === 'default/budget-throttled'),
+    ).toHaveLength(7);
     const requeues = lines.filter((l) => l.includes('error processing service default/budget-throttled (retrying in'));
     expect(requeues).toHaveLength(6);
     expect(requeues[0]).toContain('429 Too Many Requests');

@@ -71,14 +71,17 @@ describe('--concurrent-service-syncs (docs/decisions/0020)', () => {
 });
 
 describe('--host-update-window (docs/decisions/0206)', () => {
-  it('defaults to the controllers\' default window and takes a Go duration; 0s is upstream\'s timing', () => {
-    const window = (argv: string[]) => configure([...base, ...argv], builtInControllers).controllerConfig.hostUpdateWindowMs;
+  it("defaults to the controllers' default window and takes a Go duration; 0s is upstream's timing", () => {
+    const window = (argv: string[]) =>
+      configure([...base, ...argv], builtInControllers).controllerConfig.hostUpdateWindowMs;
     expect(window([])).toBe(DEFAULT_HOST_UPDATE_WINDOW_MS);
     expect(window(['--host-update-window=250ms'])).toBe(250);
     expect(window(['--host-update-window=0s'])).toBe(0);
   });
   it('a negative window is a configuration error naming the flag', () => {
-    expect(problemsOf(['--host-update-window=-1s'])).toEqual(['--host-update-window must not be negative, got -1000ms']);
+    expect(problemsOf(['--host-update-window=-1s'])).toEqual([
+      '--host-update-window must not be negative, got -1000ms',
+    ]);
   });
 });
 

@@ -34,7 +34,11 @@ describe('Deposition', () => {
   it('the first fenced check while leading deposes: the signal aborts, onDeposed runs once, the fence stays closed', () => {
     const fence = controllableFence();
     const onDeposed = vi.fn();
-    const d = new Deposition(() => fence, () => true, onDeposed);
+    const d = new Deposition(
+      () => fence,
+      () => true,
+      onDeposed,
+    );
     expect(d.fence.isFenced()).toBe(false);
     expect(d.deposed).toBe(false);
     fence.open = false;
@@ -52,7 +56,11 @@ describe('Deposition', () => {
     const fence = controllableFence();
     fence.open = false;
     const onDeposed = vi.fn();
-    const d = new Deposition(() => fence, () => false, onDeposed);
+    const d = new Deposition(
+      () => fence,
+      () => false,
+      onDeposed,
+    );
     expect(d.fence.isFenced()).toBe(true);
     expect(d.deposed).toBe(false);
     fence.open = true;
@@ -61,14 +69,22 @@ describe('Deposition', () => {
   });
 
   it('without leader election nothing is fenced', () => {
-    const d = new Deposition(() => undefined, () => true, vi.fn());
+    const d = new Deposition(
+      () => undefined,
+      () => true,
+      vi.fn(),
+    );
     expect(d.fence.isFenced()).toBe(false);
     expect(d.fence.validForMs()).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('the write guard refuses Events once deposed, and only then', () => {
     const fence = controllableFence();
-    const d = new Deposition(() => fence, () => true, vi.fn());
+    const d = new Deposition(
+      () => fence,
+      () => true,
+      vi.fn(),
+    );
     const guard = leaseWriteGuard(() => d.fence, { refuseEvents: () => d.deposed });
     const event = new URL('https://api/api/v1/namespaces/default/events');
     const lease = new URL('https://api/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x');
@@ -127,7 +143,12 @@ describe('a leader paused past its renew deadline (the event loop blocked, as SI
               await facet.getLoadBalancer('c', svc);
             } catch (err) {
               refusals.push(err);
-              recorder.event({ kind: 'Service', apiVersion: 'v1', ...svc }, 'Warning', 'SyncLoadBalancerFailed', String(err));
+              recorder.event(
+                { kind: 'Service', apiVersion: 'v1', ...svc },
+                'Warning',
+                'SyncLoadBalancerFailed',
+                String(err),
+              );
             }
             await new Promise((r) => setTimeout(r, 10));
           }

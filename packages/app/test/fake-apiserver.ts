@@ -78,10 +78,14 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
             kind: 'TokenRequest',
             apiVersion: 'authentication.k8s.io/v1',
             spec: JSON.parse(text).spec,
-            status: { token: `token-${sa[2]}-${n}`, expirationTimestamp: new Date(Date.now() + 3_600_000).toISOString() },
+            status: {
+              token: `token-${sa[2]}-${n}`,
+              expirationTimestamp: new Date(Date.now() + 3_600_000).toISOString(),
+            },
           });
         }
-        if (req.method === 'GET' && sa[2]) return serviceAccounts.has(key) ? send(200, serviceAccounts.get(key)) : notFound();
+        if (req.method === 'GET' && sa[2])
+          return serviceAccounts.has(key) ? send(200, serviceAccounts.get(key)) : notFound();
         if (req.method === 'POST' && !sa[2]) {
           const obj = JSON.parse(text) as { metadata: { name: string } };
           serviceAccounts.set(`${sa[1]}/${obj.metadata.name}`, obj);

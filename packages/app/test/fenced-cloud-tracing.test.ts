@@ -4,7 +4,15 @@
  * was charged to and the milliseconds it waited for its token; a refusal at the lease fence is an error span; a
  * reconcile the cloud throttled says so.
  */
-import { CloudBudget, type LeaseFence, loadTracing, processNextWorkItem, SPAN_ATTRIBUTES as A, withCloudLane, Workqueue } from '@ccm-kit/runtime';
+import {
+  CloudBudget,
+  type LeaseFence,
+  loadTracing,
+  processNextWorkItem,
+  SPAN_ATTRIBUTES as A,
+  withCloudLane,
+  Workqueue,
+} from '@ccm-kit/runtime';
 import { setProcessCloudBudget } from '@ccm-kit/runtime/internal';
 import { FakeCloud, ThrottledError } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
@@ -98,5 +106,9 @@ it('a reconcile that failed on a cloud throttle is a span with outcome throttled
     setProcessCloudBudget(undefined);
   }
   const reconcile = exporter.getFinishedSpans().find((s) => s.name === 'service reconcile')!;
-  expect(reconcile.attributes).toMatchObject({ [A.outcome]: 'throttled', [A.requeue]: 'after', [A.requeueAfterMs]: 2_000 });
+  expect(reconcile.attributes).toMatchObject({
+    [A.outcome]: 'throttled',
+    [A.requeue]: 'after',
+    [A.requeueAfterMs]: 2_000,
+  });
 });

@@ -35,7 +35,9 @@ describe('fencedCloud', () => {
     );
     expect(fake.calls).toEqual([]);
     // Local helpers and the provider's own methods are not cloud calls.
-    expect(lb.getLoadBalancerName('kubernetes', service)).toBe(fake.loadBalancer()!.getLoadBalancerName('kubernetes', service));
+    expect(lb.getLoadBalancerName('kubernetes', service)).toBe(
+      fake.loadBalancer()!.getLoadBalancerName('kubernetes', service),
+    );
     expect(cloud.providerName()).toBe(fake.providerName());
     state.fenced = false;
     await lb.ensureLoadBalancer('kubernetes', service, []);
@@ -54,10 +56,16 @@ describe('fencedCloud', () => {
     const fake = new FakeCloud(); // every instance is reported gone
     const { state, fence } = switchableFence();
     const nodes: V1Node[] = [
-      { metadata: { name: 'a', uid: 'ua' }, spec: { providerID: 'fake://a' }, status: { conditions: [{ type: 'Ready', status: 'False' }] } },
+      {
+        metadata: { name: 'a', uid: 'ua' },
+        spec: { providerID: 'fake://a' },
+        status: { conditions: [{ type: 'Ready', status: 'False' }] },
+      },
     ];
     const deleted: string[] = [];
-    const client = { deleteNode: async ({ name }: { name: string }) => void deleted.push(name) } as unknown as CoreV1Api;
+    const client = {
+      deleteNode: async ({ name }: { name: string }) => void deleted.push(name),
+    } as unknown as CoreV1Api;
     const informer = new MemoryInformer(nodes);
     const c = new CloudNodeLifecycleController({
       informers: { nodes: () => informer } as never,
@@ -80,7 +88,9 @@ describe('fencedCloud', () => {
     fake.setInstance('fake://b', { shutdown: true });
     const { state, fence } = switchableFence();
     const v2 = fencedCloud(fake, () => fence).instancesV2!()!;
-    await expect(v2.listInstanceStates!(undefined)).rejects.toThrow(/cloud call instancesV2\.listInstanceStates refused/);
+    await expect(v2.listInstanceStates!(undefined)).rejects.toThrow(
+      /cloud call instancesV2\.listInstanceStates refused/,
+    );
     state.fenced = false;
     const first = await v2.listInstanceStates!(undefined);
     const second = await v2.listInstanceStates!(first.nextPageToken);
@@ -88,6 +98,8 @@ describe('fencedCloud', () => {
       ['fake://a', false],
       ['fake://b', true],
     ]);
-    expect(fencedCloud(new FakeCloud({ enableInstancesV2: true }), () => undefined).instancesV2!()!.listInstanceStates).toBeUndefined();
+    expect(
+      fencedCloud(new FakeCloud({ enableInstancesV2: true }), () => undefined).instancesV2!()!.listInstanceStates,
+    ).toBeUndefined();
   });
 });

@@ -12,9 +12,7 @@ function sets() {
       .duration('node-monitor-period', 5000, 'period')
       .stringSlice('controllers', ['*'], 'controllers')
       .mapStringBool('feature-gates', {}, 'gates'),
-    new FlagSet('global')
-      .int('v', 0, 'verbosity', { shorthand: 'v' })
-      .bool('help', false, 'help', { shorthand: 'h' }),
+    new FlagSet('global').int('v', 0, 'verbosity', { shorthand: 'v' }).bool('help', false, 'help', { shorthand: 'h' }),
   ];
 }
 
@@ -87,9 +85,7 @@ describe('parseFlags', () => {
       'invalid argument "5" for "--node-monitor-period" flag: time: missing unit in duration "5"',
     );
     expect(() => parseFlags(['--leader-elect=maybe'], sets())).toThrow(/for "--leader-elect" flag/);
-    expect(() => parseFlags(['--cloud-provider'], sets())).toThrow(
-      'flag needs an argument: --cloud-provider',
-    );
+    expect(() => parseFlags(['--cloud-provider'], sets())).toThrow('flag needs an argument: --cloud-provider');
     try {
       parseFlags(['--kube-api-qps=x'], sets());
       expect.unreachable();
@@ -106,9 +102,7 @@ describe('parseFlags', () => {
         },
       }),
     ];
-    expect(() => parseFlags(['--port=70000'], s)).toThrow(
-      'invalid argument "70000" for "--port" flag: too big',
-    );
+    expect(() => parseFlags(['--port=70000'], s)).toThrow('invalid argument "70000" for "--port" flag: too big');
   });
 
   it('hands each final value to its bind callback (vendor flags)', () => {

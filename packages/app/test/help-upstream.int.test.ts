@@ -47,15 +47,25 @@ beforeAll(async () => {
 
 /** A controller list line (`All controllers: a, b`) without ccm-kit's controllers. */
 const withoutOurControllers = (usage: string) =>
-  usage.replace(/^((?:All|Disabled-by-default) controllers: )(.*)$/gm, (_m, head: string, names: string) =>
-    head + names.split(', ').filter((n) => n !== '' && !CCM_KIT_CONTROLLERS.has(n)).join(', '),
+  usage.replace(
+    /^((?:All|Disabled-by-default) controllers: )(.*)$/gm,
+    (_m, head: string, names: string) =>
+      head +
+      names
+        .split(', ')
+        .filter((n) => n !== '' && !CCM_KIT_CONTROLLERS.has(n))
+        .join(', '),
   );
 
 /** The fields compared, with ccm-kit's documented additions to two usage texts removed. */
 function comparable(f: HelpFlag): Omit<HelpFlag, 'name'> {
   let usage = f.usage;
   if (f.name === 'controllers') usage = withoutOurControllers(usage);
-  if (f.name === 'feature-gates') usage = usage.split('\n').filter((l) => !LISTED_GATES.includes(l)).join('\n');
+  if (f.name === 'feature-gates')
+    usage = usage
+      .split('\n')
+      .filter((l) => !LISTED_GATES.includes(l))
+      .join('\n');
   return { section: f.section, shorthand: f.shorthand, type: f.type, usage, default: f.default };
 }
 
@@ -76,7 +86,8 @@ describe('--help matches the upstream cloud-controller-manager', () => {
       else {
         const [a, b] = [comparable(u), comparable(t)];
         for (const k of Object.keys(a) as (keyof typeof a)[]) {
-          if (a[k] !== b[k]) differences.push(`--${name} ${k}: upstream ${JSON.stringify(a[k])}, ccm-kit ${JSON.stringify(b[k])}`);
+          if (a[k] !== b[k])
+            differences.push(`--${name} ${k}: upstream ${JSON.stringify(a[k])}, ccm-kit ${JSON.stringify(b[k])}`);
         }
       }
     }

@@ -71,11 +71,11 @@ describe('app folder imports', () => {
       ['manager', new Set(['options'])],
     ]);
     expect(cycles(g)).toEqual(['manager -> options -> serving -> manager']);
-    expect(relativeImports(`import type { A } from '../options/config.js';\nexport * from './x.js';\nawait import('../y.js');`)).toEqual([
-      '../options/config.js',
-      './x.js',
-      '../y.js',
-    ]);
+    expect(
+      relativeImports(
+        `import type { A } from '../options/config.js';\nexport * from './x.js';\nawait import('../y.js');`,
+      ),
+    ).toEqual(['../options/config.js', './x.js', '../y.js']);
   });
 
   it('no folder-level import cycle in packages/app/src', () => {

@@ -87,7 +87,7 @@ function recordingController(name: string, log: string[], opts: { initError?: Er
 const baseArgs = ['--cloud-provider=test', '--secure-port=0', '--leader-elect=false'];
 
 describe('startCloudControllerManager start-up and shutdown ordering', () => {
-  it("a provider initialize() error is fatal: the start rejects with it, and no controller starts", async () => {
+  it('a provider initialize() error is fatal: the start rejects with it, and no controller starts', async () => {
     const log: string[] = [];
     const boom = new Error('cloud API unreachable');
     const starting = startCloudControllerManager({
@@ -214,7 +214,9 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
     for (const r of leaseCalls) {
       // The API server names the field manager after the text before the first "/".
       expect(r.userAgent.split('/')[0]).toBe('cloud-controller-manager');
-      expect(r.userAgent).toMatch(/^cloud-controller-manager\/v\d+\.\d+\.\d+\S* \([a-z0-9]+\/[a-z0-9]+\) ccm-kit\/leader-election$/);
+      expect(r.userAgent).toMatch(
+        /^cloud-controller-manager\/v\d+\.\d+\.\d+\S* \([a-z0-9]+\/[a-z0-9]+\) ccm-kit\/leader-election$/,
+      );
     }
   });
 });
@@ -338,14 +340,19 @@ describe('leader migration (--enable-leader-migration, upstream `k8s.io/controll
 
   it('without a config file the built-in default applies: lease cloud-provider-extraction-migration', async () => {
     const ccm = await startCloudControllerManager({
-      argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller', '--enable-leader-migration', ...leaseArgs],
+      argv: [
+        '--cloud-provider=test',
+        '--secure-port=0',
+        '--controllers=a-controller',
+        '--enable-leader-migration',
+        ...leaseArgs,
+      ],
       cloud: testCloud(),
       kubeConfig: api.kubeConfig,
       controllers: [recordingController('a-controller', [])],
     });
     await vi.waitFor(
-      () =>
-        expect(api.requests.some((r) => r.path.endsWith('/leases/cloud-provider-extraction-migration'))).toBe(true),
+      () => expect(api.requests.some((r) => r.path.endsWith('/leases/cloud-provider-extraction-migration'))).toBe(true),
       { timeout: 5_000 },
     );
     await ccm.stop();
@@ -361,7 +368,12 @@ describe('leader migration (--enable-leader-migration, upstream `k8s.io/controll
     );
     await expect(
       startCloudControllerManager({
-        argv: ['--cloud-provider=test', '--secure-port=0', '--enable-leader-migration', `--leader-migration-config=${file}`],
+        argv: [
+          '--cloud-provider=test',
+          '--secure-port=0',
+          '--enable-leader-migration',
+          `--leader-migration-config=${file}`,
+        ],
         cloud: testCloud(),
         kubeConfig: api.kubeConfig,
       }),
@@ -446,7 +458,13 @@ describe('fractional Go durations (--leader-elect-renew-deadline with sub-millis
     // As the lease-loss test's flags, with 0.5 ms more renew deadline.
     const fractionalLease = ['--leader-elect-lease-duration=1s', '--leader-elect-renew-deadline=400.5ms'];
     const ccm = await startCloudControllerManager({
-      argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller', ...fractionalLease, '--leader-elect-retry-period=100ms'],
+      argv: [
+        '--cloud-provider=test',
+        '--secure-port=0',
+        '--controllers=a-controller',
+        ...fractionalLease,
+        '--leader-elect-retry-period=100ms',
+      ],
       cloud: testCloud(),
       kubeConfig: api.kubeConfig,
       controllers: [recordingController('a-controller', log)],
@@ -556,7 +574,12 @@ describe('the provider shutdown hook (CloudProvider.shutdown)', () => {
 describe("the vendor's command name and version (run options)", () => {
   it('go into the User-Agent of every API request', async () => {
     const ccm = await startCloudControllerManager({
-      argv: ['--cloud-provider=test', '--secure-port=0', '--controllers=a-controller', '--leader-elect-retry-period=100ms'],
+      argv: [
+        '--cloud-provider=test',
+        '--secure-port=0',
+        '--controllers=a-controller',
+        '--leader-elect-retry-period=100ms',
+      ],
       cloud: testCloud(),
       kubeConfig: api.kubeConfig,
       controllers: [recordingController('a-controller', [])],

@@ -29,9 +29,7 @@ describe('controller selection (upstream `k8s.io/controller-manager app/helper.g
   });
 
   it('reports unknown names unresolved', () => {
-    expect(
-      validateControllerList(['*', '-bogus', 'route'], known.controllers, known.controllerAliases),
-    ).toEqual([
+    expect(validateControllerList(['*', '-bogus', 'route'], known.controllers, known.controllerAliases)).toEqual([
       '--controllers: "bogus" is not in the list of known controllers (known: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller)',
     ]);
   });
@@ -90,8 +88,8 @@ describe('buildConfig', () => {
       build(['--cloud-provider=x', '--concurrent-node-syncs=3']).controllerConfig.concurrentNodeStatusUpdates,
     ).toBe(3);
     expect(
-      build(['--cloud-provider=x', '--concurrent-node-syncs=3', '--concurrent-node-status-updates=2'])
-        .controllerConfig.concurrentNodeStatusUpdates,
+      build(['--cloud-provider=x', '--concurrent-node-syncs=3', '--concurrent-node-status-updates=2']).controllerConfig
+        .concurrentNodeStatusUpdates,
     ).toBe(2);
   });
 
@@ -118,9 +116,7 @@ describe('buildConfig', () => {
   });
 
   it('rejects unknown feature gates and an out-of-range port', () => {
-    expect(() => build(['--cloud-provider=x', '--feature-gates=Nope=true'])).toThrow(
-      /unrecognized feature gate: Nope/,
-    );
+    expect(() => build(['--cloud-provider=x', '--feature-gates=Nope=true'])).toThrow(/unrecognized feature gate: Nope/);
     expect(() => build(['--cloud-provider=x', '--secure-port=70000'])).toThrow(
       /invalid argument "70000" for "--secure-port" flag: --secure-port must be between 0 and 65535/,
     );

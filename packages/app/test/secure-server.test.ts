@@ -25,7 +25,12 @@ class RecordingAuth extends DelegatedAuth {
 beforeAll(async () => {
   ca = await TinyCA.create('client-ca', 'test', 3_600_000);
   other = await TinyCA.create('other-ca', 'test', 3_600_000);
-  const serving = await ca.issue({ commonName: 'localhost', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], usage: 'server' });
+  const serving = await ca.issue({
+    commonName: 'localhost',
+    dnsNames: ['localhost'],
+    ipAddresses: ['127.0.0.1'],
+    usage: 'server',
+  });
   server = await startSecureServer({
     bindAddress: '127.0.0.1',
     port: 0,
@@ -63,7 +68,9 @@ function get(path: string, client?: { certPem: string; keyPem: string }, token?:
         res.on('data', (d) => {
           body += d;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, contentType: String(res.headers['content-type']) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body, contentType: String(res.headers['content-type']) }),
+        );
       },
     );
     req.on('error', reject);
@@ -105,7 +112,13 @@ describe('secure serving filter answers', () => {
   });
 
   it('a verified client certificate authenticates as CN with O groups plus system:authenticated', async () => {
-    const alice = await ca.issue({ commonName: 'alice', organizations: ['team-a'], dnsNames: [], ipAddresses: [], usage: 'client' });
+    const alice = await ca.issue({
+      commonName: 'alice',
+      organizations: ['team-a'],
+      dnsNames: [],
+      ipAddresses: [],
+      usage: 'client',
+    });
     seen.length = 0;
     expect((await get('/healthz', alice)).status).toBe(200);
     expect(seen).toEqual([{ name: 'alice', groups: ['team-a', 'system:authenticated'] }]);

@@ -37,7 +37,8 @@ describe('service-lb-gc-controller flags', () => {
 
   it('take Go durations and the two modes', () => {
     expect(
-      build(['--lb-gc-mode=delete', '--lb-gc-grace-period=1m30s', '--lb-gc-period=20s']).controllerConfig.loadBalancerGC,
+      build(['--lb-gc-mode=delete', '--lb-gc-grace-period=1m30s', '--lb-gc-period=20s']).controllerConfig
+        .loadBalancerGC,
     ).toEqual({ mode: 'delete', gracePeriodMs: 90_000, periodMs: 20_000 });
     expect(build(['--lb-gc-grace-period=0s']).controllerConfig.loadBalancerGC?.gracePeriodMs).toBe(0);
   });

@@ -20,7 +20,10 @@ const config = (argv: string[] = []) =>
   });
 
 function request(method: string, body = ''): IncomingMessage {
-  return Object.assign(Readable.from(body ? [Buffer.from(body)] : []), { method, url: '/' }) as unknown as IncomingMessage;
+  return Object.assign(Readable.from(body ? [Buffer.from(body)] : []), {
+    method,
+    url: '/',
+  }) as unknown as IncomingMessage;
 }
 
 describe('secure-port routes', () => {
@@ -76,7 +79,7 @@ describe('secure-port routes', () => {
     expect(r.body).toContain('kubernetes_healthchecks_total{name="slis-test-check",status="error",type="healthz"} 1');
   });
 
-  it('/debug/flags/v: PUT sets the verbosity with klog\'s answers; other methods 406; absent without --profiling', async () => {
+  it("/debug/flags/v: PUT sets the verbosity with klog's answers; other methods 406; absent without --profiling", async () => {
     const routes = serviceRoutes(new HealthChecks(), config());
     const put = routes['/debug/flags/v']!;
     expect(await put(request('PUT', '4'), new URLSearchParams())).toEqual({

@@ -13,6 +13,8 @@ export default async function setup(): Promise<void> {
       kubernetesVersion,
       onProgress: (line) => process.stderr.write(`[ccm-kit skew ${kubernetesVersion}] ${line}\n`),
     });
-    process.stderr.write(`[ccm-kit skew] Kubernetes ${kubernetesVersion}: ${b.kubeApiServer} (${Date.now() - started} ms)\n`);
+    process.stderr.write(
+      `[ccm-kit skew] Kubernetes ${kubernetesVersion}: ${b.kubeApiServer} (${Date.now() - started} ms)\n`,
+    );
   }
 }

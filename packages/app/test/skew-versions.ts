@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { repoRoot } from './ccm-harness.js';
 
 export function skewVersions(env: NodeJS.ProcessEnv = process.env): string[] {
-  const listed = env.CCM_KIT_SKEW_VERSIONS?.split(',').map((v) => v.trim()).filter(Boolean);
+  const listed = env.CCM_KIT_SKEW_VERSIONS?.split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (listed?.length) return listed;
   const tools = join(repoRoot, 'tools/envtest');
   const gomod = readFileSync(join(tools, 'go.mod'), 'utf8');

@@ -48,7 +48,8 @@ beforeAll(async () => {
     req.on('end', () => {
       contentTypes.add(`${req.method} ${req.url} ${req.headers['content-type']}`);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest;
-      for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) received.push(...(ss.spans ?? []));
+      for (const rs of body.resourceSpans ?? [])
+        for (const ss of rs.scopeSpans ?? []) received.push(...(ss.spans ?? []));
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
@@ -112,11 +113,18 @@ it('a LoadBalancer Service reconcile is a span with a cloud-call child and an AP
     [A.outcome]: 'success',
     [A.requeue]: 'none',
   });
-  expect(children(reconcile!)).toEqual(expect.arrayContaining(['LoadBalancer.ensureLoadBalancer', 'PATCH services/status']));
+  expect(children(reconcile!)).toEqual(
+    expect.arrayContaining(['LoadBalancer.ensureLoadBalancer', 'PATCH services/status']),
+  );
   const ensure = spans.find(
-    (s) => s.name === 'LoadBalancer.ensureLoadBalancer' && s.parentSpanContext?.spanId === reconcile!.spanContext().spanId,
+    (s) =>
+      s.name === 'LoadBalancer.ensureLoadBalancer' && s.parentSpanContext?.spanId === reconcile!.spanContext().spanId,
   )!;
-  expect(ensure.attributes).toMatchObject({ [A.outcome]: 'success', [A.cloudLane]: expect.any(String), [A.cloudBudgetWaitMs]: 0 });
+  expect(ensure.attributes).toMatchObject({
+    [A.outcome]: 'success',
+    [A.cloudLane]: expect.any(String),
+    [A.cloudBudgetWaitMs]: 0,
+  });
   const patch = spans.find(
     (s) => s.name === 'PATCH services/status' && s.parentSpanContext?.spanId === reconcile!.spanContext().spanId,
   )!;
@@ -131,7 +139,9 @@ it('a LoadBalancer Service reconcile is a span with a cloud-call child and an AP
   await provider.forceFlush();
   const wired = await eventuallyValue(() => {
     const r = received.find((s) => s.name === 'service-lb-controller reconcile' && attr(s, A.key) === key && s.spanId);
-    return r && received.some((s) => s.parentSpanId === r.spanId && s.name === 'LoadBalancer.ensureLoadBalancer') ? r : undefined;
+    return r && received.some((s) => s.parentSpanId === r.spanId && s.name === 'LoadBalancer.ensureLoadBalancer')
+      ? r
+      : undefined;
   }, 'the OTLP receiver to get the reconcile span and its cloud-call child');
   expect(attr(wired, A.controller)).toBe('service-lb-controller');
   expect([...contentTypes]).toContain('POST /v1/traces application/json');

@@ -150,7 +150,11 @@ describe('options tests (upstream `k8s.io/cloud-provider app/controllermanager_t
       'log-text-info-buffer-size': '0',
     });
     const c = build(['--cloud-provider=fake']);
-    expect(c.secureServing).toMatchObject({ securePort: 10258, bindAddress: '0.0.0.0', pairName: 'cloud-controller-manager' });
+    expect(c.secureServing).toMatchObject({
+      securePort: 10258,
+      bindAddress: '0.0.0.0',
+      pairName: 'cloud-controller-manager',
+    });
     expect(c.controllerConfig).toMatchObject({
       concurrentNodeSyncs: 1,
       concurrentNodeStatusUpdates: 1,
@@ -339,7 +343,7 @@ describe('command errors (upstream `k8s.io/cloud-provider app/controllermanager.
     );
   });
 
-  it('an unknown --controllers entry names the flag, keeps upstream\'s text and lists the known names', () => {
+  it("an unknown --controllers entry names the flag, keeps upstream's text and lists the known names", () => {
     expect(() => configure(['--cloud-provider=x', '--controllers=*,-nodes'], builtInControllers)).toThrow(
       '--controllers: "nodes" is not in the list of known controllers (known: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller)',
     );

@@ -115,20 +115,34 @@ describe.each(skewVersions())('Kubernetes %s', (version) => {
         ...n,
         status: {
           ...n.status,
-          conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', lastHeartbeatTime: now, lastTransitionTime: now }],
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'Unknown',
+              reason: 'NodeStatusUnknown',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
+          ],
         },
       },
     });
     cloud.deleteInstance('skew-b');
     await eventuallyValue(
-      async () => core.readNode({ name: 'skew-b' }).then(() => undefined, () => true),
+      async () =>
+        core.readNode({ name: 'skew-b' }).then(
+          () => undefined,
+          () => true,
+        ),
       { what: 'skew-b deleted', timeoutMs: 30_000 },
     );
   });
 
   it('informers synced by WatchList streaming or by the LIST + WATCH fallback', () => {
     const fellBack = logs.lines.some((l) => l.includes('falling back to the standard LIST/WATCH semantics'));
-    console.log(`[skew] Kubernetes ${version}: initial sync by ${fellBack ? 'LIST + WATCH (fallback)' : 'WatchList streaming'}`);
+    console.log(
+      `[skew] Kubernetes ${version}: initial sync by ${fellBack ? 'LIST + WATCH (fallback)' : 'WatchList streaming'}`,
+    );
     expect(logs.lines.some((l) => l.includes('"Caches are synced"'))).toBe(true);
   });
 });

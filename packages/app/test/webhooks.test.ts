@@ -7,7 +7,8 @@ const allow: WebhookConfig = {
   path: '/allow',
   admissionHandler: (req) => ({ allowed: true, warnings: [`saw ${req.operation}`] }),
 };
-const review = (request: unknown) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
+const review = (request: unknown) =>
+  JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request });
 
 async function failures(webhook: string, code: string): Promise<number> {
   const m = await metricsRegistry.getSingleMetric('cloud_provider_webhook_request_total')?.get();
@@ -16,7 +17,12 @@ async function failures(webhook: string, code: string): Promise<number> {
 
 describe('serveAdmissionReview (upstream `k8s.io/cloud-provider app/webhooks.go`)', () => {
   it('answers an AdmissionReview with the request UID and counts no success', async () => {
-    const r = await serveAdmissionReview('allow-ok', allow, 'application/json', review({ uid: 'u-1', operation: 'CREATE' }));
+    const r = await serveAdmissionReview(
+      'allow-ok',
+      allow,
+      'application/json',
+      review({ uid: 'u-1', operation: 'CREATE' }),
+    );
     expect(r.status).toBe(200);
     expect(r.contentType).toBe('application/json');
     expect(JSON.parse(r.body)).toEqual({
@@ -41,7 +47,12 @@ describe('serveAdmissionReview (upstream `k8s.io/cloud-provider app/webhooks.go`
 
   it('a throwing handler is a 500 naming the error; no response is a 500; failures are counted', async () => {
     const before = await failures('broken', '500');
-    const throwing: WebhookConfig = { path: '/x', admissionHandler: () => { throw new Error('boom'); } };
+    const throwing: WebhookConfig = {
+      path: '/x',
+      admissionHandler: () => {
+        throw new Error('boom');
+      },
+    };
     const empty: WebhookConfig = { path: '/y', admissionHandler: () => undefined };
     const a = await serveAdmissionReview('broken', throwing, 'application/json', review({ uid: '1' }));
     expect([a.status, a.body]).toEqual([500, 'error generating admission response: boom']);

@@ -46,12 +46,12 @@ it('without it, clientNode() cannot find the package in a bundle (why the app ca
   expect(runAlone('no-load')).toMatch(/^error Cannot find module '@kubernetes\/client-node'/);
 });
 
-it('client-node\'s typed API is in a chunk next to the bundle, not in the module every start compiles', () => {
+it("client-node's typed API is in a chunk next to the bundle, not in the module every start compiles", () => {
   expect(readFileSync(join(alone, 'main.mjs'), 'utf8')).not.toContain('CoreV1Api');
   const chunks = readdirSync(join(alone, 'chunks')).filter((f) => f.endsWith('.mjs'));
   expect(chunks.some((f) => readFileSync(join(alone, 'chunks', f), 'utf8').includes('CoreV1Api'))).toBe(true);
 });
 
-it('a vendor\'s bundled binary builds a typed client with its own CoreV1Api, without loadClientNode()', () => {
+it("a vendor's bundled binary builds a typed client with its own CoreV1Api, without loadClientNode()", () => {
   expect(runAlone('', vendor)).toBe('typed client true');
 });

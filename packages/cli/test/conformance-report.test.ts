@@ -5,8 +5,18 @@ describe('ccm-kit conformance report', () => {
   it('counts and lists passed, pending and broke checks with their reasons', () => {
     const text = formatReport([
       { facet: 'provider', title: 'hasClusterID() returns a boolean', state: 'passed' },
-      { facet: 'instancesV2', title: 'instanceExists is true for existingNode', state: 'pending', detail: 'instanceExists not implemented' },
-      { facet: 'loadBalancer', title: 'a second ensureLoadBalancer keeps the same ingress', state: 'broke', detail: 'ingress changed' },
+      {
+        facet: 'instancesV2',
+        title: 'instanceExists is true for existingNode',
+        state: 'pending',
+        detail: 'instanceExists not implemented',
+      },
+      {
+        facet: 'loadBalancer',
+        title: 'a second ensureLoadBalancer keeps the same ingress',
+        state: 'broke',
+        detail: 'ingress changed',
+      },
     ]);
     expect(text.split('\n')).toEqual([
       'provider conformance: 1 passed, 1 pending, 1 broke',

@@ -21,7 +21,9 @@ const withoutComments = (text: string) =>
 describe('docs/deploy', () => {
   it.each(['Deployment', 'DaemonSet'] as const)('%s manifest is what ccm-kit manifests renders', (kind) => {
     const file = join(repoRoot, 'docs/deploy', `${kind.toLowerCase()}.yaml`);
-    expect(withoutComments(readFileSync(file, 'utf8'))).toBe(renderWorkload(defaultManifestValues('mycloud', kind)).trim());
+    expect(withoutComments(readFileSync(file, 'utf8'))).toBe(
+      renderWorkload(defaultManifestValues('mycloud', kind)).trim(),
+    );
   });
 
   it('the CLI ships docs/deploy/rbac.yaml as its RBAC', () => {

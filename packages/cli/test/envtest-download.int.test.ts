@@ -47,7 +47,9 @@ async function releaseArchive(binaries: Record<string, string>, out: string): Pr
 beforeAll(async () => {
   dir = await fs.mkdtemp(join(tmpdir(), 'ccm-envtest-download-'));
   const found = await Promise.all(
-    (['kube-apiserver', 'etcd', 'kubectl'] as const).map(async (n) => [n, (await findControlPlaneBinary(n))?.path] as const),
+    (['kube-apiserver', 'etcd', 'kubectl'] as const).map(
+      async (n) => [n, (await findControlPlaneBinary(n))?.path] as const,
+    ),
   );
   const binaries = Object.fromEntries(found.filter(([, p]) => p !== undefined)) as Record<string, string>;
   expect(Object.keys(binaries)).toEqual(expect.arrayContaining(['kube-apiserver', 'etcd']));
@@ -109,20 +111,35 @@ describe('downloadEnvtestBinaries', () => {
     const data = join(dir, 'data-2');
     await expect(
       downloadEnvtestBinaries({ indexUrl, env: { XDG_DATA_HOME: data }, kubernetesVersion: BAD, ...platform }),
-    ).rejects.toThrow(/envtest archive envtest-v1\.35\.0-linux-amd64\.tar\.gz: checksum mismatch: sha512 [0-9a-f]{128} \(computed\) != 0{128}/);
+    ).rejects.toThrow(
+      /envtest archive envtest-v1\.35\.0-linux-amd64\.tar\.gz: checksum mismatch: sha512 [0-9a-f]{128} \(computed\) != 0{128}/,
+    );
     expect(await fs.readdir(join(data, 'kubebuilder-envtest/k8s'))).toEqual([]);
   });
 
   it('a version the index does not list is a clear error', async () => {
     await expect(
-      downloadEnvtestBinaries({ indexUrl, env: { XDG_DATA_HOME: join(dir, 'data-3') }, kubernetesVersion: '1.30', ...platform }),
+      downloadEnvtestBinaries({
+        indexUrl,
+        env: { XDG_DATA_HOME: join(dir, 'data-3') },
+        kubernetesVersion: '1.30',
+        ...platform,
+      }),
     ).rejects.toThrow(`envtest index ${indexUrl}: no archive for Kubernetes 1.30 on linux/amd64`);
   });
 
   it('ensureControlPlaneBinaries({ download }) downloads what the lookup does not find', async () => {
     const env = { XDG_DATA_HOME: join(dir, 'data-4'), XDG_CACHE_HOME: join(dir, 'empty-cache') };
-    const bins = await ensureControlPlaneBinaries({ env, home: dir, ...platform, pinnedVersion: undefined, download: indexUrl });
-    expect(bins.kubeApiServer).toBe(join(dir, 'data-4/kubebuilder-envtest/k8s', `${GOOD}-linux-amd64`, 'kube-apiserver'));
+    const bins = await ensureControlPlaneBinaries({
+      env,
+      home: dir,
+      ...platform,
+      pinnedVersion: undefined,
+      download: indexUrl,
+    });
+    expect(bins.kubeApiServer).toBe(
+      join(dir, 'data-4/kubebuilder-envtest/k8s', `${GOOD}-linux-amd64`, 'kube-apiserver'),
+    );
   });
 });
 
@@ -132,7 +149,13 @@ describe('ccm-kit envtest', () => {
     const path = dirname(process.execPath); // node only
     expect(existsSync(join(path, 'go'))).toBe(false);
     const child = spawn(process.execPath, [CLI, 'envtest', '--kubernetes-version', '1.36'], {
-      env: { PATH: path, HOME: dir, XDG_DATA_HOME: data, XDG_CACHE_HOME: join(dir, 'cli-cache'), CCM_KIT_ENVTEST_INDEX_URL: indexUrl },
+      env: {
+        PATH: path,
+        HOME: dir,
+        XDG_DATA_HOME: data,
+        XDG_CACHE_HOME: join(dir, 'cli-cache'),
+        CCM_KIT_ENVTEST_INDEX_URL: indexUrl,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -73,12 +73,19 @@ const OTHER_NS = 'cloud-system';
 function expectInstalledIn(objs: K8sObject[], ns: string, leaseNs: string) {
   for (const o of objs) {
     const expected =
-      o.metadata.name === LEASE_RBAC ? leaseNs : o.metadata.name === AUTH_READER_BINDING ? 'kube-system' : o.kind.startsWith('Cluster') ? undefined : ns;
+      o.metadata.name === LEASE_RBAC
+        ? leaseNs
+        : o.metadata.name === AUTH_READER_BINDING
+          ? 'kube-system'
+          : o.kind.startsWith('Cluster')
+            ? undefined
+            : ns;
     expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe(expected);
   }
   const subjects = objs.flatMap((o) => o.subjects ?? []);
   expect(subjects.length).toBe(4); // the lease RoleBinding, two ClusterRoleBindings, the authentication reader
-  for (const s of subjects) expect(s).toEqual({ kind: 'ServiceAccount', name: 'cloud-controller-manager', namespace: ns });
+  for (const s of subjects)
+    expect(s).toEqual({ kind: 'ServiceAccount', name: 'cloud-controller-manager', namespace: ns });
 }
 const podSpecOf = (o: K8sObject | undefined) => (o?.spec?.template as { spec: PodSpec } | undefined)?.spec;
 
@@ -105,7 +112,11 @@ const VARIANTS: Variant[] = [
       const pod = podSpecOf(d)!;
       expect(pod.containers[0]!.image).toBe(`registry.example.com/${PROVIDER}/cloud-controller-manager:v0.2.0`);
       expect(pod.containers[0]!.args).toEqual(
-        expect.arrayContaining([`--cloud-provider=${PROVIDER}`, '--leader-elect=true', `--cloud-config=/etc/${PROVIDER}/cloud.yaml`]),
+        expect.arrayContaining([
+          `--cloud-provider=${PROVIDER}`,
+          '--leader-elect=true',
+          `--cloud-config=/etc/${PROVIDER}/cloud.yaml`,
+        ]),
       );
       expect(pod.hostNetwork).toBe(false);
       expect(objs.map((o) => o.kind)).not.toContain('DaemonSet');
@@ -123,7 +134,11 @@ const VARIANTS: Variant[] = [
       const d = find(objs, 'Deployment');
       expect(d?.spec?.replicas).toBe(3);
       expect(podSpecOf(d)!.containers[0]!.args).toEqual(
-        expect.arrayContaining(['--leader-elect=true', '--leader-elect-lease-duration=30s', '--leader-elect-renew-deadline=20s']),
+        expect.arrayContaining([
+          '--leader-elect=true',
+          '--leader-elect-lease-duration=30s',
+          '--leader-elect-renew-deadline=20s',
+        ]),
       );
     },
   },
@@ -155,10 +170,23 @@ const VARIANTS: Variant[] = [
     essentials: (objs) => {
       const pod = podSpecOf(find(objs, 'Deployment'))!;
       const c = pod.containers[0]!;
-      expect(c.args).toEqual(expect.arrayContaining(['--allow-untagged-cloud', '--cluster-name=prod', '--concurrent-service-syncs=3']));
-      expect(c.env).toContainEqual({ name: 'MYCLOUD_TOKEN', valueFrom: { secretKeyRef: { name: 'mycloud-api', key: 'token' } } });
-      expect(c.resources).toEqual({ requests: { cpu: '200m', memory: '192Mi' }, limits: { cpu: '1', memory: '384Mi' } });
-      expect(pod.tolerations).toContainEqual({ key: 'dedicated', operator: 'Equal', value: 'infra', effect: 'NoSchedule' });
+      expect(c.args).toEqual(
+        expect.arrayContaining(['--allow-untagged-cloud', '--cluster-name=prod', '--concurrent-service-syncs=3']),
+      );
+      expect(c.env).toContainEqual({
+        name: 'MYCLOUD_TOKEN',
+        valueFrom: { secretKeyRef: { name: 'mycloud-api', key: 'token' } },
+      });
+      expect(c.resources).toEqual({
+        requests: { cpu: '200m', memory: '192Mi' },
+        limits: { cpu: '1', memory: '384Mi' },
+      });
+      expect(pod.tolerations).toContainEqual({
+        key: 'dedicated',
+        operator: 'Equal',
+        value: 'infra',
+        effect: 'NoSchedule',
+      });
       expect(pod.nodeSelector).toEqual({ 'kubernetes.io/os': 'linux', 'node.example.com/pool': 'infra' });
       expect(pod.priorityClassName).toBe('cloud-infra');
     },
@@ -183,7 +211,9 @@ const VARIANTS: Variant[] = [
     namespace: OTHER_NS,
     essentials: (objs) => {
       expectInstalledIn(objs, OTHER_NS, OTHER_NS);
-      expect(podSpecOf(find(objs, 'Deployment'))!.containers[0]!.args).toContain(`--leader-elect-resource-namespace=${OTHER_NS}`);
+      expect(podSpecOf(find(objs, 'Deployment'))!.containers[0]!.args).toContain(
+        `--leader-elect-resource-namespace=${OTHER_NS}`,
+      );
     },
   },
 ];
@@ -215,9 +245,18 @@ beforeAll(async () => {
   const ns = kubectl(kubeconfig, ['create', 'namespace', OTHER_NS]);
   expect(ns.status, ns.stderr).toBe(0);
   expect(labelRestricted(kubeconfig, OTHER_NS).stderr).toBe('');
-  const crd = kubectl(kubeconfig, ['apply', '-f', fileURLToPath(new URL('fixtures/podmonitor-crd.yaml', import.meta.url))]);
+  const crd = kubectl(kubeconfig, [
+    'apply',
+    '-f',
+    fileURLToPath(new URL('fixtures/podmonitor-crd.yaml', import.meta.url)),
+  ]);
   expect(crd.status, crd.stderr).toBe(0);
-  const established = kubectl(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd/podmonitors.monitoring.coreos.com']);
+  const established = kubectl(kubeconfig, [
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd/podmonitors.monitoring.coreos.com',
+  ]);
   expect(established.status, established.stderr).toBe(0);
   const pc = kubectl(kubeconfig, ['create', 'priorityclass', 'cloud-infra', '--value=1000000']);
   expect(pc.status, pc.stderr).toBe(0);
@@ -238,7 +277,10 @@ async function expectCcmWorksAs(cp: ControlPlane, user: string, ns: string): Pro
   const kubeconfig = cp.kubeconfigPath;
   const identity = await cp.addUser(user, ['system:serviceaccounts', `system:serviceaccounts:${ns}`]);
   const cloudConfig = join(chartDir, 'minimal-cloud.yaml');
-  writeFileSync(cloudConfig, 'machines:\n  - { name: chart-ns-node, id: n1, zone: zone-1, region: region-1, type: small, address: 10.0.0.21 }\n');
+  writeFileSync(
+    cloudConfig,
+    'machines:\n  - { name: chart-ns-node, id: n1, zone: zone-1, region: region-1, type: small, address: 10.0.0.21 }\n',
+  );
   const port = await freePort();
   const proc = startProcess(join(repoRoot, 'examples/minimal/dist/main.js'), [
     '--cloud-provider=minimal',
@@ -253,14 +295,31 @@ async function expectCcmWorksAs(cp: ControlPlane, user: string, ns: string): Pro
     timeoutMs: 30_000,
   });
   const leaseHolder = () =>
-    kubectl(kubeconfig, ['-n', 'kube-system', 'get', 'lease', 'cloud-controller-manager', '-o', 'jsonpath={.spec.holderIdentity}']).stdout;
-  await eventuallyValue(() => leaseHolder() !== '', { what: 'the Lease kube-system/cloud-controller-manager to be held', timeoutMs: 30_000 });
+    kubectl(kubeconfig, [
+      '-n',
+      'kube-system',
+      'get',
+      'lease',
+      'cloud-controller-manager',
+      '-o',
+      'jsonpath={.spec.holderIdentity}',
+    ]).stdout;
+  await eventuallyValue(() => leaseHolder() !== '', {
+    what: 'the Lease kube-system/cloud-controller-manager to be held',
+    timeoutMs: 30_000,
+  });
   // As a kubelet with --cloud-provider=external registers: the uninitialized taint, no providerID.
-  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'chart-ns-node' }, spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }] } };
+  const node = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'chart-ns-node' },
+    spec: { taints: [{ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' }] },
+  };
   const created = kubectl(kubeconfig, ['create', '-f', '-'], JSON.stringify(node));
   expect(created.status, created.stderr).toBe(0);
   const providerID = await eventuallyValue(
-    () => kubectl(kubeconfig, ['get', 'node', 'chart-ns-node', '-o', 'jsonpath={.spec.providerID}']).stdout || undefined,
+    () =>
+      kubectl(kubeconfig, ['get', 'node', 'chart-ns-node', '-o', 'jsonpath={.spec.providerID}']).stdout || undefined,
     { what: 'chart-ns-node to be initialized', timeoutMs: 45_000 },
   );
   expect(providerID).toBe('minimal://n1');
@@ -297,20 +356,33 @@ describe('the Helm chart, rendered by helm', () => {
     expect(pod.dnsPolicy).toBe('Default');
     const workload = apply(rendered);
     expect(workload.status, workload.stderr).toBe(0);
-    expect(workload.stderr).toMatch(/would violate PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
+    expect(workload.stderr).toMatch(
+      /would violate PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/,
+    );
     const probe = apply(podOf(rendered, 'Deployment'));
     expect(probe.status).not.toBe(0);
-    expect(probe.stderr).toMatch(/forbidden: violates PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
+    expect(probe.stderr).toMatch(
+      /forbidden: violates PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/,
+    );
   });
 
   it(`installed in ${OTHER_NS}, the chart's RBAC authorizes the ServiceAccount there for every request the CCM makes, and a CCM running as it does its job`, async () => {
     const kubeconfig = controlPlane().kubeconfigPath;
-    const rendered = helmRun(['template', 'ccm', chartDir, '--namespace', OTHER_NS, '--show-only', 'templates/rbac.yaml']);
+    const rendered = helmRun([
+      'template',
+      'ccm',
+      chartDir,
+      '--namespace',
+      OTHER_NS,
+      '--show-only',
+      'templates/rbac.yaml',
+    ]);
     expect(rendered.status, rendered.stderr).toBe(0);
     const applied = kubectl(kubeconfig, ['apply', '-f', '-'], rendered.stdout);
     expect(applied.status, applied.stderr).toBe(0);
     try {
-      const canI = (user: string, args: string[]) => kubectl(kubeconfig, ['auth', 'can-i', `--as=${user}`, ...args]).stdout.trim();
+      const canI = (user: string, args: string[]) =>
+        kubectl(kubeconfig, ['auth', 'can-i', `--as=${user}`, ...args]).stdout.trim();
       const sa = `system:serviceaccount:${OTHER_NS}:cloud-controller-manager`;
       // The requests of the controllers, leader election (Lease in kube-system, upstream's default) and the
       // secure port's delegated authentication and authorization (docs/deploy/rbac.yaml, comment by comment).
@@ -334,7 +406,10 @@ describe('the Helm chart, rendered by helm', () => {
         [sa, ['create', 'leases.coordination.k8s.io', '-n', OTHER_NS]],
         [sa, ['get', 'secrets', '-n', OTHER_NS]],
         ['system:serviceaccount:kube-system:cloud-controller-manager', ['update', 'nodes']],
-        ['system:serviceaccount:kube-system:cloud-controller-manager', ['create', 'leases.coordination.k8s.io', '-n', 'kube-system']],
+        [
+          'system:serviceaccount:kube-system:cloud-controller-manager',
+          ['create', 'leases.coordination.k8s.io', '-n', 'kube-system'],
+        ],
       ] as const) {
         expect(`${user} ${r.join(' ')}: ${canI(user, [...r])}`).toBe(`${user} ${r.join(' ')}: no`);
       }

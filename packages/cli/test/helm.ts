@@ -41,6 +41,9 @@ export async function ensureHelm(): Promise<string> {
       onProgress: (line) => process.stderr.write(`[helm build] ${line}\n`),
     });
   } catch (err) {
-    throw new Error(`helm is needed to render the chart and ${join(toolsHelm, 'build.sh')} could not build it:\n${(err as Error).message}\n${HOW}`, { cause: err });
+    throw new Error(
+      `helm is needed to render the chart and ${join(toolsHelm, 'build.sh')} could not build it:\n${(err as Error).message}\n${HOW}`,
+      { cause: err },
+    );
   }
 }

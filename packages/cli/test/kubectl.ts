@@ -10,7 +10,10 @@ export interface KubectlResult {
 /** `kubectl --kubeconfig <path> <args…>`, with `input` on stdin. */
 export function kubectl(kubeconfigPath: string, args: string[], input?: string): KubectlResult {
   const bin = process.env.TEST_ASSET_KUBECTL;
-  if (!bin) throw new Error('TEST_ASSET_KUBECTL is not set: run this file in the integration project (its globalSetup finds kubectl)');
+  if (!bin)
+    throw new Error(
+      'TEST_ASSET_KUBECTL is not set: run this file in the integration project (its globalSetup finds kubectl)',
+    );
   const r = spawnSync(bin, ['--kubeconfig', kubeconfigPath, ...args], { input, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }

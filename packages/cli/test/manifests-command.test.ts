@@ -21,7 +21,9 @@ const objects = (yamlText: string) =>
 function placement(yamlText: string) {
   const objs = objects(yamlText);
   return {
-    namespaces: Object.fromEntries(objs.filter((o) => o.metadata.namespace).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.namespace])),
+    namespaces: Object.fromEntries(
+      objs.filter((o) => o.metadata.namespace).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.namespace]),
+    ),
     subjects: [...new Set(objs.flatMap((o) => o.subjects ?? []).map((s) => `${s.kind}:${s.namespace}:${s.name}`))],
   };
 }
@@ -29,7 +31,10 @@ function placement(yamlText: string) {
 describe('ccm-kit manifests', () => {
   it('renders RBAC and the workload for the provider, image and flags', () => {
     let out = '';
-    manifestsCommand(['--provider', 'acme', '--image', 'ghcr.io/acme/ccm:1.2.3', '--arg', 'v=4', '--arg', 'cluster-name=prod'], (t) => (out = t));
+    manifestsCommand(
+      ['--provider', 'acme', '--image', 'ghcr.io/acme/ccm:1.2.3', '--arg', 'v=4', '--arg', 'cluster-name=prod'],
+      (t) => (out = t),
+    );
     const objs = objects(out);
     expect(objs.map((o) => o.kind)).toEqual(expect.arrayContaining(['ServiceAccount', 'ClusterRole', 'Deployment']));
     const deployment = objs.find((o) => o.kind === 'Deployment')!;
@@ -79,13 +84,23 @@ describe('ccm-kit manifests', () => {
   it('--arg leader-elect-resource-namespace: the Lease Role and RoleBinding follow the flag', () => {
     let out = '';
     manifestsCommand(
-      ['--provider', 'acme', '--namespace', 'cloud-system', '--arg', 'leader-elect-resource-namespace=cloud-system', '--rbac-only'],
+      [
+        '--provider',
+        'acme',
+        '--namespace',
+        'cloud-system',
+        '--arg',
+        'leader-elect-resource-namespace=cloud-system',
+        '--rbac-only',
+      ],
       (t) => (out = t),
     );
     const { namespaces } = placement(out);
     expect(namespaces['Role/system:cloud-controller-manager:leader-election']).toBe('cloud-system');
     expect(namespaces['RoleBinding/system:cloud-controller-manager:leader-election']).toBe('cloud-system');
-    expect(namespaces['RoleBinding/system:cloud-controller-manager:apiserver-authentication-reader']).toBe('kube-system');
+    expect(namespaces['RoleBinding/system:cloud-controller-manager:apiserver-authentication-reader']).toBe(
+      'kube-system',
+    );
     expect(objects(out).map((o) => o.kind)).not.toContain('Deployment');
   });
 
@@ -110,7 +125,10 @@ describe('ccm-kit manifests', () => {
   it('takes the provider from package.json "ccmKit.provider", as ccm-kit dev does; --provider wins', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ccm-kit-manifests-'));
     try {
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'x', ccmKit: { provider: 'rancher', entry: 'dist/main.js' } }));
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: 'x', ccmKit: { provider: 'rancher', entry: 'dist/main.js' } }),
+      );
       let out = '';
       manifestsCommand([], (t) => (out = t), dir);
       expect(out).toContain('--cloud-provider=rancher');

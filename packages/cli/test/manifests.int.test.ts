@@ -32,7 +32,10 @@ describe('ccm-kit manifests under Pod Security "restricted"', () => {
   });
 
   it('the monitoring Service applies too', () => {
-    const values: ManifestValues = { ...defaultManifestValues('mycloud'), monitoring: { enabled: true, podMonitor: false } };
+    const values: ManifestValues = {
+      ...defaultManifestValues('mycloud'),
+      monitoring: { enabled: true, podMonitor: false },
+    };
     const r = apply(renderManifests(values));
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('service/cloud-controller-manager-metrics created (server dry run)');
@@ -44,9 +47,13 @@ describe('ccm-kit manifests under Pod Security "restricted"', () => {
     expect(manifests).toContain('dnsPolicy: Default');
     const workload = apply(manifests);
     expect(workload.status).toBe(0);
-    expect(workload.stderr).toMatch(/would violate PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
+    expect(workload.stderr).toMatch(
+      /would violate PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/,
+    );
     const pod = apply(podOf(manifests, 'Deployment'));
     expect(pod.status).not.toBe(0);
-    expect(pod.stderr).toMatch(/forbidden: violates PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/);
+    expect(pod.stderr).toMatch(
+      /forbidden: violates PodSecurity "restricted:latest": host namespaces \(hostNetwork=true\)/,
+    );
   });
 });

@@ -24,7 +24,11 @@ function project(build: string) {
     build,
     watchDir: dir,
     // Prints the version it was started with, then runs until stopped.
-    command: [process.execPath, '-e', "console.log('running ' + require('fs').readFileSync('version.txt', 'utf8')); setInterval(() => {}, 1000)"],
+    command: [
+      process.execPath,
+      '-e',
+      "console.log('running ' + require('fs').readFileSync('version.txt', 'utf8')); setInterval(() => {}, 1000)",
+    ],
     onLine: (l) => lines.push(l),
   });
   return { dir, lines, proc };
@@ -40,7 +44,9 @@ describe('RestartingProcess (ccm-kit dev)', () => {
       writeFileSync(join(dir, 'version.txt'), 'v2');
       await until('the restart', () => lines.includes('running v2'));
       expect(proc.starts).toBe(2);
-      expect(lines.some((l) => l.includes('version.txt changed: building (echo built) and restarting the CCM'))).toBe(true);
+      expect(lines.some((l) => l.includes('version.txt changed: building (echo built) and restarting the CCM'))).toBe(
+        true,
+      );
       // The first process was stopped by the restart, not left behind: its exit is not reported as a crash.
       expect(lines.some((l) => l.includes('the CCM exited'))).toBe(false);
     } finally {

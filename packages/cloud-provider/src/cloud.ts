@@ -150,12 +150,7 @@ export interface LoadBalancer {
    * Updates only the backend hosts of the load balancer.
    * @throws ImplementedElsewhereError when another controller owns this load balancer.
    */
-  updateLoadBalancer(
-    clusterName: string,
-    service: V1Service,
-    nodes: V1Node[],
-    signal?: AbortSignal,
-  ): Promise<void>;
+  updateLoadBalancer(clusterName: string, service: V1Service, nodes: V1Node[], signal?: AbortSignal): Promise<void>;
   /**
    * Deletes the load balancer; resolves when it is gone or was already gone.
    * Must never throw ImplementedElsewhereError: a load balancer must always be torn down.

@@ -71,10 +71,7 @@ export class RetryError extends Error {
  * Also looks inside `AggregateError.errors`. Returns `undefined` when there is none.
  * Cycles in the chain are tolerated.
  */
-export function findError<T extends Error>(
-  err: unknown,
-  type: abstract new (...args: never[]) => T,
-): T | undefined {
+export function findError<T extends Error>(err: unknown, type: abstract new (...args: never[]) => T): T | undefined {
   const seen = new Set<unknown>();
   const stack: unknown[] = [err];
   while (stack.length > 0) {

@@ -56,18 +56,9 @@ export {
   type NodeApi,
   type ServiceStatusApi,
 } from './helpers/clients.js';
-export {
-  defaultLoadBalancerName,
-} from './helpers/load-balancer-name.js';
-export {
-  addToNodeAddresses,
-  parseNodeIPAnnotation,
-  getNodeAddressesFromNodeIP,
-} from './helpers/node-addresses.js';
-export {
-  addOrUpdateLabelsOnNode,
-  type AddOrUpdateLabelsOptions,
-} from './helpers/node-labels.js';
+export { defaultLoadBalancerName } from './helpers/load-balancer-name.js';
+export { addToNodeAddresses, parseNodeIPAnnotation, getNodeAddressesFromNodeIP } from './helpers/node-addresses.js';
+export { addOrUpdateLabelsOnNode, type AddOrUpdateLabelsOptions } from './helpers/node-labels.js';
 export {
   taintMatches,
   taintsEqual,
@@ -78,9 +69,7 @@ export {
   addOrUpdateTaintOnNode,
   removeTaintOffNode,
 } from './helpers/node-taints.js';
-export {
-  getInstanceProviderID,
-} from './helpers/provider-id.js';
+export { getInstanceProviderID } from './helpers/provider-id.js';
 export {
   isConflictError,
   retryOnConflict,
@@ -94,17 +83,13 @@ export {
   wantsLoadBalancer,
   needsCleanup,
 } from './helpers/service-finalizer.js';
-export {
-  patchService,
-} from './helpers/service-patch.js';
+export { patchService } from './helpers/service-patch.js';
 export {
   getLoadBalancerSourceRanges,
   isAllowAll,
   DEFAULT_LOAD_BALANCER_SOURCE_RANGES,
 } from './helpers/service-source-ranges.js';
-export {
-  loadBalancerStatusEqual,
-} from './helpers/service-status.js';
+export { loadBalancerStatusEqual } from './helpers/service-status.js';
 export {
   requestsOnlyLocalTraffic,
   needsHealthCheck,
@@ -208,6 +193,4 @@ export {
   type AnnotationValues,
   type AnnotationSpecBase,
 } from './annotations/index.js';
-export {
-  parseGoDuration,
-} from './helpers/go-duration.js';
+export { parseGoDuration } from './helpers/go-duration.js';

@@ -3,30 +3,11 @@
  * are NOT public API. Not covered by semver: anything here may change or disappear in any release. Vendors
  * import from `@ccm-kit/cloud-provider` only.
  */
-export {
-  errorMessage,
-} from './helpers/error-message.js';
-export {
-  nodeLabelsPatch,
-} from './helpers/node-labels.js';
-export {
-  nodeTaintsPatch,
-} from './helpers/node-taints.js';
-export {
-  UPDATE_NODE_BACKOFF,
-  UPDATE_NODE_SPEC_BACKOFF,
-} from './helpers/retry-on-conflict.js';
-export {
-  servicePatch,
-} from './helpers/service-patch.js';
-export {
-  createTwoWayMergePatch,
-} from './helpers/strategic-merge-patch.js';
-export {
-  errorForDisabledProvider,
-  disabledProviderWarnings,
-} from './registry.js';
-export {
-  fnv32,
-  pvcNameHashAndIndexOffset,
-} from './volume/zones.js';
+export { errorMessage } from './helpers/error-message.js';
+export { nodeLabelsPatch } from './helpers/node-labels.js';
+export { nodeTaintsPatch } from './helpers/node-taints.js';
+export { UPDATE_NODE_BACKOFF, UPDATE_NODE_SPEC_BACKOFF } from './helpers/retry-on-conflict.js';
+export { servicePatch } from './helpers/service-patch.js';
+export { createTwoWayMergePatch } from './helpers/strategic-merge-patch.js';
+export { errorForDisabledProvider, disabledProviderWarnings } from './registry.js';
+export { fnv32, pvcNameHashAndIndexOffset } from './volume/zones.js';

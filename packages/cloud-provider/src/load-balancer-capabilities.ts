@@ -83,9 +83,7 @@ export function validateLoadBalancerCapabilities(value: unknown, provider: strin
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     if (!KNOWN_MEMBERS.has(key)) {
-      throw new TypeError(
-        `${where}: unknown member ${JSON.stringify(key)}; known: ${[...KNOWN_MEMBERS].join(', ')}`,
-      );
+      throw new TypeError(`${where}: unknown member ${JSON.stringify(key)}; known: ${[...KNOWN_MEMBERS].join(', ')}`);
     }
   }
   for (const key of BOOLEAN_MEMBERS) {
@@ -99,9 +97,7 @@ export function validateLoadBalancerCapabilities(value: unknown, provider: strin
     if (v === undefined) continue;
     const ok = Array.isArray(v) && v.every((x) => (allowed as readonly unknown[]).includes(x));
     if (!ok) {
-      throw new TypeError(
-        `${where}: ${key} must be a list of ${allowed.join(', ')}, got ${JSON.stringify(v)}`,
-      );
+      throw new TypeError(`${where}: ${key} must be a list of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
     }
   }
 }

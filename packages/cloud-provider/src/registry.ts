@@ -89,10 +89,7 @@ export async function getCloudProvider(name: string, config?: string): Promise<C
  * @throws Error `unknown cloud provider "<name>"` when the factory returned nothing, and
  *   `unknown cloud provider "<name>" (did you mean "<closest>"? registered: <names>)` when `name` is not registered.
  */
-export async function initCloudProvider(
-  name: string,
-  configFilePath?: string,
-): Promise<CloudProvider | undefined> {
+export async function initCloudProvider(name: string, configFilePath?: string): Promise<CloudProvider | undefined> {
   if (name === '' || isExternal(name)) return undefined;
   let config: string | undefined;
   if (configFilePath !== undefined && configFilePath !== '') {

@@ -21,8 +21,7 @@ export const TAINT_TO_BE_DELETED_BY_CLUSTER_AUTOSCALER = 'ToBeDeletedByClusterAu
 /** The kubelet's `--node-ip` value: one IP, or a dual-stack pair separated by `,`. */
 export const ANNOTATION_ALPHA_PROVIDED_IP_ADDR = 'alpha.kubernetes.io/provided-node-ip';
 /** Service source ranges (comma-separated CIDRs), used when `spec.loadBalancerSourceRanges` is empty. */
-export const ANNOTATION_LOAD_BALANCER_SOURCE_RANGES =
-  'service.beta.kubernetes.io/load-balancer-source-ranges';
+export const ANNOTATION_LOAD_BALANCER_SOURCE_RANGES = 'service.beta.kubernetes.io/load-balancer-source-ranges';
 
 // ---- Finalizers ---------------------------------------------------------------------------------
 

@@ -155,9 +155,9 @@ describe('defineAnnotations', () => {
     expect(() =>
       defineAnnotations({ a: { name: 'x/a', type: 'enum', values: ['p'], default: 'q', description: '' } }),
     ).toThrow(/not one of its values/);
-    expect(() =>
-      defineAnnotations({ a: { name: 'y/a', type: 'boolean', description: '' } }, { prefix: 'x/' }),
-    ).toThrow(/outside the prefix/);
+    expect(() => defineAnnotations({ a: { name: 'y/a', type: 'boolean', description: '' } }, { prefix: 'x/' })).toThrow(
+      /outside the prefix/,
+    );
   });
 
   it('renders the reference table from the same declarations', () => {

@@ -44,9 +44,7 @@ describe('client-node adapters (against a loopback HTTP server)', () => {
             }),
           );
         } else {
-          res.end(
-            JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's1', namespace: 'ns1' } }),
-          );
+          res.end(JSON.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's1', namespace: 'ns1' } }));
         }
       });
     });

@@ -16,9 +16,7 @@ describe('defaultLoadBalancerName', () => {
     expect(defaultLoadBalancerName({ metadata: { uid: '5d0a7d2e-1b2c-4d5e-8f90-123456789abc' } })).toBe(
       'a5d0a7d2e1b2c4d5e8f90123456789ab',
     );
-    expect(
-      defaultLoadBalancerName({ metadata: { uid: '5d0a7d2e-1b2c-4d5e-8f90-123456789abc' } }),
-    ).toHaveLength(32);
+    expect(defaultLoadBalancerName({ metadata: { uid: '5d0a7d2e-1b2c-4d5e-8f90-123456789abc' } })).toHaveLength(32);
   });
 
   it('gives "a" for an empty or missing UID and keeps short names whole', () => {
@@ -70,13 +68,9 @@ describe('getInstanceProviderID', () => {
   });
 
   it('fails when Instances is unsupported (missing or undefined)', async () => {
-    await expect(getInstanceProviderID(cloud(), 'n')).rejects.toThrow(
-      'failed to get instances from cloud provider',
-    );
+    await expect(getInstanceProviderID(cloud(), 'n')).rejects.toThrow('failed to get instances from cloud provider');
     const undef: CloudProvider = { ...cloud(), instances: () => undefined };
-    await expect(getInstanceProviderID(undef, 'n')).rejects.toThrow(
-      'failed to get instances from cloud provider',
-    );
+    await expect(getInstanceProviderID(undef, 'n')).rejects.toThrow('failed to get instances from cloud provider');
   });
 
   it('rethrows NotImplementedError and InstanceNotFoundError unwrapped (same object)', async () => {
@@ -127,9 +121,7 @@ describe('isConflictError', () => {
     expect(isConflictError({ code: 500, body: '{"kind":"Status","code":409}' })).toBe(true);
     expect(isConflictError({ code: 404 })).toBe(false);
     expect(isConflictError(new Error('x', { cause: { code: 409 } }))).toBe(true);
-    expect(
-      isConflictError({ code: 409, body: '{"kind":"Status","reason":"AlreadyExists","code":409}' }),
-    ).toBe(false);
+    expect(isConflictError({ code: 409, body: '{"kind":"Status","reason":"AlreadyExists","code":409}' })).toBe(false);
     expect(isConflictError(undefined)).toBe(false);
   });
 });

@@ -1,11 +1,4 @@
-import {
-  CIDRParseError,
-  cidrContains,
-  formatCIDR,
-  formatIP,
-  parseCIDR,
-  parseIP,
-} from '@ccm-kit/cloud-provider';
+import { CIDRParseError, cidrContains, formatCIDR, formatIP, parseCIDR, parseIP } from '@ccm-kit/cloud-provider';
 import { describe, expect, it } from 'vitest';
 
 describe('shared CIDR parsing (Go net.ParseCIDR, sloppy IPv4)', () => {

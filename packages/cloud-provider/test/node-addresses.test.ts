@@ -1,8 +1,4 @@
-import {
-  addToNodeAddresses,
-  getNodeAddressesFromNodeIP,
-  parseNodeIPAnnotation,
-} from '@ccm-kit/cloud-provider';
+import { addToNodeAddresses, getNodeAddressesFromNodeIP, parseNodeIPAnnotation } from '@ccm-kit/cloud-provider';
 import type { V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 
@@ -42,16 +38,15 @@ describe('addToNodeAddresses (upstream TestAddToNodeAddresses)', () => {
 
 describe('getNodeAddressesFromNodeIP (upstream TestGetNodeAddressesFromNodeIP)', () => {
   it('NH-05 A single InternalIP', () => {
-    expect(getNodeAddressesFromNodeIP('10.1.1.1', [int('10.1.1.1'), hostname])).toEqual([
-      int('10.1.1.1'),
-      hostname,
-    ]);
+    expect(getNodeAddressesFromNodeIP('10.1.1.1', [int('10.1.1.1'), hostname])).toEqual([int('10.1.1.1'), hostname]);
   });
 
   it('NH-06 NodeIP is external', () => {
-    expect(
-      getNodeAddressesFromNodeIP('55.55.55.55', [int('10.1.1.1'), ext('55.55.55.55'), hostname]),
-    ).toEqual([ext('55.55.55.55'), int('10.1.1.1'), hostname]);
+    expect(getNodeAddressesFromNodeIP('55.55.55.55', [int('10.1.1.1'), ext('55.55.55.55'), hostname])).toEqual([
+      ext('55.55.55.55'),
+      int('10.1.1.1'),
+      hostname,
+    ]);
   });
 
   it('NH-07 InternalIP and ExternalIP are the same', () => {
@@ -76,11 +71,7 @@ describe('getNodeAddressesFromNodeIP (upstream TestGetNodeAddressesFromNodeIP)',
 
   it('NH-09 An Internal with multiple internal IPs', () => {
     const cloud = [int('10.1.1.1'), int('10.2.2.2'), int('10.3.3.3'), ext('55.55.55.55'), hostname];
-    expect(getNodeAddressesFromNodeIP('10.1.1.1', cloud)).toEqual([
-      int('10.1.1.1'),
-      ext('55.55.55.55'),
-      hostname,
-    ]);
+    expect(getNodeAddressesFromNodeIP('10.1.1.1', cloud)).toEqual([int('10.1.1.1'), ext('55.55.55.55'), hostname]);
   });
 
   it("NH-10 An InternalIP that isn't valid: should error", () => {
@@ -119,13 +110,7 @@ describe('getNodeAddressesFromNodeIP (upstream TestGetNodeAddressesFromNodeIP)',
   });
 
   it('NH-15 Dual-stack cloud, dual-stack request, multiple IPs', () => {
-    const cloud = [
-      int('10.1.1.1'),
-      int('10.1.1.2'),
-      int('fc01:1234::1234'),
-      int('fc01:1234::5678'),
-      hostname,
-    ];
+    const cloud = [int('10.1.1.1'), int('10.1.1.2'), int('fc01:1234::1234'), int('fc01:1234::5678'), hostname];
     expect(getNodeAddressesFromNodeIP('10.1.1.1,fc01:1234::5678', cloud)).toEqual([
       int('10.1.1.1'),
       int('fc01:1234::5678'),

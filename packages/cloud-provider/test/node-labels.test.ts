@@ -9,9 +9,7 @@ describe('nodeLabelsPatch', () => {
     expect(nodeLabelsPatch(node, { c: '3', a: '1', b: 'x' })).toEqual({
       metadata: { labels: { b: 'x', c: '3' } },
     });
-    expect(JSON.stringify(nodeLabelsPatch(node, { z: '1', c: '3' }))).toBe(
-      '{"metadata":{"labels":{"c":"3","z":"1"}}}',
-    );
+    expect(JSON.stringify(nodeLabelsPatch(node, { z: '1', c: '3' }))).toBe('{"metadata":{"labels":{"c":"3","z":"1"}}}');
   });
 
   it('is undefined when nothing changes, and handles a node without labels', () => {
@@ -39,9 +37,7 @@ describe('addOrUpdateLabelsOnNode', () => {
 
   it('reads from the cache first and sends a labels-only patch to the node', async () => {
     const { c, calls } = client({ metadata: { name: 'n1', labels: { keep: 'v' } } });
-    expect(
-      await addOrUpdateLabelsOnNode(c, { [LABEL_TOPOLOGY_ZONE]: 'z1' }, { metadata: { name: 'n1' } }),
-    ).toBe(true);
+    expect(await addOrUpdateLabelsOnNode(c, { [LABEL_TOPOLOGY_ZONE]: 'z1' }, { metadata: { name: 'n1' } })).toBe(true);
     expect(calls).toEqual([
       ['get', 'n1', '0'],
       ['patch', 'n1', { metadata: { labels: { [LABEL_TOPOLOGY_ZONE]: 'z1' } } }],
@@ -64,9 +60,9 @@ describe('addOrUpdateLabelsOnNode', () => {
   it('returns false for a node without a name', async () => {
     const { c, calls } = client({ metadata: {} });
     const errors: Error[] = [];
-    expect(
-      await addOrUpdateLabelsOnNode(c, { a: 'b' }, { metadata: {} }, { onError: (e) => errors.push(e) }),
-    ).toBe(false);
+    expect(await addOrUpdateLabelsOnNode(c, { a: 'b' }, { metadata: {} }, { onError: (e) => errors.push(e) })).toBe(
+      false,
+    );
     expect(calls).toEqual([]);
     expect(errors[0]?.message).toContain('node.metadata.name is required');
   });

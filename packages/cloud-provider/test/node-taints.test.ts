@@ -179,8 +179,7 @@ class FakeNodeClient implements NodeClient {
       });
     }
     const p = patch as { spec?: { taints?: V1Taint[] | null } };
-    if (p.spec && 'taints' in p.spec)
-      this.node.spec = { ...this.node.spec, taints: p.spec.taints ?? undefined };
+    if (p.spec && 'taints' in p.spec) this.node.spec = { ...this.node.spec, taints: p.spec.taints ?? undefined };
     return structuredClone(this.node);
   }
 }

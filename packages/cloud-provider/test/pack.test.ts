@@ -126,10 +126,7 @@ describe('npm pack of @ccm-kit/cloud-provider', () => {
 
     consumer = join(work, 'consumer');
     mkdirSync(consumer);
-    writeFileSync(
-      join(consumer, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-    );
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     const install = run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], consumer);
     installLog = install.out;
     const modules = join(consumer, 'node_modules');
@@ -161,9 +158,7 @@ describe('npm pack of @ccm-kit/cloud-provider', () => {
     expect(packedFiles).toEqual(
       expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts']),
     );
-    expect(packedFiles).toEqual(
-      expect.arrayContaining(['dist/registry.d.ts', 'dist/helpers/node-taints.d.ts']),
-    );
+    expect(packedFiles).toEqual(expect.arrayContaining(['dist/registry.d.ts', 'dist/helpers/node-taints.d.ts']));
     expect(packedFiles.some((f) => f.startsWith('test/'))).toBe(false);
     expect(packedFiles.some((f) => f.endsWith('.tsbuildinfo'))).toBe(false);
   });

@@ -137,9 +137,7 @@ describe('initCloudProvider (upstream InitCloudProvider)', () => {
   });
 
   it('an unknown name, or a factory returning nothing, gives unknown cloud provider', async () => {
-    await expect(initCloudProvider('never-registered')).rejects.toThrow(
-      'unknown cloud provider "never-registered"',
-    );
+    await expect(initCloudProvider('never-registered')).rejects.toThrow('unknown cloud provider "never-registered"');
     register('nothing', () => undefined);
     await expect(initCloudProvider('nothing')).rejects.toThrow('unknown cloud provider "nothing"');
     register('null-ish', () => null as never);
@@ -149,7 +147,9 @@ describe('initCloudProvider (upstream InitCloudProvider)', () => {
   it('an unregistered name lists the registered names and suggests the closest', async () => {
     register('rancher', () => ({ providerName: () => 'rancher', hasClusterID: () => true }));
     const err = await initCloudProvider('ranchr').catch((e: unknown) => e as Error);
-    expect(err.message).toMatch(/^unknown cloud provider "ranchr" \(did you mean "rancher"\? registered: .*\brancher\b.*\)$/);
+    expect(err.message).toMatch(
+      /^unknown cloud provider "ranchr" \(did you mean "rancher"\? registered: .*\brancher\b.*\)$/,
+    );
     const far = await initCloudProvider('zzzzzzzzzz').catch((e: unknown) => e as Error);
     expect(far.message).toMatch(/^unknown cloud provider "zzzzzzzzzz" \(registered: .*rancher.*\)$/);
     expect(far.message).not.toContain('did you mean');

@@ -87,11 +87,7 @@ describe('isAllowAll (upstream TestAllowAll)', () => {
   });
 });
 
-const svc = (
-  type?: string,
-  policy?: string,
-  extra: Partial<NonNullable<V1Service['spec']>> = {},
-): V1Service => ({
+const svc = (type?: string, policy?: string, extra: Partial<NonNullable<V1Service['spec']>> = {}): V1Service => ({
   spec: { ...(type ? { type } : {}), ...(policy ? { externalTrafficPolicy: policy } : {}), ...extra },
 });
 
@@ -119,9 +115,7 @@ describe('requestsOnlyLocalTraffic / needsHealthCheck', () => {
   });
 
   it('getServiceHealthCheckPathPort gives /healthz and the port only when needed and set', () => {
-    expect(
-      getServiceHealthCheckPathPort(svc('LoadBalancer', 'Local', { healthCheckNodePort: 30123 })),
-    ).toEqual({
+    expect(getServiceHealthCheckPathPort(svc('LoadBalancer', 'Local', { healthCheckNodePort: 30123 }))).toEqual({
       path: '/healthz',
       port: 30123,
     });
@@ -133,10 +127,7 @@ describe('requestsOnlyLocalTraffic / needsHealthCheck', () => {
   });
 });
 
-const withFinalizers = (
-  finalizers?: string[],
-  spec: V1Service['spec'] = { type: 'LoadBalancer' },
-): V1Service => ({
+const withFinalizers = (finalizers?: string[], spec: V1Service['spec'] = { type: 'LoadBalancer' }): V1Service => ({
   metadata: { name: 's', namespace: 'ns', ...(finalizers ? { finalizers } : {}) },
   spec,
 });
@@ -201,21 +192,9 @@ describe('loadBalancerStatusEqual (upstream TestLoadBalancerStatusEqual)', () =>
     ['SH-17', 'empty', {}, {}, true],
     ['SH-18', 'same ip', st({ ip: '1.1.1.1' }), st({ ip: '1.1.1.1' }), true],
     ['SH-19', 'different ip', st({ ip: '1.1.1.1' }), st({ ip: '1.1.1.2' }), false],
-    [
-      'SH-20',
-      'same ipmode',
-      st({ ip: '1.1.1.1', ipMode: 'VIP' }),
-      st({ ip: '1.1.1.1', ipMode: 'VIP' }),
-      true,
-    ],
+    ['SH-20', 'same ipmode', st({ ip: '1.1.1.1', ipMode: 'VIP' }), st({ ip: '1.1.1.1', ipMode: 'VIP' }), true],
     ['SH-21', 'only one ipmode set', st({ ip: '1.1.1.1', ipMode: 'VIP' }), st({ ip: '1.1.1.1' }), false],
-    [
-      'SH-22',
-      'different ipmode',
-      st({ ip: '1.1.1.1', ipMode: 'Proxy' }),
-      st({ ip: '1.1.1.1', ipMode: 'VIP' }),
-      false,
-    ],
+    ['SH-22', 'different ipmode', st({ ip: '1.1.1.1', ipMode: 'Proxy' }), st({ ip: '1.1.1.1', ipMode: 'VIP' }), false],
     [
       'SH-23',
       'same ports',
@@ -245,13 +224,7 @@ describe('loadBalancerStatusEqual (upstream TestLoadBalancerStatusEqual)', () =>
       false,
     ],
     ['nil/empty', 'undefined and empty ingress lists are equal', undefined, st(), true],
-    [
-      'nil/empty',
-      'undefined and empty port lists are equal',
-      st({ ip: 'a', ports: [] }),
-      st({ ip: 'a' }),
-      true,
-    ],
+    ['nil/empty', 'undefined and empty port lists are equal', st({ ip: 'a', ports: [] }), st({ ip: 'a' }), true],
     ['order', 'ingress order matters', st({ ip: 'a' }, { ip: 'b' }), st({ ip: 'b' }, { ip: 'a' }), false],
   ])('%s %s', (_id, _name, l, r, want) => {
     expect(loadBalancerStatusEqual(l, r)).toBe(want);

@@ -59,14 +59,10 @@ describe('servicePatch (upstream Test_getPatchBytes and patch shapes)', () => {
     );
     const cleared = structuredClone(newSvc);
     cleared.status = { loadBalancer: {} };
-    expect(JSON.stringify(servicePatch(newSvc, cleared))).toBe(
-      '{"status":{"loadBalancer":{"ingress":null}}}',
-    );
+    expect(JSON.stringify(servicePatch(newSvc, cleared))).toBe('{"status":{"loadBalancer":{"ingress":null}}}');
     const missing = structuredClone(newSvc);
     delete missing.status;
-    expect(JSON.stringify(servicePatch(newSvc, missing))).toBe(
-      '{"status":{"loadBalancer":{"ingress":null}}}',
-    );
+    expect(JSON.stringify(servicePatch(newSvc, missing))).toBe('{"status":{"loadBalancer":{"ingress":null}}}');
   });
 
   it('never sends spec changes, nor apiVersion/kind, and is {} when nothing changed', () => {

@@ -17,14 +17,11 @@ import { describe, expect, it } from 'vitest';
 const set = (...z: string[]) => new Set(z);
 
 describe('zone parsing (upstream TestZonesToSet and label helpers)', () => {
-  it.each(['', ',', 'us-east-1a, , us-east-1d', ', us-west-1b', 'us-west-2b,'])(
-    'zonesToSet rejects %j',
-    (v) => {
-      expect(() => zonesToSet(v)).toThrow(
-        `error parsing zones ${v}, must be strings separated by commas: "," separated list (${JSON.stringify(v)}) must not contain an empty string`,
-      );
-    },
-  );
+  it.each(['', ',', 'us-east-1a, , us-east-1d', ', us-west-1b', 'us-west-2b,'])('zonesToSet rejects %j', (v) => {
+    expect(() => zonesToSet(v)).toThrow(
+      `error parsing zones ${v}, must be strings separated by commas: "," separated list (${JSON.stringify(v)}) must not contain an empty string`,
+    );
+  });
 
   it('zonesToSet accepts and trims', () => {
     expect(zonesToSet('us-east-1a')).toEqual(set('us-east-1a'));
@@ -34,9 +31,7 @@ describe('zone parsing (upstream TestZonesToSet and label helpers)', () => {
   it('label zones split on "__", keep order in the list form, and join back', () => {
     expect(labelZonesToSet('a__b__a')).toEqual(set('a', 'b'));
     expect(labelZonesToList('c__ a__b')).toEqual(['c', 'a', 'b']);
-    expect(() => labelZonesToSet('a____b')).toThrow(
-      '"__" separated list ("a____b") must not contain an empty string',
-    );
+    expect(() => labelZonesToSet('a____b')).toThrow('"__" separated list ("a____b") must not contain an empty string');
     expect(() => labelZonesToList('')).toThrow('must not contain an empty string');
     expect(zonesSetToLabelValue(set('b', 'a'))).toBe('a__b');
     expect(labelZonesToSet(zonesSetToLabelValue(set('x', 'y', 'z')))).toEqual(set('x', 'y', 'z'));
@@ -50,9 +45,7 @@ describe('zone parsing (upstream TestZonesToSet and label helpers)', () => {
     expect(zonesFromAllowedTopologies(terms)).toEqual(set('a', 'b', 'c'));
     expect(zonesFromAllowedTopologies(undefined)).toEqual(set());
     expect(() =>
-      zonesFromAllowedTopologies([
-        { matchLabelExpressions: [{ key: 'kubernetes.io/hostname', values: ['x'] }] },
-      ]),
+      zonesFromAllowedTopologies([{ matchLabelExpressions: [{ key: 'kubernetes.io/hostname', values: ['x'] }] }]),
     ).toThrow('unsupported key found in matchLabelExpressions: kubernetes.io/hostname');
   });
 });
@@ -112,27 +105,9 @@ describe('chooseZonesForVolumeIncludingZone (upstream TestChooseZonesForVolumeIn
   it.each<[string, Set<string>, string, number, string]>([
     ['Too_Few_Zones', set('a', 'b'), '', 3, 'not enough zones found to provision a volume with 3 replicas'],
     ['Zero_Replica_Count', set('a', 'b'), '', 0, 'invalid number of replicas passed'],
-    [
-      'ZoneToInclude_Not_In_Zones_Single_replica',
-      set('a', 'b'),
-      'c',
-      1,
-      'zone to be included: c needs to be member',
-    ],
-    [
-      'ZoneToInclude_Not_In_Zones_Multi_replica',
-      set('a', 'b'),
-      'c',
-      2,
-      'zone to be included: c needs to be member',
-    ],
-    [
-      'ZoneToInclude_Not_In_Zones_Superset',
-      set('a', 'b', 'd'),
-      'c',
-      2,
-      'zone to be included: c needs to be member',
-    ],
+    ['ZoneToInclude_Not_In_Zones_Single_replica', set('a', 'b'), 'c', 1, 'zone to be included: c needs to be member'],
+    ['ZoneToInclude_Not_In_Zones_Multi_replica', set('a', 'b'), 'c', 2, 'zone to be included: c needs to be member'],
+    ['ZoneToInclude_Not_In_Zones_Superset', set('a', 'b', 'd'), 'c', 2, 'zone to be included: c needs to be member'],
   ])('%s is rejected', (_name, zones, include, n, msg) => {
     expect(() => chooseZonesForVolumeIncludingZone(zones, 'pvc', include, n)).toThrow(msg);
   });
@@ -214,11 +189,7 @@ describe('selectZonesForVolume / selectZoneForVolume (upstream TestSelectZone(s)
       },
       'cannot process zones in allowedTopologies: zone to be included: x',
     ],
-    [
-      'Nothing_to_choose_from',
-      { pvcName: 'p', replicas: 1 },
-      'cannot determine zones to provision volume in',
-    ],
+    ['Nothing_to_choose_from', { pvcName: 'p', replicas: 1 }, 'cannot determine zones to provision volume in'],
   ])('%s is rejected', (_name, input, msg) => {
     expect(() => selectZonesForVolume(input)).toThrow(msg);
   });
@@ -232,16 +203,14 @@ describe('selectZonesForVolume / selectZoneForVolume (upstream TestSelectZone(s)
         replicas: 1,
       }),
     ).toEqual(set('ga'));
-    expect(
-      selectZoneForVolume({ node: nodeIn({ [LABEL_FAILURE_DOMAIN_BETA_ZONE]: 'beta' }), pvcName: 'p' }),
-    ).toBe('beta');
+    expect(selectZoneForVolume({ node: nodeIn({ [LABEL_FAILURE_DOMAIN_BETA_ZONE]: 'beta' }), pvcName: 'p' })).toBe(
+      'beta',
+    );
   });
 
   it('Zone_parameter / Zones_parameter', () => {
     expect(selectZoneForVolume({ zone: 'z9', pvcName: 'p' })).toBe('z9');
-    expect(selectZonesForVolume({ zones: set('a', 'b', 'c'), pvcName: 'henley', replicas: 2 })).toEqual(
-      set('a', 'b'),
-    );
+    expect(selectZonesForVolume({ zones: set('a', 'b', 'c'), pvcName: 'henley', replicas: 2 })).toEqual(set('a', 'b'));
   });
 
   it('AllowedTopologies_Superset / _Match, with and without a node', () => {
@@ -274,9 +243,7 @@ describe('selectZonesForVolume / selectZoneForVolume (upstream TestSelectZone(s)
     });
     expect(chosen.size).toBe(2);
     expect(chosen.has('b')).toBe(true);
-    expect(selectZonesForVolume({ zonesWithNodes: set('a', 'b'), pvcName: 'p', replicas: 2 })).toEqual(
-      set('a', 'b'),
-    );
+    expect(selectZonesForVolume({ zonesWithNodes: set('a', 'b'), pvcName: 'p', replicas: 2 })).toEqual(set('a', 'b'));
     expect(selectZoneForVolume({ zonesWithNodes: set('only'), pvcName: 'p' })).toBe('only');
   });
 });

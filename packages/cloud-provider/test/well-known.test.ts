@@ -7,9 +7,7 @@ describe('well-known strings (upstream `k8s.io/cloud-provider api/well_known_*.g
     expect(cp.TAINT_NODE_SHUTDOWN).toBe('node.cloudprovider.kubernetes.io/shutdown');
     expect(cp.TAINT_TO_BE_DELETED_BY_CLUSTER_AUTOSCALER).toBe('ToBeDeletedByClusterAutoscaler');
     expect(cp.ANNOTATION_ALPHA_PROVIDED_IP_ADDR).toBe('alpha.kubernetes.io/provided-node-ip');
-    expect(cp.ANNOTATION_LOAD_BALANCER_SOURCE_RANGES).toBe(
-      'service.beta.kubernetes.io/load-balancer-source-ranges',
-    );
+    expect(cp.ANNOTATION_LOAD_BALANCER_SOURCE_RANGES).toBe('service.beta.kubernetes.io/load-balancer-source-ranges');
     expect(cp.LOAD_BALANCER_CLEANUP_FINALIZER).toBe('service.kubernetes.io/load-balancer-cleanup');
   });
 

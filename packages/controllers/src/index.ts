@@ -6,12 +6,8 @@
  * name, or adds one with a new name. Every name here is public API, covered by semver; the package README
  * lists them by group.
  */
-export {
-  builtInControllers,
-} from './builtin.js';
-export {
-  cloudNodeController,
-} from './cloud-node/index.js';
+export { builtInControllers } from './builtin.js';
+export { cloudNodeController } from './cloud-node/index.js';
 export {
   type CloudControllerConfig,
   defaultCloudControllerConfig,
@@ -19,16 +15,9 @@ export {
   type ControllerStartResult,
   type ControllerDescriptor,
 } from './context.js';
-export {
-  cloudNodeLifecycleController,
-} from './node-lifecycle/index.js';
-export {
-  nodeRouteController,
-} from './route/index.js';
-export {
-  DEFAULT_HOST_UPDATE_WINDOW_MS,
-  serviceLbController,
-} from './service/index.js';
+export { cloudNodeLifecycleController } from './node-lifecycle/index.js';
+export { nodeRouteController } from './route/index.js';
+export { DEFAULT_HOST_UPDATE_WINDOW_MS, serviceLbController } from './service/index.js';
 export {
   type LoadBalancerGCConfig,
   type LoadBalancerGCMode,

@@ -4,7 +4,4 @@
  * import from `@ccm-kit/controllers` only (a built-in controller is replaced or wrapped through its
  * descriptor, not its class).
  */
-export {
-  CloudNodeLifecycleController,
-  type CloudNodeLifecycleControllerOptions,
-} from './node-lifecycle/index.js';
+export { CloudNodeLifecycleController, type CloudNodeLifecycleControllerOptions } from './node-lifecycle/index.js';

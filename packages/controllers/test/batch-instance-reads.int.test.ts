@@ -15,8 +15,7 @@ const env = useNodeTestEnv();
 
 const SHUTDOWN_KEY = 'node.cloudprovider.kubernetes.io/shutdown';
 
-const metadataSubjects = (cloud: FakeCloud) =>
-  cloud.callLog.entries('instanceMetadata').map((e) => e.subject);
+const metadataSubjects = (cloud: FakeCloud) => cloud.callLog.entries('instanceMetadata').map((e) => e.subject);
 
 describe('cloud-node status pass with listInstanceStates', () => {
   it('refreshes addresses from the listing; the Nodes of a failing page are asked per Node', async () => {
@@ -25,7 +24,11 @@ describe('cloud-node status pass with listInstanceStates', () => {
     for (const [i, name] of names.entries()) {
       cloud.setInstance(`fake://${name}`, { addresses: [{ type: 'InternalIP', address: `10.4.0.${i + 1}` }] });
       await env.createNode(
-        kubeletNode(name, { taints: [], providerID: `fake://${name}`, addresses: [{ type: 'Hostname', address: name }] }),
+        kubeletNode(name, {
+          taints: [],
+          providerID: `fake://${name}`,
+          addresses: [{ type: 'Hostname', address: name }],
+        }),
       );
     }
     const hasIP = async (name: string, ip: string) =>
@@ -55,8 +58,7 @@ describe('cloud-node status pass with listInstanceStates', () => {
 describe('cloud-node-lifecycle monitor with listInstanceStates', () => {
   const start = (cloud: FakeCloud) =>
     env.startController(cloudNodeLifecycleController, cloud, { nodeMonitorPeriodMs: 200 });
-  const notReady = (name: string) =>
-    kubeletNode(name, { taints: [], providerID: `fake://${name}`, ready: 'False' });
+  const notReady = (name: string) => kubeletNode(name, { taints: [], providerID: `fake://${name}`, ready: 'False' });
 
   it('taints a listed shut-down Node, keeps listed and unlisted-but-existing ones, deletes a confirmed gone one', async () => {
     const running = env.name('batch-lc-running');

@@ -22,7 +22,9 @@ function cloudWith(n: number, pageSize: number): FakeCloud {
   return cloud;
 }
 
-function pages(...list: (InstanceStatePage | Error)[]): InstancesV2 & Required<Pick<InstancesV2, 'listInstanceStates'>> {
+function pages(
+  ...list: (InstanceStatePage | Error)[]
+): InstancesV2 & Required<Pick<InstancesV2, 'listInstanceStates'>> {
   const tokens: (string | undefined)[] = [];
   return {
     tokens,
@@ -164,11 +166,12 @@ describe('cloud-node status pass with batch reads', () => {
     await c.updateNodeStatus();
     // Page 1 listed m0 and m1; m2..m4 per Node.
     expect(cloud.calls).toEqual(['list-instance-states', ...Array(3).fill('instance-metadata-by-provider-id')]);
-    expect(cloud.callLog.entries().filter((e) => e.method === 'instanceMetadata').map((e) => e.subject)).toEqual([
-      'n2',
-      'n3',
-      'n4',
-    ]);
+    expect(
+      cloud.callLog
+        .entries()
+        .filter((e) => e.method === 'instanceMetadata')
+        .map((e) => e.subject),
+    ).toEqual(['n2', 'n3', 'n4']);
     expect(patches.map((p) => p.name).sort()).toEqual(['n0', 'n1', 'n2', 'n3', 'n4']);
   });
 
@@ -179,10 +182,13 @@ describe('cloud-node status pass with batch reads', () => {
     const list = [initialized('n0', 'fake://m0'), initialized('n-noid'), initialized('n-unlisted', 'fake://gone')];
     const { c, patches } = statusController(list, cloud);
     await c.updateNodeStatus();
-    expect(cloud.callLog.entries().filter((e) => e.method === 'instanceMetadata').map((e) => e.subject).sort()).toEqual([
-      'n-noid',
-      'n-unlisted',
-    ]);
+    expect(
+      cloud.callLog
+        .entries()
+        .filter((e) => e.method === 'instanceMetadata')
+        .map((e) => e.subject)
+        .sort(),
+    ).toEqual(['n-noid', 'n-unlisted']);
     expect(patches.map((p) => p.name).sort()).toEqual(['n-noid', 'n0']);
   });
 });
@@ -284,7 +290,10 @@ describe('cloud-node-lifecycle monitor with batch reads', () => {
 
   it('Ready Nodes need no cloud answer, so nothing is listed', async () => {
     const cloud = cloudWith(1, 10);
-    const ready: V1Node = { ...notReady('n0', 'fake://m0'), status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+    const ready: V1Node = {
+      ...notReady('n0', 'fake://m0'),
+      status: { conditions: [{ type: 'Ready', status: 'True' }] },
+    };
     const { c } = lifecycle([ready], cloud);
     await c.monitorNodes();
     expect(cloud.calls).toEqual([]);

@@ -195,18 +195,13 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
 describe('initialization write', () => {
   it('is a full PUT retried on conflict, re-reading the lister each time, then the status patch', async () => {
     const informer = new MemoryInformer<V1Node>();
-    informer.set(node('n1', { taints: [uninitializedTaint(), { key: 'keep', effect: 'NoSchedule' }] }),
-    );
+    informer.set(node('n1', { taints: [uninitializedTaint(), { key: 'keep', effect: 'NoSchedule' }] }));
     const cloud = new FakeCloud({ extID: { n1: '42' }, addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient({
       replace: (_body, attempt) => {
         if (attempt > 0) return _body;
         // Someone else updated the node meanwhile: the lister now has resourceVersion 2.
-        const newer = node(
-          'n1',
-          { taints: [uninitializedTaint(), { key: 'keep', effect: 'NoSchedule' }] },
-          '2',
-        );
+        const newer = node('n1', { taints: [uninitializedTaint(), { key: 'keep', effect: 'NoSchedule' }] }, '2');
         newer.metadata!.labels = { added: 'meanwhile' };
         informer.set(newer);
         return Object.assign(new Error('Conflict'), { code: 409 });
@@ -273,9 +268,7 @@ describe('initialization write', () => {
     const cloud = new FakeCloud({ enableInstancesV2: true, metadataErr: new Error('metadata error') });
     const { client } = stubClient();
     const { c } = controller(informer, cloud, client);
-    await expect(c.syncNode('n1')).rejects.toThrow(
-      'failed to get instance metadata for node n1: metadata error',
-    );
+    await expect(c.syncNode('n1')).rejects.toThrow('failed to get instance metadata for node n1: metadata error');
   });
 
   it('a node missing from the lister is ignored', async () => {

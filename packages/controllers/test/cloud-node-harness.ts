@@ -7,11 +7,7 @@
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import { createLogger } from '@ccm-kit/runtime';
 import { ignoreNotFound, type TestCluster, uniqueName } from '@ccm-kit/testing';
-import {
-  type ControllerUnderTest,
-  startControllerUnderTest,
-  useTestCluster,
-} from '@ccm-kit/testing/vitest';
+import { type ControllerUnderTest, startControllerUnderTest, useTestCluster } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
 import type { CloudControllerConfig, ControllerDescriptor } from '../src/context.js';
 

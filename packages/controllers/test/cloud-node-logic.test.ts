@@ -102,28 +102,18 @@ describe('nodeAddressesChangeDetected', () => {
   });
   it('NODE-26b: a different ExternalIP is a change', () => {
     expect(
-      nodeAddressesChangeDetected(
-        [addr('InternalIP', '10.0.0.1'), addr('ExternalIP', '132.143.154.164')],
-        base,
-      ),
+      nodeAddressesChangeDetected([addr('InternalIP', '10.0.0.1'), addr('ExternalIP', '132.143.154.164')], base),
     ).toBe(true);
   });
   it('NODE-26c: an extra Hostname in the old list is a change', () => {
-    expect(
-      nodeAddressesChangeDetected([...base, addr('Hostname', 'hostname.zone.region.aws.test')], base),
-    ).toBe(true);
+    expect(nodeAddressesChangeDetected([...base, addr('Hostname', 'hostname.zone.region.aws.test')], base)).toBe(true);
   });
   it('NODE-26d: an extra Hostname in the new list is a change', () => {
-    expect(
-      nodeAddressesChangeDetected(base, [...base, addr('Hostname', 'hostname.zone.region.aws.test')]),
-    ).toBe(true);
+    expect(nodeAddressesChangeDetected(base, [...base, addr('Hostname', 'hostname.zone.region.aws.test')])).toBe(true);
   });
   it('NODE-26e: swapped types are a change', () => {
     expect(
-      nodeAddressesChangeDetected(
-        [addr('ExternalIP', '10.0.0.1'), addr('InternalIP', '132.143.154.163')],
-        base,
-      ),
+      nodeAddressesChangeDetected([addr('ExternalIP', '10.0.0.1'), addr('InternalIP', '132.143.154.163')], base),
     ).toBe(true);
   });
   it('is lossy for two entries of one type, as upstream', () => {
@@ -151,14 +141,13 @@ describe('desiredNodeAddresses', () => {
     addr('ExternalIP', '132.143.154.163'),
   ];
   it("NODE-01: the cloud's hostname replaces the kubelet's", () => {
-    expect(desiredNodeAddresses(node({ addresses: [addr('Hostname', 'nodeoverriden')] }), cloud3)).toEqual(
-      cloud3,
-    );
+    expect(desiredNodeAddresses(node({ addresses: [addr('Hostname', 'nodeoverriden')] }), cloud3)).toEqual(cloud3);
   });
   it("NODE-02: the kubelet's hostname is appended when the cloud has none", () => {
-    expect(
-      desiredNodeAddresses(node({ addresses: [addr('Hostname', 'nodeoverriden')] }), cloud3.slice(1)),
-    ).toEqual([...cloud3.slice(1), addr('Hostname', 'nodeoverriden')]);
+    expect(desiredNodeAddresses(node({ addresses: [addr('Hostname', 'nodeoverriden')] }), cloud3.slice(1))).toEqual([
+      ...cloud3.slice(1),
+      addr('Hostname', 'nodeoverriden'),
+    ]);
   });
   it('NODE-08: the provided node IP orders the list; the kubelet hostname is kept', () => {
     expect(
@@ -182,16 +171,13 @@ describe('desiredNodeAddresses', () => {
   });
   it('throws when the provided node IP matches no cloud address', () => {
     expect(() =>
-      desiredNodeAddresses(
-        node({ annotations: { 'alpha.kubernetes.io/provided-node-ip': '10.0.0.2' } }),
-        cloud3,
-      ),
+      desiredNodeAddresses(node({ annotations: { 'alpha.kubernetes.io/provided-node-ip': '10.0.0.2' } }), cloud3),
     ).toThrow(/10\.0\.0\.2/);
   });
   it('the status patch replaces a non-empty list with the $patch: replace directive (PatchNodeStatus fix-up)', () => {
-    expect(
-      JSON.stringify(nodeAddressesStatusPatch([addr('InternalIP', '10.0.0.1')], [addr('Hostname', 'h')])),
-    ).toBe('{"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"$patch":"replace"}]}}');
+    expect(JSON.stringify(nodeAddressesStatusPatch([addr('InternalIP', '10.0.0.1')], [addr('Hostname', 'h')]))).toBe(
+      '{"status":{"addresses":[{"type":"InternalIP","address":"10.0.0.1"},{"$patch":"replace"}]}}',
+    );
   });
   it('the status patch for a Node without addresses is the plain list (two-way diff of an absent key)', () => {
     for (const previous of [undefined, []]) {
@@ -211,9 +197,7 @@ describe('cloud taint', () => {
     ];
     expect(getCloudTaint(taints)).toBe(taints[0]);
     expect(getCloudTaint([{ key: 'x', effect: 'NoSchedule' }])).toBeUndefined();
-    expect(excludeCloudTaint(taints)).toEqual([
-      { key: 'ImproveCoverageTaint', value: 'true', effect: 'NoSchedule' },
-    ]);
+    expect(excludeCloudTaint(taints)).toEqual([{ key: 'ImproveCoverageTaint', value: 'true', effect: 'NoSchedule' }]);
     expect(excludeCloudTaint(undefined)).toEqual([]);
   });
 });

@@ -5,7 +5,14 @@
  */
 import { NotImplementedError } from '@ccm-kit/cloud-provider';
 import { metricsRegistry } from '@ccm-kit/runtime';
-import { captureLogs, FakeCloud, type FakeCloudOptions, kubeletNode, RecordingEventRecorder, uninitializedTaint } from '@ccm-kit/testing';
+import {
+  captureLogs,
+  FakeCloud,
+  type FakeCloudOptions,
+  kubeletNode,
+  RecordingEventRecorder,
+  uninitializedTaint,
+} from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -185,8 +192,7 @@ const scenarios: Scenario[] = [
   {
     id: 'NODE-15',
     title: '[instanceV2] zone/region topology labels added',
-    cloud: (n) =>
-      v2({ providerID: { [n]: 'fake://12345' }, zone: { failureDomain: 'us-west-1a', region: 'us-west' } }),
+    cloud: (n) => v2({ providerID: { [n]: 'fake://12345' }, zone: { failureDomain: 'us-west-1a', region: 'us-west' } }),
     node: { labels: {} },
     expected: { providerID: 'fake://12345', taints: [], labels: ZONE_LABELS, addresses: CLOUD_ADDRESSES },
   },
@@ -474,9 +480,9 @@ describe('cloud-node-controller running through its descriptor', () => {
         'node_controller_cloud_provider_taint_removal_delay_seconds',
       );
       expect(metrics).toMatch(/node_controller_cloud_provider_taint_removal_delay_seconds_count [1-9]/);
-      expect(
-        await metricsRegistry.getSingleMetricAsString('node_controller_initial_node_sync_delay_seconds'),
-      ).toMatch(/node_controller_initial_node_sync_delay_seconds_count [1-9]/);
+      expect(await metricsRegistry.getSingleMetricAsString('node_controller_initial_node_sync_delay_seconds')).toMatch(
+        /node_controller_initial_node_sync_delay_seconds_count [1-9]/,
+      );
     } finally {
       await stop();
     }
@@ -535,9 +541,7 @@ describe('cloud-node-controller running through its descriptor', () => {
       await env.createNode(kubeletNode(name, { taints: [], providerID: 'fake://x' }));
       await env.core.patchNode({
         name,
-        body: [
-          { op: 'add', path: '/metadata/labels', value: { 'failure-domain.beta.kubernetes.io/zone': 'z9' } },
-        ],
+        body: [{ op: 'add', path: '/metadata/labels', value: { 'failure-domain.beta.kubernetes.io/zone': 'z9' } }],
       });
       await eventuallyValue(
         async () => (await env.getNode(name))?.metadata?.labels?.['topology.kubernetes.io/zone'] === 'z9',

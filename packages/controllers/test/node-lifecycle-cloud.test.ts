@@ -14,9 +14,7 @@ describe('getProviderID', () => {
     expect(await getProviderID(new FakeCloud(), node('fake://12345'))).toBe('fake://12345');
   });
   it('LC-23: node initialized with provider ID with InstancesV2', async () => {
-    expect(await getProviderID(new FakeCloud({ enableInstancesV2: true }), node('fake://12345'))).toBe(
-      'fake://12345',
-    );
+    expect(await getProviderID(new FakeCloud({ enableInstancesV2: true }), node('fake://12345'))).toBe('fake://12345');
   });
   it('LC-24: cloud implemented with Instances', async () => {
     expect(await getProviderID(new FakeCloud({ extID: { node0: '12345' } }), node())).toBe('fake://12345');
@@ -90,9 +88,7 @@ describe('instanceExists / instanceShutdown', () => {
     await expect(instanceExists(cloud, node())).rejects.toThrow(
       'instances interface not supported in the cloud provider',
     );
-    await expect(instanceShutdown(cloud, node())).rejects.toThrow(
-      'cloud provider does not support instances',
-    );
+    await expect(instanceShutdown(cloud, node())).rejects.toThrow('cloud provider does not support instances');
   });
 });
 

@@ -96,10 +96,7 @@ describe('CloudNodeLifecycleController', () => {
   });
 
   it('deletes nodes one after another, with the DeletingNode event on a v1 reference', async () => {
-    const { c, calls, recorder, maxInFlight } = setup(
-      [notReady('a'), notReady('b'), notReady('c')],
-      new FakeCloud(),
-    );
+    const { c, calls, recorder, maxInFlight } = setup([notReady('a'), notReady('b'), notReady('c')], new FakeCloud());
     await c.monitorNodes();
     expect(calls).toEqual(['delete a', 'delete b', 'delete c']);
     expect(maxInFlight()).toBe(1);
@@ -113,11 +110,7 @@ describe('CloudNodeLifecycleController', () => {
 
   it('nodeOwnership: rejected nodes are never checked or deleted', async () => {
     const cloud = new FakeCloud();
-    const { c, calls } = setup(
-      [notReady('theirs'), notReady('mine')],
-      cloud,
-      (n) => n.metadata?.name === 'mine',
-    );
+    const { c, calls } = setup([notReady('theirs'), notReady('mine')], cloud, (n) => n.metadata?.name === 'mine');
     await c.monitorNodes();
     expect(calls).toEqual(['delete mine']);
     expect(cloud.calls).toEqual(['instance-exists-by-provider-id']);

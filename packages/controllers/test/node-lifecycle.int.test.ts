@@ -178,9 +178,7 @@ async function monitorOnly(name: string, cloud: FakeCloud, recorder: RecordingEv
 function runScenario(s: Scenario) {
   it(`${s.id}: ${s.title}`, async () => {
     const name = env.name(s.id);
-    const created = await env.createNode(
-      kubeletNode(name, { taints: [], providerID: s.providerID, ready: s.ready }),
-    );
+    const created = await env.createNode(kubeletNode(name, { taints: [], providerID: s.providerID, ready: s.ready }));
     const cloud = new FakeCloud(s.cloud(name));
     const recorder = new RecordingEventRecorder();
     await monitorOnly(name, cloud, recorder);
@@ -285,9 +283,7 @@ describe('cloud-node-lifecycle-controller running through its descriptor', () =>
     try {
       expect(result.started).toBe(true);
       await env.createNode(kubeletNode(gone, { taints: [], providerID: `fake://${gone}`, ready: 'False' }));
-      await env.createNode(
-        kubeletNode(sleepy, { taints: [], providerID: `fake://${sleepy}`, ready: 'False' }),
-      );
+      await env.createNode(kubeletNode(sleepy, { taints: [], providerID: `fake://${sleepy}`, ready: 'False' }));
 
       await eventuallyValue(
         async () => userTaints(await env.getNode(sleepy)).some((t) => t.key === SHUTDOWN.key),

@@ -46,19 +46,13 @@ describe('watch-based mode (TestHandleNodeUpdate, gate CloudControllerManagerWat
 
   it('RT-30: internal IP updated: the queue yields "routes"', async () => {
     const { controller } = build({ watchBased: true });
-    controller.handleNodeUpdate(
-      mkNode('1', ['10.120.0.0/24'], '10.0.1.1'),
-      mkNode('2', ['10.120.0.0/24'], '10.0.1.2'),
-    );
+    controller.handleNodeUpdate(mkNode('1', ['10.120.0.0/24'], '10.0.1.1'), mkNode('2', ['10.120.0.0/24'], '10.0.1.2'));
     expect(await controller.queue!.get()).toBe('routes');
   });
 
   it('RT-31: pod CIDR updated: the queue yields "routes"', async () => {
     const { controller } = build({ watchBased: true });
-    controller.handleNodeUpdate(
-      mkNode('1', ['10.120.0.0/24'], '10.0.1.1'),
-      mkNode('2', ['10.121.0.0/24'], '10.0.1.1'),
-    );
+    controller.handleNodeUpdate(mkNode('1', ['10.120.0.0/24'], '10.0.1.1'), mkNode('2', ['10.121.0.0/24'], '10.0.1.1'));
     expect(await controller.queue!.get()).toBe('routes');
   });
 

@@ -1,11 +1,6 @@
 import type { Route, Routes } from '@ccm-kit/cloud-provider';
 import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
-import {
-  ApiException,
-  type V1Node,
-  type V1NodeAddress,
-  type V1NodeCondition,
-} from '@kubernetes/client-node';
+import { ApiException, type V1Node, type V1NodeAddress, type V1NodeCondition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
 import { NodeRouteController, type NodeRouteControllerOptions } from '../src/route/controller.js';
@@ -197,10 +192,7 @@ const scenarios: Scenario[] = [
     description: 'multicidr 2 nodes and some routes created',
     dualStack: true,
     nodes: [node3, node4],
-    initialRoutes: [
-      r('01', 'node-3', '10.120.0.0/24', '10.0.3.1'),
-      r('04', 'node-4', 'a00:200::/24', '10.0.4.1'),
-    ],
+    initialRoutes: [r('01', 'node-3', '10.120.0.0/24', '10.0.3.1'), r('04', 'node-4', 'a00:200::/24', '10.0.4.1')],
     expected: [
       r('01', 'node-3', '10.120.0.0/24', '10.0.3.1'),
       r('02', 'node-4', '10.120.1.0/24', '10.0.4.1'),
@@ -234,14 +226,8 @@ const scenarios: Scenario[] = [
     id: 'RT-20',
     description: 'single cidr 2 nodes and routes created',
     nodes: [node1, node2],
-    initialRoutes: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
-    expected: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
+    initialRoutes: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
+    expected: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
     conditions: { 'node-1': 'False', 'node-2': 'False' },
   },
   {
@@ -252,10 +238,7 @@ const scenarios: Scenario[] = [
       r('01', 'node-1', '10.120.0.0/24', '10.0.1.2', { enableNodeAddresses: true }),
       r('02', 'node-2', '10.120.1.0/24', '10.0.2.2', { enableNodeAddresses: true }),
     ],
-    expected: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
+    expected: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
     conditions: { 'node-1': 'False', 'node-2': 'False' },
   },
   {
@@ -263,10 +246,7 @@ const scenarios: Scenario[] = [
     description: 'single cidr 2 nodes and one route created',
     nodes: [node1, node2],
     initialRoutes: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1')],
-    expected: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
+    expected: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
     conditions: { 'node-1': 'False', 'node-2': 'False' },
   },
   {
@@ -274,10 +254,7 @@ const scenarios: Scenario[] = [
     description: 'single cidr 2 nodes and no routes',
     nodes: [node1, node2],
     initialRoutes: [],
-    expected: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
+    expected: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
     conditions: { 'node-1': 'False', 'node-2': 'False' },
   },
   {
@@ -290,24 +267,15 @@ const scenarios: Scenario[] = [
       r('03', 'node-3', '10.120.2.0/24', '10.0.3.1'),
       r('04', 'node-4', '10.120.3.0/24', '10.0.4.1'),
     ],
-    expected: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
+    expected: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
     conditions: { 'node-1': 'False', 'node-2': 'False' },
   },
   {
     id: 'RT-25',
     description: 'single cidr 2 nodes and 2 routes with 1 incorrect',
     nodes: [node1, node2],
-    initialRoutes: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('03', 'node-3', '10.120.2.0/24', '10.0.2.1'),
-    ],
-    expected: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
+    initialRoutes: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('03', 'node-3', '10.120.2.0/24', '10.0.2.1')],
+    expected: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
     conditions: { 'node-1': 'False', 'node-2': 'False' },
   },
   {
@@ -327,10 +295,7 @@ const scenarios: Scenario[] = [
       r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
       r('03', '', '10.120.2.0/24', '10.0.100.1', { blackhole: true }),
     ],
-    expected: [
-      r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      r('02', 'node-2', '10.120.1.0/24', '10.0.2.1'),
-    ],
+    expected: [r('01', 'node-1', '10.120.0.0/24', '10.0.1.1'), r('02', 'node-2', '10.120.1.0/24', '10.0.2.1')],
     conditions: { 'node-1': 'False', 'node-2': 'False' },
   },
   {
@@ -374,9 +339,7 @@ describe('NodeRouteController.reconcile (TestReconcile)', () => {
 
   it('RT-29: duplicate pod cidr: two creates, the second conflicts (sticky fake error); reconcile still resolves', async () => {
     const { cloud, controller, events } = harness({ nodes: [nodeDuplicateCIDR] });
-    await expect(
-      controller.reconcile([nodeDuplicateCIDR], [], new AbortController().signal),
-    ).resolves.toBeUndefined();
+    await expect(controller.reconcile([nodeDuplicateCIDR], [], new AbortController().signal)).resolves.toBeUndefined();
     expect(cloud.calls.filter((c) => c === 'create-route')).toHaveLength(2);
     expect(cloud.err?.message).toBe('route "my-k8s-node-4-10.120.1.0/24" already exists');
     // The sticky error makes the next list fail, as upstream's test relies on.
@@ -439,9 +402,7 @@ describe('NodeRouteController pass details', () => {
       ...node1,
       status: {
         ...node1.status,
-        conditions: [
-          { type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' } as V1NodeCondition,
-        ],
+        conditions: [{ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' } as V1NodeCondition],
       },
     };
     const { controller, patches } = harness({ nodes: [withCond] });
@@ -541,16 +502,9 @@ describe('NodeRouteController pass details', () => {
       initialRoutes: initial,
       extra: { nodeOwnership: (n) => n.metadata?.name !== 'foreign-1' },
     });
-    await controller.reconcile(
-      [node1, foreign],
-      await cloud.listRoutes(cluster),
-      new AbortController().signal,
-    );
+    await controller.reconcile([node1, foreign], await cloud.listRoutes(cluster), new AbortController().signal);
     expect(flatten(await cloud.listRoutes(cluster))).toEqual(
-      flatten([
-        r('f', 'foreign-1', '10.120.9.0/24', '10.0.9.1'),
-        r('1', 'node-1', '10.120.0.0/24', '10.0.1.1'),
-      ]),
+      flatten([r('f', 'foreign-1', '10.120.9.0/24', '10.0.9.1'), r('1', 'node-1', '10.120.0.0/24', '10.0.1.1')]),
     );
     expect(patches.map((p) => p.name)).toEqual(['node-1']);
   });
@@ -669,12 +623,7 @@ describe('updateNetworkingCondition (TestUpdateNetworkingCondition)', () => {
 
   it('retries the patch on a Conflict and throws other errors after logging', async () => {
     let attempts = 0;
-    const conflict = new ApiException(
-      409,
-      'Conflict',
-      '{"kind":"Status","reason":"Conflict","code":409}',
-      {},
-    );
+    const conflict = new ApiException(409, 'Conflict', '{"kind":"Status","reason":"Conflict","code":409}', {});
     const { controller } = harness({
       nodes: [base],
       patch: async () => {
@@ -690,8 +639,6 @@ describe('updateNetworkingCondition (TestUpdateNetworkingCondition)', () => {
         throw new Error('boom');
       },
     });
-    await expect(c2.updateNetworkingCondition(base, true, new AbortController().signal)).rejects.toThrow(
-      'boom',
-    );
+    await expect(c2.updateNetworkingCondition(base, true, new AbortController().signal)).rejects.toThrow('boom');
   });
 });

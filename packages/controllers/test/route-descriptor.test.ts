@@ -75,9 +75,7 @@ describe('nodeRouteController descriptor (app/core.go startRouteController)', ()
     const res = await nodeRouteController.init(ctx);
     expect(res.started).toBe(false);
     expect(res.reason).toBe('cloud provider does not support routes');
-    expect(lines[0]).toMatch(
-      /^W --configure-cloud-routes is set, but cloud provider does not support routes/,
-    );
+    expect(lines[0]).toMatch(/^W --configure-cloud-routes is set, but cloud provider does not support routes/);
   });
 
   it.each([

@@ -25,27 +25,19 @@ describe('NetworkUnavailable decision (TestUpdateNetworkingCondition, pure part)
     expect(networkConditionNeedsUpdate(nodeWith(), false)).toBe(true);
   });
   it('False/RouteCreated with routes created: no write', () => {
-    expect(networkConditionNeedsUpdate(nodeWith({ status: 'False', reason: 'RouteCreated' }), true)).toBe(
-      false,
-    );
+    expect(networkConditionNeedsUpdate(nodeWith({ status: 'False', reason: 'RouteCreated' }), true)).toBe(false);
   });
   it('False with a CNI reason and routes created: write (reason differs)', () => {
     expect(networkConditionNeedsUpdate(nodeWith({ status: 'False', reason: 'CalicoIsUp' }), true)).toBe(true);
   });
   it('True/NoRouteCreated with routes not created: no write', () => {
-    expect(networkConditionNeedsUpdate(nodeWith({ status: 'True', reason: 'NoRouteCreated' }), false)).toBe(
-      false,
-    );
+    expect(networkConditionNeedsUpdate(nodeWith({ status: 'True', reason: 'NoRouteCreated' }), false)).toBe(false);
   });
   it('True/SomeOtherReason with routes not created: write', () => {
-    expect(networkConditionNeedsUpdate(nodeWith({ status: 'True', reason: 'SomeOtherReason' }), false)).toBe(
-      true,
-    );
+    expect(networkConditionNeedsUpdate(nodeWith({ status: 'True', reason: 'SomeOtherReason' }), false)).toBe(true);
   });
   it('False/RouteCreated, routes not created: write', () => {
-    expect(networkConditionNeedsUpdate(nodeWith({ status: 'False', reason: 'RouteCreated' }), false)).toBe(
-      true,
-    );
+    expect(networkConditionNeedsUpdate(nodeWith({ status: 'False', reason: 'RouteCreated' }), false)).toBe(true);
   });
 });
 

@@ -16,19 +16,13 @@ function node(rv: string, podCIDRs: string[] | undefined, ip: string, images = f
 describe('nodeUpdateAffectsRoutes (TestHandleNodeUpdate)', () => {
   it('RT-30: internal IP updated enqueues', () => {
     expect(
-      nodeUpdateAffectsRoutes(
-        node('1', ['10.120.0.0/24'], '10.0.1.1'),
-        node('2', ['10.120.0.0/24'], '10.0.1.2'),
-      ),
+      nodeUpdateAffectsRoutes(node('1', ['10.120.0.0/24'], '10.0.1.1'), node('2', ['10.120.0.0/24'], '10.0.1.2')),
     ).toBe(true);
   });
 
   it('RT-31: pod CIDR updated enqueues', () => {
     expect(
-      nodeUpdateAffectsRoutes(
-        node('1', ['10.120.0.0/24'], '10.0.1.1'),
-        node('2', ['10.121.0.0/24'], '10.0.1.1'),
-      ),
+      nodeUpdateAffectsRoutes(node('1', ['10.120.0.0/24'], '10.0.1.1'), node('2', ['10.121.0.0/24'], '10.0.1.1')),
     ).toBe(true);
   });
 
@@ -36,10 +30,7 @@ describe('nodeUpdateAffectsRoutes (TestHandleNodeUpdate)', () => {
     const n = node('', ['10.120.0.0/24'], '10.0.1.1');
     expect(nodeUpdateAffectsRoutes(n, n)).toBe(true);
     expect(
-      nodeUpdateAffectsRoutes(
-        node('7', ['10.120.0.0/24'], '10.0.1.1'),
-        node('7', ['10.120.0.0/24'], '10.0.1.1'),
-      ),
+      nodeUpdateAffectsRoutes(node('7', ['10.120.0.0/24'], '10.0.1.1'), node('7', ['10.120.0.0/24'], '10.0.1.1')),
     ).toBe(true);
   });
 
@@ -47,10 +38,7 @@ describe('nodeUpdateAffectsRoutes (TestHandleNodeUpdate)', () => {
     const a = node('', ['10.120.0.0/24'], '10.0.1.1');
     expect(nodeUpdateAffectsRoutes(a, node('', ['10.120.0.0/24'], '10.0.1.1', true))).toBe(true);
     expect(
-      nodeUpdateAffectsRoutes(
-        node('1', ['10.120.0.0/24'], '10.0.1.1'),
-        node('2', ['10.120.0.0/24'], '10.0.1.1', true),
-      ),
+      nodeUpdateAffectsRoutes(node('1', ['10.120.0.0/24'], '10.0.1.1'), node('2', ['10.120.0.0/24'], '10.0.1.1', true)),
     ).toBe(false);
   });
 

@@ -22,12 +22,12 @@ describe('getRouteAction / equalNodeAddrs', () => {
   });
   it('enableNodeAddresses true: keep when equal, update when different or missing', () => {
     const base = { targetNode: 'n', destinationCIDR: '10.0.0.0/24', enableNodeAddresses: true };
-    expect(
-      getRouteAction([{ ...base, targetNodeAddresses: addr('1.1.1.1') }], '10.0.0.0/24', addr('1.1.1.1')),
-    ).toBe('keep');
-    expect(
-      getRouteAction([{ ...base, targetNodeAddresses: addr('2.2.2.2') }], '10.0.0.0/24', addr('1.1.1.1')),
-    ).toBe('update');
+    expect(getRouteAction([{ ...base, targetNodeAddresses: addr('1.1.1.1') }], '10.0.0.0/24', addr('1.1.1.1'))).toBe(
+      'keep',
+    );
+    expect(getRouteAction([{ ...base, targetNodeAddresses: addr('2.2.2.2') }], '10.0.0.0/24', addr('1.1.1.1'))).toBe(
+      'update',
+    );
     expect(getRouteAction([base], '10.0.0.0/24', addr('1.1.1.1'))).toBe('update');
   });
   it('CIDRs are compared as exact strings (no normalization)', () => {
@@ -44,10 +44,7 @@ describe('getRouteAction / equalNodeAddrs', () => {
 
 describe('RoutePlan', () => {
   it('indexes routes by target, skips empty targets, and marks stale/blackhole routes for deletion', () => {
-    const nodes = [
-      node('node-1', '01', ['10.120.0.0/24'], '10.0.1.1'),
-      node('node-2', '02', undefined, '10.0.5.1'),
-    ];
+    const nodes = [node('node-1', '01', ['10.120.0.0/24'], '10.0.1.1'), node('node-2', '02', undefined, '10.0.5.1')];
     const routes: Route[] = [
       { targetNode: 'node-1', destinationCIDR: '10.120.0.0/24' },
       { targetNode: 'node-1', destinationCIDR: '10.120.9.0/24' },
@@ -58,11 +55,7 @@ describe('RoutePlan', () => {
     const plan = new RoutePlan(nodes, routes);
     expect([...plan.byNode.keys()].sort()).toEqual(['gone', 'node-1', 'node-2']);
     const deletes = plan.routesToDelete((r) => r.destinationCIDR.startsWith('10.120.'));
-    expect(deletes.map((r) => r.destinationCIDR)).toEqual([
-      '10.120.9.0/24',
-      '10.120.2.0/24',
-      '10.120.1.0/24',
-    ]);
+    expect(deletes.map((r) => r.destinationCIDR)).toEqual(['10.120.9.0/24', '10.120.2.0/24', '10.120.1.0/24']);
     expect(plan.plannedCreates()).toHaveLength(0);
     expect(plan.conditionOutcome(nodes[0]!)).toBe('routes-created');
     // node-2 has no Pod CIDRs but is a route target: NoRouteCreated.
@@ -72,9 +65,7 @@ describe('RoutePlan', () => {
 
   it('a blackhole route of a live node CIDR is still deleted', () => {
     const nodes = [node('node-1', '01', ['10.120.0.0/24'], '10.0.1.1')];
-    const plan = new RoutePlan(nodes, [
-      { targetNode: 'node-1', destinationCIDR: '10.120.0.0/24', blackhole: true },
-    ]);
+    const plan = new RoutePlan(nodes, [{ targetNode: 'node-1', destinationCIDR: '10.120.0.0/24', blackhole: true }]);
     expect(plan.routesToDelete(() => true)).toHaveLength(1);
   });
 
@@ -109,9 +100,7 @@ describe('RoutePlan', () => {
     expect(plan.routesToDelete(() => true)).toEqual([stale]);
     expect(plan.plannedCreates()).toHaveLength(1);
     expect(plan.createsWaitForDeletes()).toBe(true);
-    expect(new RoutePlan(nodes, [{ ...stale, enableNodeAddresses: false }]).createsWaitForDeletes()).toBe(
-      false,
-    );
+    expect(new RoutePlan(nodes, [{ ...stale, enableNodeAddresses: false }]).createsWaitForDeletes()).toBe(false);
     expect(new RoutePlan(nodes, []).createsWaitForDeletes()).toBe(false);
   });
 });

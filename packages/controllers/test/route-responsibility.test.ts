@@ -25,16 +25,12 @@ describe('isResponsibleForRoute (TestIsResponsibleForRoute)', () => {
   }
 
   it('a route larger than the cluster CIDR that covers it is not ours (endpoint overlap, not containment)', () => {
-    expect(isResponsibleForRoute([parseCIDR('10.244.0.0/16')], { destinationCIDR: '10.0.0.0/8' })).toBe(
-      false,
-    );
+    expect(isResponsibleForRoute([parseCIDR('10.244.0.0/16')], { destinationCIDR: '10.0.0.0/8' })).toBe(false);
   });
 
   it('a route partly overlapping at its last address is ours', () => {
     // 10.244.0.0/15 spans 10.244.0.0-10.245.255.255: its first address is outside, its last inside.
-    expect(isResponsibleForRoute([parseCIDR('10.245.0.0/16')], { destinationCIDR: '10.244.0.0/15' })).toBe(
-      true,
-    );
+    expect(isResponsibleForRoute([parseCIDR('10.245.0.0/16')], { destinationCIDR: '10.244.0.0/15' })).toBe(true);
   });
 
   it('checks every cluster CIDR (dual-stack) and keeps families apart', () => {
@@ -42,9 +38,7 @@ describe('isResponsibleForRoute (TestIsResponsibleForRoute)', () => {
     expect(isResponsibleForRoute(cidrs, { destinationCIDR: 'a00:300::/24' })).toBe(true);
     expect(isResponsibleForRoute(cidrs, { destinationCIDR: '10.120.2.0/24' })).toBe(true);
     expect(isResponsibleForRoute([parseCIDR('::/0')], { destinationCIDR: '10.0.0.0/24' })).toBe(false);
-    expect(isResponsibleForRoute([parseCIDR('10.0.0.0/8')], { destinationCIDR: '::ffff:10.1.0.0/112' })).toBe(
-      true,
-    );
+    expect(isResponsibleForRoute([parseCIDR('10.0.0.0/8')], { destinationCIDR: '::ffff:10.1.0.0/112' })).toBe(true);
   });
 
   it('an unparsable route is never ours and the parse error is reported', () => {

@@ -39,9 +39,7 @@ describe('isNodeOwned / ownedNodes / ownedNodeHandler (config.nodeOwnership)', (
   it('with the option rejected nodes are filtered', () => {
     expect(isNodeOwned(cfg, n('a', 'acme://1'))).toBe(true);
     expect(isNodeOwned(cfg, n('b', 'other://1'))).toBe(false);
-    expect(ownedNodes(cfg, [n('a', 'acme://1'), n('b', 'other://1')]).map((x) => x.metadata!.name)).toEqual([
-      'a',
-    ]);
+    expect(ownedNodes(cfg, [n('a', 'acme://1'), n('b', 'other://1')]).map((x) => x.metadata!.name)).toEqual(['a']);
   });
 
   it('the handler wrapper forwards owned adds/deletes (tombstones too) and updates where either side is owned', () => {

@@ -56,8 +56,7 @@ async function createNode(
   );
 }
 
-const networkCondition = (node: V1Node) =>
-  node.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
+const networkCondition = (node: V1Node) => node.status?.conditions?.find((c) => c.type === 'NetworkUnavailable');
 
 async function routesOf(target: string): Promise<Route[]> {
   return (await cloud.listRoutes(CLUSTER)).filter((r) => r.targetNode === target);
@@ -87,9 +86,7 @@ describe('node-route-controller (real API server)', () => {
       return rs;
     });
     expect(routesA[0]!.targetNodeAddresses).toEqual([{ type: 'InternalIP', address: '10.0.1.1' }]);
-    expect(await eventually(async () => (await routesOf(b)).map((r) => r.destinationCIDR))).toEqual([
-      '10.120.2.0/24',
-    ]);
+    expect(await eventually(async () => (await routesOf(b)).map((r) => r.destinationCIDR))).toEqual(['10.120.2.0/24']);
     const after = await eventually(async () => {
       const n = await core.readNode({ name: a });
       expect(networkCondition(n)).toBeDefined();
@@ -111,9 +108,7 @@ describe('node-route-controller (real API server)', () => {
     // Later passes do not rewrite an up-to-date condition.
     const rv = after.metadata?.resourceVersion;
     const passes = cloud.calls.filter((c) => c === 'list-routes').length;
-    await eventually(() =>
-      expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2),
-    );
+    await eventually(() => expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2));
     expect((await core.readNode({ name: a })).metadata?.resourceVersion).toBe(rv);
   });
 
@@ -135,9 +130,7 @@ describe('node-route-controller (real API server)', () => {
       return c!;
     });
     expect(cond.status).toBe('False');
-    expect(new Date(cond.lastTransitionTime!).getTime()).toBeGreaterThan(
-      new Date('2026-01-02T00:00:00Z').getTime(),
-    );
+    expect(new Date(cond.lastTransitionTime!).getTime()).toBeGreaterThan(new Date('2026-01-02T00:00:00Z').getTime());
   });
 
   it('deletes the route of a removed Node', async () => {
@@ -153,14 +146,10 @@ describe('node-route-controller (real API server)', () => {
     seedRoute({ name: 'bh-out', targetNode: '', destinationCIDR: '10.1.2.0/24', blackhole: true });
     seedRoute({ name: 'foreign', targetNode: 'elsewhere', destinationCIDR: '192.168.7.0/24' });
     await eventually(async () =>
-      expect((await cloud.listRoutes(CLUSTER)).map((r) => r.destinationCIDR)).not.toContain(
-        '10.120.250.0/24',
-      ),
+      expect((await cloud.listRoutes(CLUSTER)).map((r) => r.destinationCIDR)).not.toContain('10.120.250.0/24'),
     );
     const passes = cloud.calls.filter((c) => c === 'list-routes').length;
-    await eventually(() =>
-      expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2),
-    );
+    await eventually(() => expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2));
     const left = (await cloud.listRoutes(CLUSTER)).map((r) => r.destinationCIDR);
     expect(left).toContain('10.1.2.0/24');
     expect(left).toContain('192.168.7.0/24');
@@ -214,9 +203,7 @@ describe('node-route-controller (real API server)', () => {
     const name = uniq('rt-nocidr');
     await createNode(name, undefined, '10.0.6.1');
     const passes = cloud.calls.filter((c) => c === 'list-routes').length;
-    await eventually(() =>
-      expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2),
-    );
+    await eventually(() => expect(cloud.calls.filter((c) => c === 'list-routes').length).toBeGreaterThan(passes + 2));
     expect(await routesOf(name)).toEqual([]);
     expect(networkCondition(await core.readNode({ name }))).toBeUndefined();
   });
@@ -261,10 +248,7 @@ describe('node-route-controller, watch-based (gate CloudControllerManagerWatchBa
     });
     // The first pass fails on the injected error; the key comes back through the queue's rate limiter (one
     // pass per 10 s, waits capped at 10 s), hence the longer waits.
-    await eventually(
-      () => expect(wbRoutesOf(name).map((r) => r.destinationCIDR)).toEqual(['10.120.250.0/24']),
-      30_000,
-    );
+    await eventually(() => expect(wbRoutesOf(name).map((r) => r.destinationCIDR)).toEqual(['10.120.250.0/24']), 30_000);
     const lists = wbCloud.callLog.entries('listRoutes');
     expect(lists[0]?.outcome).toBe('error');
     expect(lists.some((e) => e.outcome === 'ok')).toBe(true);

@@ -64,7 +64,12 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
     expect(h.cloud.balancers.size).toBe(0);
     expect(h.client.actions).toEqual([]);
     expect(h.recorder.lines).toEqual([REFUSAL]);
-    expect(h.recorder.events[0]?.object).toMatchObject({ kind: 'Service', namespace: 'default', name: 'web', uid: 'uid-web' });
+    expect(h.recorder.events[0]?.object).toMatchObject({
+      kind: 'Service',
+      namespace: 'default',
+      name: 'web',
+      uid: 'uid-web',
+    });
     expect(h.controller.cache.get('default/web')).toBeUndefined();
   });
 

@@ -125,10 +125,7 @@ describe('checkServiceCapabilities', () => {
     });
 
     it('refuses the annotation when the field is empty', () => {
-      const out = checkServiceCapabilities(
-        svc({}, { [ANNOTATION_LOAD_BALANCER_SOURCE_RANGES]: ' 10.1.0.0/16 ' }),
-        no,
-      );
+      const out = checkServiceCapabilities(svc({}, { [ANNOTATION_LOAD_BALANCER_SOURCE_RANGES]: ' 10.1.0.0/16 ' }), no);
       expect(out).toEqual([
         expect.objectContaining({
           field: `metadata.annotations[${ANNOTATION_LOAD_BALANCER_SOURCE_RANGES}]`,
@@ -163,10 +160,7 @@ describe('checkServiceCapabilities', () => {
     });
 
     it('refuses 0.0.0.0/0 alone for an IPv6 Service: IPv6 clients would be restricted', () => {
-      const out = checkServiceCapabilities(
-        svc({ ipFamilies: ['IPv6'], loadBalancerSourceRanges: ['0.0.0.0/0'] }),
-        no,
-      );
+      const out = checkServiceCapabilities(svc({ ipFamilies: ['IPv6'], loadBalancerSourceRanges: ['0.0.0.0/0'] }), no);
       expect(out[0]?.refuse).toBe(true);
     });
 
@@ -195,12 +189,22 @@ describe('checkServiceCapabilities', () => {
     });
 
     it('mixedProtocols: ports of more than one protocol', () => {
-      const mixed = svc({ ports: [{ port: 53, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }] });
+      const mixed = svc({
+        ports: [
+          { port: 53, protocol: 'TCP' },
+          { port: 53, protocol: 'UDP' },
+        ],
+      });
       expect(checkServiceCapabilities(mixed, { mixedProtocols: false })).toEqual([
         expect.objectContaining({ field: 'spec.ports', value: 'TCP,UDP', refuse: false }),
       ]);
       expect(checkServiceCapabilities(mixed, { mixedProtocols: true })).toEqual([]);
-      const twoUdp = svc({ ports: [{ port: 53, protocol: 'UDP' }, { port: 54, protocol: 'UDP' }] });
+      const twoUdp = svc({
+        ports: [
+          { port: 53, protocol: 'UDP' },
+          { port: 54, protocol: 'UDP' },
+        ],
+      });
       expect(checkServiceCapabilities(twoUdp, { mixedProtocols: false })).toEqual([]);
     });
 

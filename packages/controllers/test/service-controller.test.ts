@@ -176,10 +176,7 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
     const h = newController();
     const svc = newService('balancer', 'LoadBalancer');
     await h.controller.syncLoadBalancerIfNeeded(svc, key(svc));
-    expect(h.client.actions.map((a) => `${a.namespace}/${a.name}`)).toEqual([
-      'default/balancer',
-      'default/balancer',
-    ]);
+    expect(h.client.actions.map((a) => `${a.namespace}/${a.name}`)).toEqual(['default/balancer', 'default/balancer']);
   });
 });
 
@@ -272,12 +269,7 @@ describe('TestNodeChangesForStableNodeSetEnabled', () => {
     ['SVC-21: 1 node goes Ready', [n1, n2NotReady, n3], [{ nodes: [n1, n2, n3] }], []],
     ['SVC-22: 1 node get excluded', [n1, n2, n3], [{ nodes: [n1, n2Excluded, n3] }], all3('node1,node3')],
     ['SVC-23: 1 old node gets deleted', [n1, n2, n3], [{ nodes: [n1, n2] }], all3('node1,node2')],
-    [
-      'SVC-24: 1 node marked for deletion',
-      [n1, n2, n3],
-      [{ nodes: [n1, n2Deleting, n3] }],
-      all3('node1,node3'),
-    ],
+    ['SVC-24: 1 node marked for deletion', [n1, n2, n3], [{ nodes: [n1, n2Deleting, n3] }], all3('node1,node3')],
     ['SVC-25: 1 spurious node update', [n1, n2, n3], [{ nodes: [n1, n2OtherTaint, n3] }], []],
   ];
   for (const [name, initial, changes, want] of cases) {
@@ -327,9 +319,7 @@ describe('TestNodeChangesInExternalLoadBalancer', () => {
         )
       ).size,
     ).toBe(0);
-    expect(callSet(h.cloud.updateCalls)).toEqual(
-      ['s0', 's1', 's2', 's3'].map((s) => `${s}:node1,node2,node3,node4`),
-    );
+    expect(callSet(h.cloud.updateCalls)).toEqual(['s0', 's1', 's2', 's3'].map((s) => `${s}:node1,node2,node3,node4`));
   });
   it('SVC-29: error occur during sync', async () => {
     const retry = await step('error', 3);
@@ -392,12 +382,8 @@ describe('TestProcessServiceCreateOrUpdate', () => {
     h.controller.cache.getOrCreate('default/sync-test-name').state = svc;
     const updated = structuredClone(svc);
     updated.spec!.loadBalancerIP = '192.168.1.11';
-    await expect(
-      h.controller.processServiceCreateOrUpdate(updated, 'default/sync-test-name'),
-    ).resolves.toBeUndefined();
-    expect(h.controller.cache.get('default/sync-test-name')?.state?.spec?.loadBalancerIP).toBe(
-      '192.168.1.11',
-    );
+    await expect(h.controller.processServiceCreateOrUpdate(updated, 'default/sync-test-name')).resolves.toBeUndefined();
+    expect(h.controller.cache.get('default/sync-test-name')?.state?.spec?.loadBalancerIP).toBe('192.168.1.11');
   });
   it('a UID change deletes the old load balancer first (deleted and re-created without finalizer)', async () => {
     const h = newController({ nodes: [node('node1')] });
@@ -482,10 +468,7 @@ describe('TestProcessServiceDeletion', () => {
   });
   it('SVC-41: If cloudprovided failed to delete the service', async () => {
     const h = newController();
-    h.controller.cache.getOrCreate('external-balancer').state = newService(
-      'external-balancer',
-      'LoadBalancer',
-    );
+    h.controller.cache.getOrCreate('external-balancer').state = newService('external-balancer', 'LoadBalancer');
     const err = new Error('error Deleting the Loadbalancer');
     h.cloud.err = err;
     const got = await h.controller.processServiceDeletion('external-balancer').catch((e: unknown) => e);
@@ -499,10 +482,7 @@ describe('TestProcessServiceDeletion', () => {
   });
   it('SVC-42: If delete was successful', async () => {
     const h = newController();
-    h.controller.cache.getOrCreate('external-balancer').state = newService(
-      'external-balancer',
-      'LoadBalancer',
-    );
+    h.controller.cache.getOrCreate('external-balancer').state = newService('external-balancer', 'LoadBalancer');
     await expect(h.controller.processServiceDeletion('external-balancer')).resolves.toBeUndefined();
     expect(h.controller.cache.get('external-balancer')).toBeUndefined();
     expect(h.recorder.lines.at(-1)).toBe('Normal DeletedLoadBalancer Deleted load balancer');
@@ -749,15 +729,11 @@ describe('ImplementedElsewhere (upstream quirk 8 in docs/upstream-quirks.md)', (
 describe('ensure path details', () => {
   it('no qualifying nodes: UnAvailableLoadBalancer warning, and ensure is still called with none', async () => {
     const h = newController({
-      nodes: [
-        node('node1', { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } }),
-      ],
+      nodes: [node('node1', { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } })],
     });
     const svc = newService('lonely', 'LoadBalancer');
     await h.controller.syncLoadBalancerIfNeeded(svc, key(svc));
-    expect(h.recorder.lines).toContain(
-      'Warning UnAvailableLoadBalancer There are no available nodes for LoadBalancer',
-    );
+    expect(h.recorder.lines).toContain('Warning UnAvailableLoadBalancer There are no available nodes for LoadBalancer');
     expect(h.cloud.ensureCalls[0]!.hosts).toEqual([]);
   });
   it('NotReady and uninitialized nodes stay in the load balancer (upstream quirk 1 in docs/upstream-quirks.md)', async () => {
@@ -820,9 +796,7 @@ describe('ensure path details', () => {
     h.client.error = apiError(500, 'InternalError', 'Internal error occurred: boom');
     const svc = newService('lb', 'LoadBalancer');
     const got = await h.controller.syncLoadBalancerIfNeeded(svc, key(svc)).catch((e: unknown) => e);
-    expect((got as Error).message).toBe(
-      'failed to add load balancer cleanup finalizer: Internal error occurred: boom',
-    );
+    expect((got as Error).message).toBe('failed to add load balancer cleanup finalizer: Internal error occurred: boom');
     const withIt = withFinalizer(newService('gone', 'ClusterIP'));
     h.client.error = apiError(404, 'NotFound', 'services "gone" not found');
     const removal = await h.controller.syncLoadBalancerIfNeeded(withIt, key(withIt)).catch((e: unknown) => e);
@@ -921,16 +895,10 @@ describe('informer handlers', () => {
     const n = node('n1');
     h.nodes.add(n);
     h.nodes.update(n, node('n1', { ready: 'False' }));
-    h.nodes.update(
-      n,
-      node('n1', { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] }),
-    );
+    h.nodes.update(n, node('n1', { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] }));
     h.nodes.update(n, node('n1', { deletionTimestamp: new Date() }));
     expect(h.nodeQueue.added).toEqual([NODE_SYNC_KEY]);
-    h.nodes.update(
-      n,
-      node('n1', { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } }),
-    );
+    h.nodes.update(n, node('n1', { labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } }));
     h.nodes.update(n, node('n1', { providerID: 'other' }));
     h.nodes.remove(n);
     h.nodes.remove(node('n2'), { tombstone: true });
@@ -1027,9 +995,7 @@ describe('beyond upstream options', () => {
     expect(h.client.actions).toEqual([]);
     expect(h.recorder.lines).toEqual([]);
     // Its own class is still cleaned up through the finalizer.
-    const mine = withFinalizer(
-      newService('mine', 'LoadBalancer', { spec: { loadBalancerClass: 'example.com/lb' } }),
-    );
+    const mine = withFinalizer(newService('mine', 'LoadBalancer', { spec: { loadBalancerClass: 'example.com/lb' } }));
     const mineDeleting = structuredClone(mine);
     mineDeleting.metadata!.deletionTimestamp = new Date();
     h.services.update(mine, mineDeleting);
@@ -1096,9 +1062,8 @@ describe('construction', () => {
     expect(h.cloud.ensureCalls).toHaveLength(1);
     const running_ = async () => {
       const m = await metricsRegistry.getSingleMetric('running_managed_controllers')!.get();
-      return m.values.find(
-        (v) => v.labels.name === 'service' && v.labels.manager === 'cloud-controller-manager',
-      )?.value;
+      return m.values.find((v) => v.labels.name === 'service' && v.labels.manager === 'cloud-controller-manager')
+        ?.value;
     };
     expect(await running_()).toBe(1);
     ac.abort();
@@ -1153,9 +1118,7 @@ describe('serviceLbController descriptor', () => {
     });
     expect(lines).toHaveLength(1);
     expect(lines[0]!.msg).toBe('Failed to start service controller');
-    expect((lines[0]!.err as Error).message).toBe(
-      'the cloud provider does not support external load balancers',
-    );
+    expect((lines[0]!.err as Error).message).toBe('the cloud provider does not support external load balancers');
   });
 
   it('a provider whose loadBalancer() returns null is treated as without the facet (not started, not fatal)', async () => {
@@ -1273,7 +1236,7 @@ describe('a Service that got another class while the controller was away (decisi
     expect(h.client.actions[0]!.patch).toEqual({ metadata: { finalizers: null } });
   });
 
-  it('without a load balancer of ours, leaves the finalizer and the status alone (they may be another implementation\'s)', async () => {
+  it("without a load balancer of ours, leaves the finalizer and the status alone (they may be another implementation's)", async () => {
     const svc = classChanged();
     const h = newController({ services: [svc] });
     h.cloud.exists = false;

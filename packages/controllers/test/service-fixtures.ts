@@ -123,4 +123,3 @@ export function makeNode(
   if (opts.deletionTimestamp) node.metadata!.deletionTimestamp = opts.deletionTimestamp;
   return node;
 }
-

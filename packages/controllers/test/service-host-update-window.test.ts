@@ -61,7 +61,9 @@ describe('HostUpdateWindow', () => {
     expect(enqueue).toHaveBeenCalledTimes(1);
   });
   it('rejects a negative or non-finite window, naming the option', () => {
-    expect(() => new HostUpdateWindow(-1, () => {})).toThrow('hostUpdateWindowMs must be a finite number of ms ≥ 0, got -1');
+    expect(() => new HostUpdateWindow(-1, () => {})).toThrow(
+      'hostUpdateWindowMs must be a finite number of ms ≥ 0, got -1',
+    );
     expect(() => new HostUpdateWindow(Number.NaN, () => {})).toThrow(RangeError);
   });
 });
@@ -76,7 +78,7 @@ function upstreamRounds(times: readonly number[], durationMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
   let rounds = 0;
   let free = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     const start = Math.max(sorted[i]!, free);
     while (i < sorted.length && sorted[i]! <= start) i++;
     rounds++;
@@ -104,7 +106,10 @@ const UPDATE_MS = 150;
  * start); every `UpdateLoadBalancer` takes {@link UPDATE_MS}. Returns the update rounds and the last host set
  * sent to each balancer.
  */
-async function joinNodes(times: readonly number[], windowMs: number): Promise<{ rounds: number; lastHosts: string[][] }> {
+async function joinNodes(
+  times: readonly number[],
+  windowMs: number,
+): Promise<{ rounds: number; lastHosts: string[][] }> {
   const cloud = new FakeCloud();
   cloud.faults.setLatency('updateLoadBalancer', UPDATE_MS);
   const services = new MemoryInformer<V1Service>();
@@ -177,7 +182,7 @@ describe('coalesced host updates', () => {
     for (const hosts of lastHosts) expect(hosts).toEqual(allHosts(5));
   });
 
-  it('a window of 0 makes exactly upstream\'s rounds', async () => {
+  it("a window of 0 makes exactly upstream's rounds", async () => {
     for (const times of [
       [0, 10, 20, 30, 40],
       [0, 200, 400, 600],
@@ -205,7 +210,7 @@ describe('coalesced host updates', () => {
     }
   });
 
-  it('the informers\' initial list queues the node sync at once (decision 0204); later changes wait', () => {
+  it("the informers' initial list queues the node sync at once (decision 0204); later changes wait", () => {
     const nodes = new MemoryInformer<V1Node>();
     const nodeQueue = new RecordingQueue();
     new ServiceController({

@@ -20,7 +20,10 @@ const cluster = useTestCluster();
 async function createLBService(namespace: string, name: string): Promise<V1Service> {
   return cluster().core.createNamespacedService({
     namespace,
-    body: { metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }] } },
+    body: {
+      metadata: { name },
+      spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP', targetPort: 8080 }] },
+    },
   });
 }
 

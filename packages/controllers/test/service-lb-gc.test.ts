@@ -40,7 +40,13 @@ interface Setup {
   pass: () => ReturnType<LoadBalancerCollector['pass']>;
 }
 
-function setup(opts: { mode?: LoadBalancerGCConfig['mode']; loadBalancerClass?: string; lb?: (c: FakeCloud) => ListingLoadBalancer } = {}): Setup {
+function setup(
+  opts: {
+    mode?: LoadBalancerGCConfig['mode'];
+    loadBalancerClass?: string;
+    lb?: (c: FakeCloud) => ListingLoadBalancer;
+  } = {},
+): Setup {
   const cloud = new FakeCloud({ externalIP: '1.2.3.4' });
   const services = new MemoryInformer<V1Service>();
   const recorder = new RecordingEventRecorder();
@@ -102,14 +108,26 @@ describe('the two-pass grace rule', () => {
     expect([...s.cloud.balancers.keys()]).toEqual([balancerOf(s, keep)]);
     // The Service handed to the provider is rebuilt from the record.
     expect(s.cloud.ensureCalls).toHaveLength(2);
-    expect(s.cloud.callLog.entries().filter((e) => e.method === 'ensureLoadBalancerDeleted').map((e) => e.subject)).toEqual([
-      'default/gone',
-    ]);
+    expect(
+      s.cloud.callLog
+        .entries()
+        .filter((e) => e.method === 'ensureLoadBalancerDeleted')
+        .map((e) => e.subject),
+    ).toEqual(['default/gone']);
     expect(s.recorder.lines).toEqual([
-      expect.stringMatching(/^Normal DeletedOrphanedLoadBalancer Deleted orphaned load balancer a.* no Service with UID uid-gone for 60 s$/),
+      expect.stringMatching(
+        /^Normal DeletedOrphanedLoadBalancer Deleted orphaned load balancer a.* no Service with UID uid-gone for 60 s$/,
+      ),
     ]);
-    expect(s.recorder.events[0]?.object).toMatchObject({ kind: 'Service', namespace: 'default', name: 'gone', uid: 'uid-gone' });
-    expect(s.logs.some((l) => l.startsWith('I Deleted orphaned load balancer') && l.includes('"service":"default/gone"'))).toBe(true);
+    expect(s.recorder.events[0]?.object).toMatchObject({
+      kind: 'Service',
+      namespace: 'default',
+      name: 'gone',
+      uid: 'uid-gone',
+    });
+    expect(
+      s.logs.some((l) => l.startsWith('I Deleted orphaned load balancer') && l.includes('"service":"default/gone"')),
+    ).toBe(true);
     const deleted = await metricsRegistry.getSingleMetric('service_lb_gc_deleted_load_balancers_total')?.get();
     expect(deleted?.values[0]?.value).toBeGreaterThanOrEqual(1);
   });
@@ -153,7 +171,9 @@ describe('the two-pass grace rule', () => {
   it('a Service re-created under the same name (another UID) counts as gone', async () => {
     const s = setup();
     const old = await served(s, 'reborn');
-    s.services.set(newService('reborn', 'LoadBalancer', { metadata: { name: 'reborn', namespace: 'default', uid: 'uid-new' } }));
+    s.services.set(
+      newService('reborn', 'LoadBalancer', { metadata: { name: 'reborn', namespace: 'default', uid: 'uid-new' } }),
+    );
     await s.pass();
     s.clock.now += GRACE;
     expect((await s.pass()).deleted).toEqual([balancerOf(s, old)]);
@@ -174,7 +194,9 @@ describe('dry run', () => {
     expect(deletes(s)).toBe(0);
     expect(s.cloud.balancers.size).toBe(1);
     expect(s.recorder.lines).toEqual([
-      expect.stringMatching(/^Warning OrphanedLoadBalancer Load balancer a\S+ has had no Service with UID uid-gone for 60 s; --lb-gc-mode=delete would delete it$/),
+      expect.stringMatching(
+        /^Warning OrphanedLoadBalancer Load balancer a\S+ has had no Service with UID uid-gone for 60 s; --lb-gc-mode=delete would delete it$/,
+      ),
     ]);
     expect(s.logs.filter((l) => l.includes('dry run, not deleting'))).toHaveLength(1);
     expect(await gaugeValue('service-gone')).toBe(1);
@@ -206,7 +228,9 @@ describe('never deletes', () => {
     expect(failed.complete).toBe(false);
     expect(failed.reason).toMatch(/^listing failed: page 1 of the listing failed/);
     expect(deletes(s)).toBe(0);
-    expect(s.logs.some((l) => l.startsWith('E Listing load balancers failed; nothing is deleted on this pass'))).toBe(true);
+    expect(s.logs.some((l) => l.startsWith('E Listing load balancers failed; nothing is deleted on this pass'))).toBe(
+      true,
+    );
     expect((await s.pass()).deleted).toHaveLength(1);
   });
 
@@ -242,7 +266,9 @@ describe('never deletes', () => {
     expect(r.orphaned['service-gone']).toEqual([]);
     expect(deletes(s)).toBe(0);
     expect(s.cloud.balancers.has('bare-lb')).toBe(true);
-    expect(s.logs.filter((l) => l.startsWith('W Skipping load balancer') && l.includes('"loadBalancer":"bare-lb"'))).toHaveLength(2);
+    expect(
+      s.logs.filter((l) => l.startsWith('W Skipping load balancer') && l.includes('"loadBalancer":"bare-lb"')),
+    ).toHaveLength(2);
   });
 
   it('a record with an empty UID, namespace or name counts as malformed, not as a Service gone', async () => {
@@ -340,7 +366,9 @@ describe('a failed delete', () => {
     const r = await s.pass();
     expect(r.kept).toEqual([balancerOf(s, svc)]);
     expect(s.recorder.lines).toEqual([
-      expect.stringMatching(/^Warning DeleteOrphanedLoadBalancerFailed Deleting orphaned load balancer a\S+ failed: quota$/),
+      expect.stringMatching(
+        /^Warning DeleteOrphanedLoadBalancerFailed Deleting orphaned load balancer a\S+ failed: quota$/,
+      ),
     ]);
     expect((await s.pass()).deleted).toEqual([balancerOf(s, svc)]);
   });

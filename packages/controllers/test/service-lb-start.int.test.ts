@@ -84,9 +84,11 @@ async function runUntilEnsured(): Promise<void> {
 
 /** One EnsureLoadBalancer per Service, and no UpdateLoadBalancer, GetLoadBalancer or UpdatedLoadBalancer Event. */
 async function expectOnlyEnsures(): Promise<void> {
-  expect(calls('ensureLoadBalancer').map((e) => e.subject).sort()).toEqual(
-    services.map((name) => `${namespace}/${name}`),
-  );
+  expect(
+    calls('ensureLoadBalancer')
+      .map((e) => e.subject)
+      .sort(),
+  ).toEqual(services.map((name) => `${namespace}/${name}`));
   expect(calls('updateLoadBalancer')).toEqual([]);
   expect(calls('getLoadBalancer')).toEqual([]);
   expect(await updatedEvents()).toBe(updatedBefore);

@@ -3,11 +3,7 @@
  * `useControllerUnderTest`, as the app starts it. One control plane and one controller
  * for the file; each test uses its own namespace and Node names and removes its Nodes afterwards.
  */
-import {
-  LOAD_BALANCER_CLEANUP_FINALIZER,
-  RetryError,
-  serviceStatusClientFromCoreV1Api,
-} from '@ccm-kit/cloud-provider';
+import { LOAD_BALANCER_CLEANUP_FINALIZER, RetryError, serviceStatusClientFromCoreV1Api } from '@ccm-kit/cloud-provider';
 import { isNotFound, patchOptions } from '@ccm-kit/runtime';
 import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
 import { eventually, useControllerUnderTest } from '@ccm-kit/testing/vitest';
@@ -119,9 +115,7 @@ describe('service-lb-controller with a real API server', () => {
     const joined = uniq('node');
     await createNode(joined);
     await eventually(() => {
-      expect(updateHosts(ns, 'follow').some((hosts) => hosts.includes(joined) && hosts.includes(first))).toBe(
-        true,
-      );
+      expect(updateHosts(ns, 'follow').some((hosts) => hosts.includes(joined) && hosts.includes(first))).toBe(true);
     });
     await new Promise((r) => setTimeout(r, 300));
     // One UpdateLoadBalancer per change of the node set.
@@ -130,9 +124,7 @@ describe('service-lb-controller with a real API server', () => {
     // Readiness is not part of the node set (upstream quirk 1 in docs/upstream-quirks.md) ...
     await core.patchNodeStatus({
       name: joined,
-      body: [
-        { op: 'add', path: '/status/conditions', value: [{ type: 'Ready', status: 'False', reason: 'x' }] },
-      ],
+      body: [{ op: 'add', path: '/status/conditions', value: [{ type: 'Ready', status: 'False', reason: 'x' }] }],
     });
     // ... but the exclusion label does.
     await core.patchNode(
@@ -197,9 +189,7 @@ describe('service-lb-controller with a real API server', () => {
     });
     const lbName = cloud.getLoadBalancerName('int-cluster', svc);
     expect(cloud.balancers.has(lbName)).toBe(true);
-    const deletesBefore = cloud.callLog
-      .entries()
-      .filter((e) => e.method === 'ensureLoadBalancerDeleted').length;
+    const deletesBefore = cloud.callLog.entries().filter((e) => e.method === 'ensureLoadBalancerDeleted').length;
     await core.deleteNamespacedService({ namespace: ns, name: 'doomed' });
     await eventually(async () => {
       const err = await read(ns, 'doomed').then(
@@ -212,9 +202,9 @@ describe('service-lb-controller with a real API server', () => {
       .entries()
       .filter((e) => e.method === 'ensureLoadBalancerDeleted' && e.subject === `${ns}/doomed`);
     expect(deletes.length).toBeGreaterThan(0);
-    expect(
-      cloud.callLog.entries().filter((e) => e.method === 'ensureLoadBalancerDeleted').length,
-    ).toBeGreaterThan(deletesBefore);
+    expect(cloud.callLog.entries().filter((e) => e.method === 'ensureLoadBalancerDeleted').length).toBeGreaterThan(
+      deletesBefore,
+    );
     expect(cloud.balancers.has(lbName)).toBe(false);
     await eventually(async () => {
       const reasons = (await events(ns))
@@ -251,9 +241,7 @@ describe('service-lb-controller with a real API server', () => {
       return evs[0]!;
     });
     expect(failed.type).toBe('Warning');
-    expect(failed.message).toBe(
-      'Error syncing load balancer: failed to ensure load balancer: LB create in progress',
-    );
+    expect(failed.message).toBe('Error syncing load balancer: failed to ensure load balancer: LB create in progress');
   });
 
   it('a cloud error never loses the finalizer', async () => {
@@ -291,9 +279,7 @@ describe('service-lb-controller with a real API server', () => {
     expect(terminating.metadata?.deletionTimestamp).toBeDefined();
     expect(terminating.metadata?.finalizers).toEqual([LOAD_BALANCER_CLEANUP_FINALIZER]);
     const failed = await eventually(async () => {
-      const evs = (await events(ns, 'SyncLoadBalancerFailed')).filter((e) =>
-        e.message?.includes('still down'),
-      );
+      const evs = (await events(ns, 'SyncLoadBalancerFailed')).filter((e) => e.message?.includes('still down'));
       expect(evs.length).toBeGreaterThan(0);
       return evs[0]!;
     });

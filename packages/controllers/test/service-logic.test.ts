@@ -40,24 +40,14 @@ describe('wantsLoadBalancer and loadBalancerClass', () => {
   it('upstream: only type LoadBalancer without any class (an empty class opts out)', () => {
     expect(wantsLoadBalancer(newService('a', 'LoadBalancer'))).toBe(true);
     expect(wantsLoadBalancer(newService('a', 'ClusterIP'))).toBe(false);
-    expect(wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: '' } }))).toBe(
-      false,
-    );
-    expect(wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: 'x' } }))).toBe(
-      false,
-    );
+    expect(wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: '' } }))).toBe(false);
+    expect(wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: 'x' } }))).toBe(false);
   });
   it('beyond upstream: the configured class is served instead of class-less Services', () => {
-    expect(
-      wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: 'x' } }), 'x'),
-    ).toBe(true);
+    expect(wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: 'x' } }), 'x')).toBe(true);
     expect(wantsLoadBalancer(newService('a', 'LoadBalancer'), 'x')).toBe(false);
-    expect(
-      wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: 'y' } }), 'x'),
-    ).toBe(false);
-    expect(wantsLoadBalancer(newService('a', 'NodePort', { spec: { loadBalancerClass: 'x' } }), 'x')).toBe(
-      false,
-    );
+    expect(wantsLoadBalancer(newService('a', 'LoadBalancer', { spec: { loadBalancerClass: 'y' } }), 'x')).toBe(false);
+    expect(wantsLoadBalancer(newService('a', 'NodePort', { spec: { loadBalancerClass: 'x' } }), 'x')).toBe(false);
   });
 });
 
@@ -359,10 +349,7 @@ describe('listWithPredicates (TestListWithPredicate)', () => {
   const lister = { list: () => nodes };
   const names = (ns: V1Node[]) => ns.map((n) => n.metadata!.name);
   it('SVC-87: ListWithPredicate filter Running node', () => {
-    expect(names(listWithPredicates(lister, [(n) => n.status?.phase === 'Running']))).toEqual([
-      'node1',
-      'node3',
-    ]);
+    expect(names(listWithPredicates(lister, [(n) => n.status?.phase === 'Running']))).toEqual(['node1', 'node3']);
   });
   it('SVC-88: ListWithPredicate filter Pending node', () => {
     expect(names(listWithPredicates(lister, [(n) => n.status?.phase === 'Pending']))).toEqual([
@@ -440,18 +427,8 @@ describe('shouldSyncUpdatedNode', () => {
       [ready('False'), cond('DiskPressure', 'False')],
       false,
     ],
-    [
-      'SVC-104: ready T, other condition changed F->T',
-      [cond('Other', 'False')],
-      [cond('Other', 'True')],
-      false,
-    ],
-    [
-      'SVC-105: ready T, other condition changed T->F',
-      [cond('Other', 'True')],
-      [cond('Other', 'False')],
-      false,
-    ],
+    ['SVC-104: ready T, other condition changed F->T', [cond('Other', 'False')], [cond('Other', 'True')], false],
+    ['SVC-105: ready T, other condition changed T->F', [cond('Other', 'True')], [cond('Other', 'False')], false],
     ['SVC-106: deletionTimestamp F -> T', [], [deleting], false],
     ['SVC-107: providerID set F -> T', [pid('')], [pid('providerID')], true],
     ['SVC-108: providerID set F -> T (duplicate case)', [pid('')], [pid('providerID')], true],

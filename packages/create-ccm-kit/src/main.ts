@@ -17,7 +17,12 @@ async function options(argv: string[]): Promise<ProjectOptions> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { provider: { type: 'string' }, facets: { type: 'string' }, yes: { type: 'boolean', short: 'y', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      provider: { type: 'string' },
+      facets: { type: 'string' },
+      yes: { type: 'boolean', short: 'y', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help || positionals.length !== 1) {
     process.stdout.write(`${USAGE}\n`);
@@ -27,7 +32,9 @@ async function options(argv: string[]): Promise<ProjectOptions> {
   const ask = !values.yes && process.stdin.isTTY && (!values.provider || !values.facets);
   const rl = ask ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
   try {
-    const fallback = basename(dir).replace(/-cloud-controller-manager$/, '').toLowerCase();
+    const fallback = basename(dir)
+      .replace(/-cloud-controller-manager$/, '')
+      .toLowerCase();
     const provider = validateProviderName(
       values.provider ?? ((await rl?.question(`provider name (${fallback}): `))?.trim() || fallback),
     );

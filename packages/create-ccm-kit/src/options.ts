@@ -24,7 +24,9 @@ const NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 /** @throws Error naming the problem when `name` cannot be a provider name. */
 export function validateProviderName(name: string): string {
   if (!NAME.test(name) || name.length > 40)
-    throw new Error(`provider name "${name}": use lower-case letters, digits and "-", starting with a letter (e.g. mycloud)`);
+    throw new Error(
+      `provider name "${name}": use lower-case letters, digits and "-", starting with a letter (e.g. mycloud)`,
+    );
   return name;
 }
 
@@ -34,7 +36,10 @@ export function validateProviderName(name: string): string {
  */
 export function parseFacets(text: string): Facet[] {
   const out = new Set<Facet>();
-  for (const raw of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const f = FACETS.find((x) => x.toLowerCase() === raw.toLowerCase());
     if (!f) throw new Error(`facet "${raw}": choose from ${FACETS.join(', ')}`);
     out.add(f);
@@ -45,5 +50,10 @@ export function parseFacets(text: string): Facet[] {
 
 /** The class name for a provider name: `my-cloud` → `MyCloudCloud`. */
 export function className(provider: string): string {
-  return provider.split('-').map((p) => p[0]!.toUpperCase() + p.slice(1)).join('') + 'Cloud';
+  return (
+    provider
+      .split('-')
+      .map((p) => p[0]!.toUpperCase() + p.slice(1))
+      .join('') + 'Cloud'
+  );
 }

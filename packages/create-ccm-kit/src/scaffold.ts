@@ -5,10 +5,27 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { defaultManifestValues, renderHelmChart } from '@ccm-kit/cli';
 import type { ProjectOptions } from './options.js';
-import { binName, ciWorkflow, dockerfile, dockerignore, gitignore, packageJson, readme, tsconfigJson } from './templates/project.js';
+import {
+  binName,
+  ciWorkflow,
+  dockerfile,
+  dockerignore,
+  gitignore,
+  packageJson,
+  readme,
+  tsconfigJson,
+} from './templates/project.js';
 import { providerTs } from './templates/provider.js';
-import { configTestTs, configTs, conformanceOptionsTs, conformanceTestTs, devCloudConfig, mainTs, versionTestTs, versionTs } from './templates/source.js';
-
+import {
+  configTestTs,
+  configTs,
+  conformanceOptionsTs,
+  conformanceTestTs,
+  devCloudConfig,
+  mainTs,
+  versionTestTs,
+  versionTs,
+} from './templates/source.js';
 
 export { FACETS, type Facet, type ProjectOptions } from './options.js';
 export { nodeOptions } from './templates/project.js';

@@ -10,14 +10,18 @@ describe('a scaffolded project type-checks', () => {
     'instances,zones,loadBalancer',
     'instancesV2,loadBalancer,routes',
     'zones',
-  ])('with the facets %s', (facets) => {
-    const dir = writeScaffold('rancher', parseFacets(facets));
-    try {
-      const { status, output } = typeCheck(dir);
-      expect(output).toBe('');
-      expect(status).toBe(0);
-    } finally {
-      removeScaffold(dir);
-    }
-  }, 120_000);
+  ])(
+    'with the facets %s',
+    (facets) => {
+      const dir = writeScaffold('rancher', parseFacets(facets));
+      try {
+        const { status, output } = typeCheck(dir);
+        expect(output).toBe('');
+        expect(status).toBe(0);
+      } finally {
+        removeScaffold(dir);
+      }
+    },
+    120_000,
+  );
 });

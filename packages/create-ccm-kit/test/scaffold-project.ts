@@ -23,7 +23,11 @@ export function writeScaffold(provider: string, facets: Facet[], extra: Record<s
   symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'), 'dir');
   writeFileSync(
     join(dir, 'tsconfig.check.json'),
-    JSON.stringify({ extends: './tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.', types: ['node'] }, include: ['src', 'test', 'docs'] }),
+    JSON.stringify({
+      extends: './tsconfig.json',
+      compilerOptions: { noEmit: true, rootDir: '.', types: ['node'] },
+      include: ['src', 'test', 'docs'],
+    }),
   );
   return dir;
 }

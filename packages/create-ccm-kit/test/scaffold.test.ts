@@ -25,8 +25,19 @@ describe('create-ccm-kit', () => {
   it('package.json names the provider for ccm-kit and depends on the ccm-kit packages', () => {
     const pkg = JSON.parse(projectFiles({ dir: '/x', provider: 'acme', facets: ['instancesV2'] })['package.json']!);
     expect(pkg.ccmKit).toEqual({ provider: 'acme', entry: 'dist/main.js' });
-    expect(Object.keys(pkg.dependencies)).toEqual(['@ccm-kit/app', '@ccm-kit/cloud-provider', '@kubernetes/client-node', 'yaml']);
-    expect(Object.keys(pkg.devDependencies)).toEqual(['@ccm-kit/cli', '@ccm-kit/testing', '@types/node', 'typescript', 'vitest']);
+    expect(Object.keys(pkg.dependencies)).toEqual([
+      '@ccm-kit/app',
+      '@ccm-kit/cloud-provider',
+      '@kubernetes/client-node',
+      'yaml',
+    ]);
+    expect(Object.keys(pkg.devDependencies)).toEqual([
+      '@ccm-kit/cli',
+      '@ccm-kit/testing',
+      '@types/node',
+      'typescript',
+      'vitest',
+    ]);
   });
 
   it('pins the third-party versions ccm-kit itself uses', () => {
@@ -52,8 +63,12 @@ describe('create-ccm-kit', () => {
     expect(files['chart/Chart.yaml']).toContain('name: acme-cloud-controller-manager');
     expect(files['chart/values.yaml']).toContain('providerName: acme');
     // The cloud API token comes from a Secret by default, and the chart's README says how to create it.
-    expect(files['chart/values.yaml']).toMatch(/name: ACME_API_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: acme-cloud-credentials\n\s+key: token/);
-    expect(files['chart/README.md']).toContain('kubectl -n kube-system create secret generic acme-cloud-credentials --from-literal=token=');
+    expect(files['chart/values.yaml']).toMatch(
+      /name: ACME_API_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: acme-cloud-credentials\n\s+key: token/,
+    );
+    expect(files['chart/README.md']).toContain(
+      'kubectl -n kube-system create secret generic acme-cloud-credentials --from-literal=token=',
+    );
     expect(files['chart/values.yaml']).not.toContain('namespace');
     expect(files['chart/templates/rbac.yaml']).toContain('namespace: {{ .Release.Namespace }}');
     expect(files['chart/README.md']).toContain('Everything of the CCM goes to the release namespace');
@@ -69,7 +84,10 @@ describe('create-ccm-kit', () => {
 
   it.each([
     // The facet sets of docs/provider-families.md: GCE/AWS, OpenStack, vSphere, Mesos/oVirt, Rackspace, rancher.
-    ['instances,instancesV2,zones,loadBalancer,routes', ['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes']],
+    [
+      'instances,instancesV2,zones,loadBalancer,routes',
+      ['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes'],
+    ],
     ['instancesV2,loadBalancer,routes', ['instancesV2', 'loadBalancer', 'routes']],
     ['instances,zones,loadBalancer,routes', ['instances', 'zones', 'loadBalancer', 'routes']],
     ['instances', ['instances']],

@@ -17,7 +17,11 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectl } from '../../cli/test/kubectl.js';
-import { type LocalRegistry, publishPackages, startLocalRegistry } from '../../../tools/local-registry/local-registry.ts';
+import {
+  type LocalRegistry,
+  publishPackages,
+  startLocalRegistry,
+} from '../../../tools/local-registry/local-registry.ts';
 import { IN_MEMORY_PROVIDER } from './in-memory-provider.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ccm-kit-vendor-'));
@@ -32,12 +36,20 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = 600_000) {
     timeout: timeoutMs,
     // The project's own npm and node; no workspace, no CI-only config from the repository.
     // The registry as a vendor's npm has it configured (here the local one, after release registry.npmjs.org).
-    env: { ...process.env, npm_config_registry: registry.url, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', FORCE_COLOR: '0' },
+    env: {
+      ...process.env,
+      npm_config_registry: registry.url,
+      npm_config_update_notifier: 'false',
+      npm_config_fund: 'false',
+      npm_config_audit: 'false',
+      FORCE_COLOR: '0',
+    },
   });
   timings.push([`${cmd} ${args.slice(0, 2).join(' ')}`, Date.now() - started]);
   return { status: r.status, out: stripVTControlCharacters(`${r.stdout ?? ''}${r.stderr ?? ''}`) };
 }
-const npm = (args: string[], cwd: string, timeoutMs?: number) => run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, timeoutMs);
+const npm = (args: string[], cwd: string, timeoutMs?: number) =>
+  run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, timeoutMs);
 let registry: LocalRegistry;
 let version: string;
 /** When `npm create` started, for the time to the first LoadBalancer ingress. */
@@ -61,7 +73,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await registry?.stop();
-  console.info(`vendor flow timings:\n${timings.map(([s, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${s}`).join('\n')}`);
+  console.info(
+    `vendor flow timings:\n${timings.map(([s, ms]) => `  ${(ms / 1000).toFixed(1).padStart(6)} s  ${s}`).join('\n')}`,
+  );
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -82,7 +96,11 @@ spec: { type: LoadBalancer, selector: { app: dev-lb-2 }, ports: [{ port: 80, tar
 /** `ccm-kit dev` in the background (the test changes the source while it runs), its output collected. */
 function startDev(args: string[], cwd: string) {
   const started = Date.now();
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+  const child = spawn(process.execPath, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += stripVTControlCharacters(d.toString())));
   child.stderr.on('data', (d: Buffer) => (out += stripVTControlCharacters(d.toString())));
@@ -93,7 +111,8 @@ function startDev(args: string[], cwd: string) {
     async waitFor(re: RegExp, step: string): Promise<void> {
       const deadline = Date.now() + 120_000;
       while (!re.test(out)) {
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`ccm-kit dev: no ${re} (${step}) in its output:\n${out}`);
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`ccm-kit dev: no ${re} (${step}) in its output:\n${out}`);
         await new Promise((r) => setTimeout(r, 250));
       }
       timings.push([`ccm-kit dev: ${step}`, Date.now() - started]);
@@ -113,12 +132,36 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
   it('npm create ccm-kit@<version> writes the project', () => {
     createdAt = Date.now();
     // --yes before the package: npm's own "Ok to proceed?" (a vendor on a terminal answers it).
-    const r = npm(['create', '--yes', `ccm-kit@${version}`, project, '--', '--provider', 'acme', '--facets', 'instancesV2,loadBalancer', '--yes'], work);
+    const r = npm(
+      [
+        'create',
+        '--yes',
+        `ccm-kit@${version}`,
+        project,
+        '--',
+        '--provider',
+        'acme',
+        '--facets',
+        'instancesV2,loadBalancer',
+        '--yes',
+      ],
+      work,
+    );
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain('for provider "acme" with instancesV2, loadBalancer');
-    expect(readdirSync(project).sort()).toEqual(
-      ['.dockerignore', '.github', '.gitignore', 'Dockerfile', 'README.md', 'chart', 'dev', 'package.json', 'src', 'test', 'tsconfig.json'],
-    );
+    expect(readdirSync(project).sort()).toEqual([
+      '.dockerignore',
+      '.github',
+      '.gitignore',
+      'Dockerfile',
+      'README.md',
+      'chart',
+      'dev',
+      'package.json',
+      'src',
+      'test',
+      'tsconfig.json',
+    ]);
   }, 600_000);
 
   it('npm install and npm test pass out of the box, the stubs pending', () => {
@@ -129,10 +172,16 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     const test = npm(['test'], project);
     expect(test.status, test.out).toBe(0);
     expect(test.out).toMatch(/Tests\s+\d+ passed \| \d+ skipped/);
-    const conformance = run(process.execPath, [join(project, 'node_modules/@ccm-kit/cli/dist/main.js'), 'conformance'], project);
+    const conformance = run(
+      process.execPath,
+      [join(project, 'node_modules/@ccm-kit/cli/dist/main.js'), 'conformance'],
+      project,
+    );
     expect(conformance.status, conformance.out).toBe(0);
     expect(conformance.out).toMatch(/provider conformance: \d+ passed, [1-9]\d* pending, 0 broke/);
-    expect(conformance.out).toContain('PENDING  instancesV2 › instanceExists is true for existingNode — instanceExists not implemented');
+    expect(conformance.out).toContain(
+      'PENDING  instancesV2 › instanceExists is true for existingNode — instanceExists not implemented',
+    );
   }, 1_200_000);
 
   it('with the stubs filled in: conformance passes, and ccm-kit dev initializes Nodes, serves a LoadBalancer and restarts on a change', async () => {
@@ -141,26 +190,53 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     const conformance = run(process.execPath, [cli, 'conformance'], project);
     expect(conformance.status, conformance.out).toBe(0);
     expect(conformance.out).toMatch(/provider conformance: \d+ passed, 0 pending, 0 broke/);
-    const dev = startDev([cli, 'dev', '--cloud-config', 'dev/cloud-config.yaml', '--nodes', '2', '--zones', 'a,b', '--service', '--duration', '240'], project);
+    const dev = startDev(
+      [
+        cli,
+        'dev',
+        '--cloud-config',
+        'dev/cloud-config.yaml',
+        '--nodes',
+        '2',
+        '--zones',
+        'a,b',
+        '--service',
+        '--duration',
+        '240',
+      ],
+      project,
+    );
     try {
       await dev.waitFor(/nodes initialized: 2\/2 {3}load balancers served: 1\/1/, 'ready');
-      timings.push(['npm create → a LoadBalancer with an ingress IP (machine time, the provider code written by the test)', Date.now() - createdAt]);
+      timings.push([
+        'npm create → a LoadBalancer with an ingress IP (machine time, the provider code written by the test)',
+        Date.now() - createdAt,
+      ]);
       expect(dev.output()).toMatch(/default\/dev-lb +LoadBalancer +\S+ +203\.0\.113\.10/);
       expect(dev.output()).toMatch(/dev-node-1 +acme:\/\/dev-node-1 +dev-1a +a1\.small/);
 
       // The vendor edits the provider while dev runs: another zone, another address range.
-      const edited = IN_MEMORY_PROVIDER.replace("'203.0.113.'", "'198.51.100.'").replace("this.config.region + 'a'", "this.config.region + 'b'");
+      const edited = IN_MEMORY_PROVIDER.replace("'203.0.113.'", "'198.51.100.'").replace(
+        "this.config.region + 'a'",
+        "this.config.region + 'b'",
+      );
       expect(edited).toContain("'198.51.100.'");
       expect(edited).toContain("this.config.region + 'b'");
       writeFileSync(join(project, 'src/provider.ts'), edited);
-      await dev.waitFor(/\[ccm-kit dev\] provider\.ts changed: building \(npm run build --silent\) and restarting the CCM/, 'restart announced');
+      await dev.waitFor(
+        /\[ccm-kit dev\] provider\.ts changed: building \(npm run build --silent\) and restarting the CCM/,
+        'restart announced',
+      );
       // Only the rebuilt CCM hands out 198.51.100.x: its service controller re-ensures dev-lb at start.
       await dev.waitFor(/default\/dev-lb +LoadBalancer +\S+ +198\.51\.100\.10/, 'dev-lb re-ensured by the new CCM');
       const kubeconfigPath = /kubectl --kubeconfig (\S+)/.exec(dev.output())?.[1];
       expect(kubeconfigPath, dev.output()).toBeDefined();
       const created = kubectl(kubeconfigPath!, ['apply', '-f', '-'], AFTER_THE_CHANGE);
       expect(created.status, created.stderr).toBe(0);
-      await dev.waitFor(/default\/dev-lb-2 +LoadBalancer +\S+ +198\.51\.100\.11/, 'the new Service served by the new CCM');
+      await dev.waitFor(
+        /default\/dev-lb-2 +LoadBalancer +\S+ +198\.51\.100\.11/,
+        'the new Service served by the new CCM',
+      );
       await dev.waitFor(/node-3 +acme:\/\/node-3 +dev-1b +a1\.small/, 'the new Node initialized by the new CCM');
     } finally {
       const status = await dev.stop();

@@ -55,11 +55,7 @@ export {
   type CloudBudgetOptions,
   CloudBudget,
 } from './topics/budget.js';
-export {
-  loadTracing,
-  TRACER_NAME,
-  SPAN_ATTRIBUTES,
-} from './topics/tracing.js';
+export { loadTracing, TRACER_NAME, SPAN_ATTRIBUTES } from './topics/tracing.js';
 export {
   processNextWorkItem,
   type ReconcileFunc,
@@ -156,14 +152,8 @@ export {
   type VerboseLogger,
   type Logger,
 } from './logging.js';
-export {
-  controllerStarted,
-  controllerStopped,
-} from './metrics/controller-manager.js';
-export {
-  metricsRegistry,
-  collectProcessMetrics,
-} from './metrics/registry.js';
+export { controllerStarted, controllerStopped } from './metrics/controller-manager.js';
+export { metricsRegistry, collectProcessMetrics } from './metrics/registry.js';
 export {
   type Clock,
   realClock,

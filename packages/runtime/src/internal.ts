@@ -15,27 +15,11 @@ export {
   ServerAnswers,
   type ServerProbe,
 } from './client/index.js';
-export {
-  setProcessCloudBudget,
-  processCloudBudget,
-} from './budget/index.js';
-export {
-  WORKER_RESTART_MS,
-} from './controller/index.js';
-export {
-  getEventKey,
-  getSpamKey,
-  makeEvent,
-  EventCorrelator,
-  getReference,
-} from './events/index.js';
-export {
-  ControllerManagerMetrics,
-} from './metrics/controller-manager.js';
-export {
-  CERT_VALIDITY_MS,
-  TinyCA,
-} from './tls/index.js';
+export { setProcessCloudBudget, processCloudBudget } from './budget/index.js';
+export { WORKER_RESTART_MS } from './controller/index.js';
+export { getEventKey, getSpamKey, makeEvent, EventCorrelator, getReference } from './events/index.js';
+export { ControllerManagerMetrics } from './metrics/controller-manager.js';
+export { CERT_VALIDITY_MS, TinyCA } from './tls/index.js';
 export {
   sprintf,
   jitter,
@@ -46,11 +30,7 @@ export {
   BackoffStepper,
   TokenBucket,
 } from './util/index.js';
-export {
-  workqueueDurationBuckets,
-  serviceQueueRateLimiter,
-  routeQueueRateLimiter,
-} from './workqueue/index.js';
+export { workqueueDurationBuckets, serviceQueueRateLimiter, routeQueueRateLimiter } from './workqueue/index.js';
 export {
   leaderElectionJitterFactor,
   setProcessLeaseFence,
@@ -60,7 +40,4 @@ export {
   type LeaseWriteGuardOptions,
   markProcessDeposed,
 } from './leader-election/index.js';
-export {
-  kubeResourceOf,
-  traceCloudCall,
-} from './tracing/index.js';
+export { kubeResourceOf, traceCloudCall } from './tracing/index.js';

@@ -177,7 +177,10 @@ function callerTableOf(file: string): CallerTable | null {
     if (file.endsWith('.mjs')) {
       try {
         const path = file.startsWith('file:') ? fileURLToPath(file) : file;
-        const parsed = JSON.parse(readFileSync(`${path}.callers.json`, 'utf8')) as { sources: string[]; lines: number[][] };
+        const parsed = JSON.parse(readFileSync(`${path}.callers.json`, 'utf8')) as {
+          sources: string[];
+          lines: number[][];
+        };
         // Typed arrays: a quarter of the heap the parsed number arrays take (≈0.5 instead of 2.3 MiB for the
         // largest chunk of a bundle).
         table = { sources: parsed.sources, lines: parsed.lines.map((row) => Int32Array.from(row)) };
@@ -251,7 +254,11 @@ interface Entry {
  * The logger name goes in a `logger` key, as klog's text logger adds it.
  */
 function jsonLine(e: Entry, epochMicros: number): string {
-  const rec: Record<string, unknown> = { ts: epochMicros / 1000, caller: `${tailOfPath(e.site.file, 2)}:${e.site.line}`, msg: e.msg };
+  const rec: Record<string, unknown> = {
+    ts: epochMicros / 1000,
+    caller: `${tailOfPath(e.site.file, 2)}:${e.site.line}`,
+    msg: e.msg,
+  };
   // klog.ErrorS(nil, ...) (and zapr's Error with a nil error) writes no `err` key.
   if (e.severity === 'E') {
     if (e.err != null) rec.err = errorMessage(e.err);
@@ -310,7 +317,14 @@ export interface Logger {
  */
 export function createLogger(name: string, base: LogFields = {}): Logger {
   const dbg = createDebug(`ccm-kit:${name}`);
-  const log = (severity: Severity, level: number, boundary: (...args: never[]) => unknown, msg: string, fields?: LogFields, err?: unknown) => {
+  const log = (
+    severity: Severity,
+    level: number,
+    boundary: (...args: never[]) => unknown,
+    msg: string,
+    fields?: LogFields,
+    err?: unknown,
+  ) => {
     const all = { ...base, ...fields };
     if (dbg.enabled) dbg('%s %o', msg, all);
     emit({ severity, level, name, msg, fields: all, err, site: callSiteOf(boundary) });

@@ -162,7 +162,7 @@ describe('CloudBudget: lanes', () => {
     clearInterval(feeder);
     expect(order.indexOf('periodic')).toBeGreaterThan(0);
     // Each lower lane is owed a tenth of the grants: periodic goes within about ten.
-    expect(order.indexOf("periodic")).toBeLessThanOrEqual(12);
+    expect(order.indexOf('periodic')).toBeLessThanOrEqual(12);
     await periodic;
   });
 });
@@ -268,7 +268,9 @@ describe('CloudBudget: one token per call', () => {
     ]);
     expect(b.acquire('third')).toBeUndefined();
     expect(b.acquire('fourth')).toBeInstanceOf(Promise);
-    expect(await metricValue('cloudprovider_api_budget_calls_total', { controller: 'service-lb-controller', lane: 'user' })).toBe(2);
+    expect(
+      await metricValue('cloudprovider_api_budget_calls_total', { controller: 'service-lb-controller', lane: 'user' }),
+    ).toBe(2);
   });
 
   it("reports a guarded request's 429 to the budget once, not again through the facet call", async () => {
@@ -276,7 +278,9 @@ describe('CloudBudget: one token per call', () => {
     setProcessCloudBudget(b);
     const guard = new CloudCallGuard({ provider: 'budgettest', registry, retries: 0 });
     await expect(
-      withCloudLane('periodic', () => b.run('instances.instanceMetadata', () => guard.call('get', () => Promise.reject(new Throttled())))),
+      withCloudLane('periodic', () =>
+        b.run('instances.instanceMetadata', () => guard.call('get', () => Promise.reject(new Throttled()))),
+      ),
     ).rejects.toThrow('429');
     expect(await metricValue('cloudprovider_api_budget_throttles_total', { lane: 'periodic' })).toBe(1);
     expect(b.qps).toBe(4);
@@ -285,7 +289,10 @@ describe('CloudBudget: one token per call', () => {
 
 describe('a throttled reconcile', () => {
   function worker(reconcile: () => Promise<void>) {
-    const queue = new Workqueue<string>({ name: 'test', rateLimiter: itemExponentialFailureRateLimiter(5_000, 300_000) });
+    const queue = new Workqueue<string>({
+      name: 'test',
+      rateLimiter: itemExponentialFailureRateLimiter(5_000, 300_000),
+    });
     const addAfter = vi.spyOn(queue, 'addAfter');
     return { queue, addAfter, w: { name: 'test', queue, reconcile } };
   }

@@ -11,12 +11,7 @@ import {
 } from '../src/index.js';
 
 const apiErr = (code: number, reason?: string, message = 'm') =>
-  new ApiException(
-    code,
-    'HTTP',
-    JSON.stringify({ kind: 'Status', code, ...(reason ? { reason } : {}), message }),
-    {},
-  );
+  new ApiException(code, 'HTTP', JSON.stringify({ kind: 'Status', code, ...(reason ? { reason } : {}), message }), {});
 
 describe('API error helpers', () => {
   it('read the code and the Status body from a JSON string body', () => {
@@ -48,9 +43,9 @@ describe('API error helpers', () => {
     expect(isGone(apiErr(410, 'Expired'))).toBe(true);
     expect(isGone({ body: { kind: 'Status', reason: 'Expired', message: 'x' } })).toBe(true);
     expect(isGone({ body: { message: 'too old resource version: 1 (812)' } })).toBe(false); // no code, no reason
-    expect(
-      isGone({ body: { code: 500, reason: 'InternalError', message: 'too old resource version: 1 (812)' } }),
-    ).toBe(true);
+    expect(isGone({ body: { code: 500, reason: 'InternalError', message: 'too old resource version: 1 (812)' } })).toBe(
+      true,
+    );
     expect(isGone(apiErr(404, 'NotFound'))).toBe(false);
   });
 

@@ -10,13 +10,7 @@ import {
   statusCode,
 } from '../src/index.js';
 import { defaultUserAgent } from '../src/client/factory.js';
-import {
-  type RecordedRequest,
-  sendJson,
-  startTestServer,
-  status,
-  type TestServer,
-} from './client-test-server.js';
+import { type RecordedRequest, sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 
 const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '1' } });
 
@@ -34,8 +28,7 @@ describe('createClientFactory', () => {
         return sendJson(res, 404, status(404, 'NotFound', 'nodes "missing" not found'));
       if (req.method === 'PATCH' || req.method === 'GET')
         return sendJson(res, 200, node(req.url.pathname.split('/').pop() ?? 'x'));
-      if (req.method === 'PUT')
-        return sendJson(res, 409, status(409, 'Conflict', 'the object has been modified'));
+      if (req.method === 'PUT') return sendJson(res, 409, status(409, 'Conflict', 'the object has been modified'));
       return sendJson(res, 201, JSON.parse(req.body || '{}'));
     });
   });
@@ -158,17 +151,11 @@ describe('createClientFactory', () => {
     const core = f.client('m', CoreV1Api);
     await core.readNode({ name: 'a' });
     await core.readNode({ name: 'missing' }).catch(() => undefined);
-    expect(await metricValue('rest_client_requests_total', { code: '200', host, method: 'GET' })).toBe(
-      before200 + 1,
-    );
-    expect(await metricValue('rest_client_requests_total', { code: '404', host, method: 'GET' })).toBe(
-      before404 + 1,
-    );
+    expect(await metricValue('rest_client_requests_total', { code: '200', host, method: 'GET' })).toBe(before200 + 1);
+    expect(await metricValue('rest_client_requests_total', { code: '404', host, method: 'GET' })).toBe(before404 + 1);
     const text = await metricsRegistry.metrics();
     expect(text).toMatch(
-      new RegExp(
-        `rest_client_request_duration_seconds_count\\{verb="GET",host="${host.replace('.', '\\.')}"\\} \\d+`,
-      ),
+      new RegExp(`rest_client_request_duration_seconds_count\\{verb="GET",host="${host.replace('.', '\\.')}"\\} \\d+`),
     );
   });
 
@@ -178,9 +165,7 @@ describe('createClientFactory', () => {
     const before = await metricValue('rest_client_requests_total', { code: '<error>', host, method: 'GET' });
     await srv.close();
     await expect(f.client('x', CoreV1Api).readNode({ name: 'a' })).rejects.toThrow(/127\.0\.0\.1/);
-    expect(await metricValue('rest_client_requests_total', { code: '<error>', host, method: 'GET' })).toBe(
-      before + 1,
-    );
+    expect(await metricValue('rest_client_requests_total', { code: '<error>', host, method: 'GET' })).toBe(before + 1);
     srv = await startTestServer();
   });
 
@@ -201,9 +186,9 @@ describe('createClientFactory', () => {
     const f = make({ timeoutMs: 0 });
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('stop now')), 100);
-    await expect(
-      f.client('c', CoreV1Api).readNode({ name: 'a' }, callOptions({ signal: ac.signal })),
-    ).rejects.toThrow('stop now');
+    await expect(f.client('c', CoreV1Api).readNode({ name: 'a' }, callOptions({ signal: ac.signal }))).rejects.toThrow(
+      'stop now',
+    );
   });
 
   it('limits requests to qps after the burst, shared across clients', async () => {
@@ -225,9 +210,7 @@ describe('createClientFactory', () => {
   it('does not limit when qps is negative', async () => {
     const f = make({ qps: -1 });
     const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: 40 }, (_, i) => f.client('a', CoreV1Api).readNode({ name: String(i) })),
-    );
+    await Promise.all(Array.from({ length: 40 }, (_, i) => f.client('a', CoreV1Api).readNode({ name: String(i) })));
     expect(f.transport.limiter).toBeUndefined();
     expect(performance.now() - t0).toBeLessThan(1500);
   });

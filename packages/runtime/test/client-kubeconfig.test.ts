@@ -87,8 +87,6 @@ describe('loadKubeConfig', () => {
       /--kubeconfig: cannot load/,
     );
     expect(() => loadKubeConfig({ master: 'not a url', env: emptyEnv() })).toThrow(/--master: not a URL/);
-    expect(() => loadKubeConfig({ master: 'ftp://x', env: emptyEnv() })).toThrow(
-      /--master: must be an http\(s\) URL/,
-    );
+    expect(() => loadKubeConfig({ master: 'ftp://x', env: emptyEnv() })).toThrow(/--master: must be an http\(s\) URL/);
   });
 });

@@ -37,9 +37,7 @@ export function status(code: number, reason: string, message = reason): Record<s
   return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
 }
 
-export async function startTestServer(
-  handler: Handler = (_r, res) => sendJson(res, 200, {}),
-): Promise<TestServer> {
+export async function startTestServer(handler: Handler = (_r, res) => sendJson(res, 200, {})): Promise<TestServer> {
   let h = handler;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();

@@ -11,9 +11,7 @@ describe('MicroTime helpers', () => {
   });
 
   it('toMicroTime accepts Date, string and epoch ms', () => {
-    expect(toMicroTime(new Date('2026-01-02T03:04:05.123Z')).toISOString()).toBe(
-      '2026-01-02T03:04:05.123000Z',
-    );
+    expect(toMicroTime(new Date('2026-01-02T03:04:05.123Z')).toISOString()).toBe('2026-01-02T03:04:05.123000Z');
     expect(toMicroTime('2026-01-02T03:04:05.123456Z').toISOString()).toBe('2026-01-02T03:04:05.123000Z');
     expect(toMicroTime(0).toISOString()).toBe('1970-01-01T00:00:00.000000Z');
     expect(() => toMicroTime('' as string)).toThrow(/required/);

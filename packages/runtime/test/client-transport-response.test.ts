@@ -24,7 +24,11 @@ describe('RestTransport responses', () => {
     const big = { items: Array.from({ length: 200 }, (_, i) => ({ name: `n-${i}` })) };
     srv.setHandler((_req, res) => {
       const z = gzipSync(JSON.stringify(big));
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': z.length });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': z.length,
+      });
       res.end(z);
     });
     const f = make(5000);

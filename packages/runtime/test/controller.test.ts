@@ -75,9 +75,7 @@ describe('runWorkers', () => {
     await vi.advanceTimersByTimeAsync(2000);
     expect(attempts).toEqual([0, 1000, 3000]);
     expect(q.numRequeues('ns/a')).toBe(0);
-    expect(lines.filter((l) => l.includes('Error syncing') && l.includes('sync ns/a failed'))).toHaveLength(
-      2,
-    );
+    expect(lines.filter((l) => l.includes('Error syncing') && l.includes('sync ns/a failed'))).toHaveLength(2);
     ac.abort();
     await run;
   });
@@ -283,7 +281,12 @@ describe('processNextWorkItem', () => {
   it('success: reconciles the key once, forgets it (backoff reset) and marks it done', async () => {
     const { queue, spies } = queueWith('ns/a');
     const seen: string[] = [];
-    expect(await processNextWorkItem(worker(queue, (k) => void seen.push(k)), live())).toBe(true);
+    expect(
+      await processNextWorkItem(
+        worker(queue, (k) => void seen.push(k)),
+        live(),
+      ),
+    ).toBe(true);
     expect(seen).toEqual(['ns/a']);
     expect(spies.forget).toHaveBeenCalledWith('ns/a');
     expect(queue.numRequeues('ns/a')).toBe(0);
@@ -379,7 +382,12 @@ describe('processNextWorkItem', () => {
   it('returns false once the queue is shut down and empty', async () => {
     const queue = new Workqueue<string>();
     queue.shutDown();
-    expect(await processNextWorkItem(worker(queue, () => {}), live())).toBe(false);
+    expect(
+      await processNextWorkItem(
+        worker(queue, () => {}),
+        live(),
+      ),
+    ).toBe(false);
   });
 
   it('after abort: a dequeued key is not reconciled, and a failing reconcile is not requeued', async () => {
@@ -466,8 +474,7 @@ describe('runWorkers: restart and metrics', () => {
     const name = 'loop-metrics-test';
     const value = async (metric: string, suffix = '') => {
       const m = await metricsRegistry.getSingleMetric(metric)?.get();
-      return m?.values.find((v) => v.labels.name === name && (suffix === '' || v.metricName === suffix))
-        ?.value;
+      return m?.values.find((v) => v.labels.name === name && (suffix === '' || v.metricName === suffix))?.value;
     };
     const queue = new Workqueue<string>({ name, rateLimiter: itemExponentialFailureRateLimiter(1, 1) });
     const ac = new AbortController();
@@ -504,14 +511,10 @@ describe('running_managed_controllers', () => {
       '# HELP running_managed_controllers [BETA] Indicates where instances of a controller are currently running',
     );
     expect(text).toContain('# TYPE running_managed_controllers gauge');
-    expect(text).toContain(
-      'running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 1',
-    );
+    expect(text).toContain('running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 1');
     expect(text).toContain('running_managed_controllers{name="service",manager="other-manager"} 1');
     controllerStopped('cloud-node');
     text = await metricsRegistry.metrics();
-    expect(text).toContain(
-      'running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 0',
-    );
+    expect(text).toContain('running_managed_controllers{name="cloud-node",manager="cloud-controller-manager"} 0');
   });
 });

@@ -15,12 +15,7 @@ function clock(start = Date.UTC(2026, 0, 2, 3, 4, 5)) {
 const node = { apiVersion: 'v1', kind: 'Node', name: 'node-1', uid: 'uid-1' };
 const source = { component: 'cloud-node-controller' };
 
-function ev(
-  c: { now(): number },
-  reason: string,
-  message: string,
-  type: 'Normal' | 'Warning' = 'Normal',
-): CoreV1Event {
+function ev(c: { now(): number }, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): CoreV1Event {
   return makeEvent(node, undefined, type, reason, message, source, c.now());
 }
 
@@ -142,15 +137,7 @@ describe('EventCorrelator: spam filter', () => {
     expect(corr.correlate(ev(c, 'More2', 'm')).skip).toBe(false);
     expect(corr.correlate(ev(c, 'More3', 'm')).skip).toBe(true);
     // Another object has its own budget.
-    const other = makeEvent(
-      { ...node, name: 'node-2', uid: 'uid-2' },
-      undefined,
-      'Normal',
-      'X',
-      'm',
-      source,
-      c.now(),
-    );
+    const other = makeEvent({ ...node, name: 'node-2', uid: 'uid-2' }, undefined, 'Normal', 'X', 'm', source, c.now());
     expect(corr.correlate(other).skip).toBe(false);
   });
 

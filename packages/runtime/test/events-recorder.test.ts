@@ -1,10 +1,4 @@
-import {
-  coreV1EventSink,
-  EventBroadcaster,
-  type EventPatch,
-  type EventSink,
-  setVerbosity,
-} from '@ccm-kit/runtime';
+import { coreV1EventSink, EventBroadcaster, type EventPatch, type EventSink, setVerbosity } from '@ccm-kit/runtime';
 import { getReference } from '@ccm-kit/runtime/internal';
 import {
   ApiException,
@@ -39,8 +33,7 @@ class FakeSink implements EventSink {
     this.calls.push({ op: 'create', namespace, event: structuredClone(event) });
     await this.#maybeFail();
     const key = `${namespace}/${event.metadata.name}`;
-    if (this.store.has(key))
-      throw new ApiException(409, 'exists', JSON.stringify({ reason: 'AlreadyExists' }), {});
+    if (this.store.has(key)) throw new ApiException(409, 'exists', JSON.stringify({ reason: 'AlreadyExists' }), {});
     const stored = {
       ...structuredClone(event),
       metadata: { ...event.metadata, resourceVersion: String(++this.#rv) },
@@ -332,10 +325,7 @@ describe('coreV1EventSink', () => {
     await sink.patch('default', 'n.1', { count: 2 });
     expect(created).toEqual([{ namespace: 'default', body: e }]);
     expect(patched[0]?.req).toEqual({ namespace: 'default', name: 'n.1', body: { count: 2 } });
-    const ctx = new RequestContext(
-      'https://example.invalid/api/v1/namespaces/default/events/n.1',
-      HttpMethod.PATCH,
-    );
+    const ctx = new RequestContext('https://example.invalid/api/v1/namespaces/default/events/n.1', HttpMethod.PATCH);
     for (const m of patched[0]?.opts.middleware ?? []) await m.pre(ctx).toPromise();
     expect(ctx.getHeaders()['Content-Type']).toBe('application/strategic-merge-patch+json');
   });

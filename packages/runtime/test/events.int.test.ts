@@ -52,20 +52,8 @@ describe('events against a real API server', () => {
       kind: 'Service',
       metadata: { name: uniq('svc'), namespace, uid: 'uid-2' },
     };
-    recorder.eventf(
-      svc,
-      'Warning',
-      'SyncLoadBalancerFailed',
-      'Error syncing load balancer: %v',
-      'quota exceeded',
-    );
-    recorder.eventf(
-      svc,
-      'Warning',
-      'SyncLoadBalancerFailed',
-      'Error syncing load balancer: %v',
-      'quota exceeded',
-    );
+    recorder.eventf(svc, 'Warning', 'SyncLoadBalancerFailed', 'Error syncing load balancer: %v', 'quota exceeded');
+    recorder.eventf(svc, 'Warning', 'SyncLoadBalancerFailed', 'Error syncing load balancer: %v', 'quota exceeded');
 
     let events: CoreV1Event[] = await eventuallyValue(
       async () => {
@@ -80,13 +68,7 @@ describe('events against a real API server', () => {
 
     // The stored event disappears (TTL, manual delete): the next repeat gets a 404 on PATCH and is created again.
     await api.deleteNamespacedEvent({ namespace, name: events[0]?.metadata.name as string });
-    recorder.eventf(
-      svc,
-      'Warning',
-      'SyncLoadBalancerFailed',
-      'Error syncing load balancer: %v',
-      'quota exceeded',
-    );
+    recorder.eventf(svc, 'Warning', 'SyncLoadBalancerFailed', 'Error syncing load balancer: %v', 'quota exceeded');
     await b.shutdown(10_000);
     events = await eventsAbout(api, namespace, svc.metadata.name);
     expect(events).toHaveLength(1);

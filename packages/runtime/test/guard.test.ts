@@ -141,9 +141,7 @@ describe('CloudCallGuard', () => {
     const g = guard({ retries: 2 });
     await expect(get(g)).rejects.toThrow('HTTP 503');
     expect(arrivals).toHaveLength(3);
-    expect(await metric('cloudprovider_test_api_request_errors', { request: 'get_thing', class: 'server' })).toBe(
-      1,
-    );
+    expect(await metric('cloudprovider_test_api_request_errors', { request: 'get_thing', class: 'server' })).toBe(1);
     expect(await metric('cloudprovider_test_api_request_attempts_total', { result: 'server' })).toBe(3);
   });
 
@@ -210,11 +208,10 @@ describe('CloudCallGuard', () => {
     let now = 1_000;
     const g = guard({ now: () => now });
     const list = () =>
-      g.call(
-        'list_things',
-        async ({ signal }) => ((await (await fetch(base, { signal })).json()) as { n: number }).n,
-        { key: 'all', cacheTtlMs: 30_000 },
-      );
+      g.call('list_things', async ({ signal }) => ((await (await fetch(base, { signal })).json()) as { n: number }).n, {
+        key: 'all',
+        cacheTtlMs: 30_000,
+      });
     expect(await Promise.all([list(), list(), list()])).toEqual([1, 1, 1]);
     expect(await list()).toBe(1);
     expect(arrivals).toHaveLength(1);
@@ -283,9 +280,7 @@ describe('parseRetryAfter', () => {
   it('parses delay-seconds and HTTP-dates', () => {
     expect(parseRetryAfter('3')).toBe(3000);
     expect(parseRetryAfter(' 0 ')).toBe(0);
-    expect(
-      parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')),
-    ).toBe(10_000);
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10_000);
     expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('2016-01-01'))).toBe(0);
     expect(parseRetryAfter('soon')).toBeUndefined();
     expect(parseRetryAfter(null)).toBeUndefined();
@@ -319,9 +314,7 @@ describe('credential providers', () => {
       /cannot read the credential file .*absent/,
     );
     await writeFile(join(dir, 'empty'), '  \n');
-    await expect(fileCredential(join(dir, 'empty')).credential()).rejects.toThrow(
-      /credential file .*empty is empty/,
-    );
+    await expect(fileCredential(join(dir, 'empty')).credential()).rejects.toThrow(/credential file .*empty is empty/);
     expect(() => staticCredential('', 'mockcloud API token')).toThrow('the mockcloud API token is empty');
   });
 });

@@ -54,9 +54,13 @@ describe('HealthChecks', () => {
 
   it('registers checks on chosen endpoints only', async () => {
     const h = new HealthChecks();
-    h.add('informer-sync', () => {
-      throw new Error('not synced');
-    }, ['readyz']);
+    h.add(
+      'informer-sync',
+      () => {
+        throw new Error('not synced');
+      },
+      ['readyz'],
+    );
     expect((await h.handle('/livez'))?.status).toBe(200);
     expect((await h.handle('/healthz'))?.status).toBe(200);
     expect((await h.handle('/readyz'))?.status).toBe(500);

@@ -60,8 +60,7 @@ export function recordNodes(inf: SharedInformer<V1Node>): Recorded {
 
 /** Creates Nodes labelled `ccm-kit-test=<id>` so each test's informer sees only its own. */
 export async function createNodes(core: CoreV1Api, id: string, names: string[]): Promise<void> {
-  for (const name of names)
-    await core.createNode({ body: { metadata: { name, labels: { 'ccm-kit-test': id } } } });
+  for (const name of names) await core.createNode({ body: { metadata: { name, labels: { 'ccm-kit-test': id } } } });
 }
 
 /** Sorted names of the test's Nodes on the server. */

@@ -167,7 +167,15 @@ describe('SharedInformerFactory', () => {
     srv.setHandler((req, res) => {
       // A server without WatchList (its feature gate off) rejects sendInitialEvents: the informers fall back to LIST.
       if (req.url.searchParams.get('sendInitialEvents') === 'true')
-        return sendJson(res, 422, status(422, 'Invalid', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+        return sendJson(
+          res,
+          422,
+          status(
+            422,
+            'Invalid',
+            'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+          ),
+        );
       if (req.url.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write(
@@ -218,13 +226,27 @@ describe('SharedInformerFactory', () => {
 
   it('streams the initial state with a WatchList (no LIST) and goes on watching on the same stream', async () => {
     const line = (o: unknown) => `${JSON.stringify(o)}\n`;
-    const node = (name: string, rv: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: rv } });
+    const node = (name: string, rv: string) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, resourceVersion: rv },
+    });
     srv.setHandler((req, res) => {
-      if (req.url.searchParams.get('watch') !== 'true') return sendJson(res, 500, status(500, 'InternalError', 'no LIST expected'));
+      if (req.url.searchParams.get('watch') !== 'true')
+        return sendJson(res, 500, status(500, 'InternalError', 'no LIST expected'));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(line({ type: 'ADDED', object: node('a', '5') }));
       res.write(line({ type: 'ADDED', object: node('b', '6') }));
-      res.write(line({ type: 'BOOKMARK', object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: '6', annotations: { 'k8s.io/initial-events-end': 'true' } } } }));
+      res.write(
+        line({
+          type: 'BOOKMARK',
+          object: {
+            kind: 'Node',
+            apiVersion: 'v1',
+            metadata: { resourceVersion: '6', annotations: { 'k8s.io/initial-events-end': 'true' } },
+          },
+        }),
+      );
       res.write(line({ type: 'MODIFIED', object: node('a', '7') }));
     });
     const f = new SharedInformerFactory(clients);
@@ -241,7 +263,14 @@ describe('SharedInformerFactory', () => {
     expect(seen).toEqual(['add a', 'add b', 'update a@7']);
     expect(srv.requests.map((r) => r.url.searchParams.get('watch'))).toEqual(['true']);
     const q = srv.requests[0]!.url.searchParams;
-    expect(Object.fromEntries(['sendInitialEvents', 'resourceVersionMatch', 'allowWatchBookmarks', 'resourceVersion'].map((k) => [k, q.get(k)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ['sendInitialEvents', 'resourceVersionMatch', 'allowWatchBookmarks', 'resourceVersion'].map((k) => [
+          k,
+          q.get(k),
+        ]),
+      ),
+    ).toEqual({
       sendInitialEvents: 'true',
       resourceVersionMatch: 'NotOlderThan',
       allowWatchBookmarks: 'true',
@@ -261,7 +290,12 @@ describe('SharedInformerFactory', () => {
         res.write(`${JSON.stringify({ type: 'BOOKMARK', object: { metadata: { resourceVersion: '3' } } })}\n`);
         return;
       }
-      sendJson(res, 200, { apiVersion: 'v1', kind: 'NodeList', metadata: { resourceVersion: '2' }, items: [{ metadata: { name: 'n1', resourceVersion: '2' } }] });
+      sendJson(res, 200, {
+        apiVersion: 'v1',
+        kind: 'NodeList',
+        metadata: { resourceVersion: '2' },
+        items: [{ metadata: { name: 'n1', resourceVersion: '2' } }],
+      });
     });
     const f = new SharedInformerFactory(clients);
     const nodes = f.nodes();

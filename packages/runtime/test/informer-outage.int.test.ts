@@ -29,7 +29,11 @@ describe('informers across API server outages', () => {
         await cp().restartApiServer({ downMs: 3000 });
         const name = `outage-${id}-${round}`;
         await createNodes(core(), id, [name]);
-        const ms = await until(() => inf.lister.get(name) !== undefined, 20_000, `round ${round}: the informer sees ${name}`);
+        const ms = await until(
+          () => inf.lister.get(name) !== undefined,
+          20_000,
+          `round ${round}: the informer sees ${name}`,
+        );
         console.log(`round ${round}: in sync ${Math.round(ms)} ms after kube-apiserver was healthy again`);
       }
     } finally {

@@ -110,13 +110,7 @@ describe('SharedInformer', () => {
     w.send('DELETED', nodeObj('b', '15'));
     w.send('BOOKMARK', { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: '99' } });
     await until(() => inf.lastSyncResourceVersion() === '99');
-    expect(rec.events.slice(1)).toEqual([
-      'add b@11',
-      'update a@10->12',
-      'update a@12->13',
-      'add c@14',
-      'delete b@15',
-    ]);
+    expect(rec.events.slice(1)).toEqual(['add b@11', 'update a@10->12', 'update a@12->13', 'add c@14', 'delete b@15']);
     expect(inf.lister.keys().sort()).toEqual(['a', 'c']);
     expect(inf.lister.get('a')?.metadata.managedFields).toBeUndefined();
   });
@@ -261,8 +255,7 @@ describe('SharedInformer', () => {
   it('restarts an expired continue token as one unpaged list', async () => {
     const { lw, inf, ac } = setup();
     lw.listImpl = async (req) => {
-      if (req.continue)
-        throw new ApiException(410, 'Expired', JSON.stringify({ code: 410, reason: 'Expired' }), {});
+      if (req.continue) throw new ApiException(410, 'Expired', JSON.stringify({ code: 410, reason: 'Expired' }), {});
       if (req.limit) return { items: [listItem('a', '1')], resourceVersion: '3', continue: 'old' };
       return { items: [listItem('a', '1'), listItem('b', '2')], resourceVersion: '4' };
     };
@@ -297,9 +290,9 @@ describe('SharedInformer', () => {
       w.send('ADDED', nodeObj('x', '2'));
       await until(() => rec.events.includes('add x@2'));
       await new Promise((r) => setTimeout(r, 20));
-      expect(
-        await metric('ccm_kit_informer_handler_errors_total', { resource: '/api/v1/nodes', event: 'add' }),
-      ).toBe(before + 2);
+      expect(await metric('ccm_kit_informer_handler_errors_total', { resource: '/api/v1/nodes', event: 'add' })).toBe(
+        before + 2,
+      );
       expect(unhandled).not.toHaveBeenCalled();
       expect(lw.watches).toHaveLength(1); // the watch survived
     } finally {

@@ -25,7 +25,8 @@ describe('lease fence at send against a real API server', () => {
       if (method === 'POST') state.fenced = true; // deposed right after the early check passed
     });
     const protocols: unknown[] = [];
-    const onConnected = (m: unknown) => protocols.push((m as { socket?: { alpnProtocol?: unknown } }).socket?.alpnProtocol);
+    const onConnected = (m: unknown) =>
+      protocols.push((m as { socket?: { alpnProtocol?: unknown } }).socket?.alpnProtocol);
     diagnostics.subscribe('undici:client:connected', onConnected);
     const path = '/api/v1/namespaces/default/configmaps';
     const body = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
@@ -34,7 +35,11 @@ describe('lease fence at send against a real API server', () => {
       expect((await clients.transport.request(path, 'fence-test')).status).toBe(200);
       expect(protocols).toEqual(['h2']); // the HTTP/2 write path (client-h2.js writeH2)
       const err = await clients.transport
-        .request(path, 'fence-test', { method: 'POST', body: body('fenced-write'), headers: { 'content-type': 'application/json' } })
+        .request(path, 'fence-test', {
+          method: 'POST',
+          body: body('fenced-write'),
+          headers: { 'content-type': 'application/json' },
+        })
         .catch((e: unknown) => e);
       expect(isLeaseFencedError(err)).toBe(true);
       expect((await clients.transport.request(`${path}/fenced-write`, 'fence-test')).status).toBe(404);

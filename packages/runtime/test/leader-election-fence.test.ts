@@ -140,7 +140,11 @@ describe('RestTransport.setWriteGuard', () => {
     const f = createClientFactory({ kubeConfig: srv.kubeConfig });
     let isFenced = true;
     f.transport.setWriteGuard(
-      leaseWriteGuard(() => ({ isFenced: () => isFenced, validForMs: () => (isFenced ? 0 : 60_000), describe: () => 'ns/l' })),
+      leaseWriteGuard(() => ({
+        isFenced: () => isFenced,
+        validForMs: () => (isFenced ? 0 : 60_000),
+        describe: () => 'ns/l',
+      })),
     );
     const core = f.client('t', CoreV1Api);
     await expect(core.deleteNode({ name: 'n1' })).rejects.toThrow(LeaseFencedError);

@@ -7,12 +7,7 @@
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ClientFactory,
-  createClientFactory,
-  type LeaderElectionOptions,
-  LeaderElector,
-} from '../src/index.js';
+import { type ClientFactory, createClientFactory, type LeaderElectionOptions, LeaderElector } from '../src/index.js';
 import { parseTime } from '../src/client/time.js';
 import { until } from './until.js';
 
@@ -95,9 +90,7 @@ describe('leader election against a real API server', () => {
       expect(a.events).toEqual(['leader a', 'started', 'stopped']);
       const failover = await until(() => b.el.isLeader(), 10_000, 'b to take over');
       const sinceStop = performance.now() - stoppedAt;
-      console.log(
-        `fail-over: b led ${Math.round(sinceStop)} ms after a stopped (lease 3000 ms, retry 500 ms)`,
-      );
+      console.log(`fail-over: b led ${Math.round(sinceStop)} ms after a stopped (lease 3000 ms, retry 500 ms)`);
       // b must wait out the lease (from its last observation of a renewal, at most one retry period + jitter
       // before a stopped), and takes it at its next attempt.
       expect(failover).toBeGreaterThanOrEqual(3000 - 2 * 500 * 2.2);

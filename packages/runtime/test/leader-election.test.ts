@@ -189,9 +189,7 @@ describe('LeaderElector', () => {
     expect(() => check()).not.toThrow();
     a.client.down = true; // renewals stop updating the observed time
     now += 200;
-    expect(() => check()).toThrow(
-      /failed election to renew leadership on lease kube-system\/cloud-controller-manager/,
-    );
+    expect(() => check()).toThrow(/failed election to renew leadership on lease kube-system\/cloud-controller-manager/);
     const later: LeaderElector | undefined = undefined;
     expect(() => leaderElectionHealthCheck(() => later)()).not.toThrow();
   });
@@ -214,18 +212,14 @@ describe('LeaderElector', () => {
   it('validates options, naming the field', () => {
     const client = new FakeLeaseServer().client('v');
     const cb = { onStartedLeading: () => undefined };
-    expect(
-      () => new LeaderElector({ client, callbacks: cb, leaseDurationMs: 1000, renewDeadlineMs: 1000 }),
-    ).toThrow(/leaseDurationMs \(1000\) must be greater than renewDeadlineMs/);
-    expect(
-      () => new LeaderElector({ client, callbacks: cb, renewDeadlineMs: 2000, retryPeriodMs: 2000 }),
-    ).toThrow(/renewDeadlineMs \(2000\) must be greater than retryPeriodMs/);
-    expect(() => new LeaderElector({ client, callbacks: cb, retryPeriodMs: 0 })).toThrow(
-      /retryPeriodMs must be > 0/,
+    expect(() => new LeaderElector({ client, callbacks: cb, leaseDurationMs: 1000, renewDeadlineMs: 1000 })).toThrow(
+      /leaseDurationMs \(1000\) must be greater than renewDeadlineMs/,
     );
-    expect(() => new LeaderElector({ client, callbacks: cb, lock: { namespace: '' } })).toThrow(
-      /lock.namespace/,
+    expect(() => new LeaderElector({ client, callbacks: cb, renewDeadlineMs: 2000, retryPeriodMs: 2000 })).toThrow(
+      /renewDeadlineMs \(2000\) must be greater than retryPeriodMs/,
     );
+    expect(() => new LeaderElector({ client, callbacks: cb, retryPeriodMs: 0 })).toThrow(/retryPeriodMs must be > 0/);
+    expect(() => new LeaderElector({ client, callbacks: cb, lock: { namespace: '' } })).toThrow(/lock.namespace/);
     expect(() => new LeaderElector({ client, callbacks: {} as never })).toThrow(/onStartedLeading/);
     const d = new LeaderElector({ client, callbacks: cb });
     expect(d.lock.describe()).toBe('kube-system/cloud-controller-manager');

@@ -8,7 +8,9 @@ import { LeanKubeConfig } from '../src/index.js';
 import { asClientNodeKubeConfig, clientNode } from '../src/internal.js';
 
 /** Headers the config adds to a request. */
-async function authHeaders(kc: { applySecurityAuthentication(r: never): Promise<void> }): Promise<Record<string, string>> {
+async function authHeaders(kc: {
+  applySecurityAuthentication(r: never): Promise<void>;
+}): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
   await kc.applySecurityAuthentication({
     setHeaderParam: (k: string, v: string) => {
@@ -103,7 +105,9 @@ describe('LeanKubeConfig', () => {
     expect(await authHeaders(lean)).toEqual({ Authorization: 'Bearer tok', 'Impersonate-User': 'someone' });
     const tf = path.join(dir, 'token');
     fs.writeFileSync(tf, 'from-file');
-    lean.loadFromString(sample(`- name: tf-user\n  user:\n    token-file: ${tf}\n`).replace('user: token-user', 'user: tf-user'));
+    lean.loadFromString(
+      sample(`- name: tf-user\n  user:\n    token-file: ${tf}\n`).replace('user: token-user', 'user: tf-user'),
+    );
     expect(await authHeaders(lean)).toEqual({ Authorization: 'Bearer from-file' });
   });
 

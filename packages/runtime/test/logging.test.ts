@@ -14,7 +14,15 @@ afterEach(() => {
 function parseKlog(line: string) {
   const m = /^([IWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6}) +(\d+) ([^ :]+):(\d+)\] (.*)$/.exec(line);
   if (!m) throw new Error(`not a klog line: ${line}`);
-  return { severity: m[1], month: Number(m[2]), day: Number(m[3]), threadID: Number(m[8]), file: m[9], line: Number(m[10]), rest: m[11] };
+  return {
+    severity: m[1],
+    month: Number(m[2]),
+    day: Number(m[3]),
+    threadID: Number(m[8]),
+    file: m[9],
+    line: Number(m[10]),
+    rest: m[11],
+  };
 }
 
 describe('klog logging', () => {
@@ -32,7 +40,10 @@ describe('klog logging', () => {
     expect(info!.rest).toBe('"Initializing node" logger="cloud-node-controller" node="n1" attempt=2');
     expect(warn).toMatchObject({ severity: 'W', rest: '"slow cloud" logger="cloud-node-controller" ms=1500' });
     // klog.ErrorS puts err= right after the message.
-    expect(error).toMatchObject({ severity: 'E', rest: '"sync failed" err="boom" logger="cloud-node-controller" node="n1"' });
+    expect(error).toMatchObject({
+      severity: 'E',
+      rest: '"sync failed" err="boom" logger="cloud-node-controller" node="n1"',
+    });
     // vitest transforms this file, so only the order of the line numbers is stable here.
     expect(error!.line).toBeGreaterThan(info!.line);
   });

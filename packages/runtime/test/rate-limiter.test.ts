@@ -22,9 +22,7 @@ function manualClock(start = 1_000_000) {
 describe('itemExponentialFailureRateLimiter', () => {
   it('doubles per failure from the base delay and caps at the max', () => {
     const rl = itemExponentialFailureRateLimiter<string>(5, 1000);
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 9].map(() => rl.when('one'))).toEqual([
-      5, 10, 20, 40, 80, 160, 320, 640, 1000,
-    ]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 9].map(() => rl.when('one'))).toEqual([5, 10, 20, 40, 80, 160, 320, 640, 1000]);
     expect(rl.when('one')).toBe(1000);
     expect(rl.numRequeues('one')).toBe(10);
   });

@@ -41,7 +41,8 @@ describe('raw clients (CoreV1Client, CoordinationV1Client)', () => {
   let f: ClientFactory;
   beforeEach(async () => {
     srv = await startTestServer((req, res) => {
-      if (req.url.pathname.endsWith('/missing')) return sendJson(res, 404, status(404, 'NotFound', 'nodes "missing" not found'));
+      if (req.url.pathname.endsWith('/missing'))
+        return sendJson(res, 404, status(404, 'NotFound', 'nodes "missing" not found'));
       return sendJson(res, req.method === 'POST' ? 201 : 200, req.body ? JSON.parse(req.body) : node);
     });
     f = createClientFactory({ kubeConfig: srv.kubeConfig });
@@ -66,7 +67,9 @@ describe('raw clients (CoreV1Client, CoordinationV1Client)', () => {
     const signal = new AbortController().signal;
     await same(typed, raw, (c) => c.readNode({ name: 'n1' }));
     await same(typed, raw, (c) => c.replaceNode({ name: 'n1', body: node }, callOptions({ signal })));
-    await same(typed, raw, (c) => c.patchNode({ name: 'n1', body: { metadata: { labels: { x: 'y' } } } }, patchOptions('strategic')));
+    await same(typed, raw, (c) =>
+      c.patchNode({ name: 'n1', body: { metadata: { labels: { x: 'y' } } } }, patchOptions('strategic')),
+    );
     await same(typed, raw, (c) =>
       c.patchNodeStatus({ name: 'n1', body: { status: { addresses: [] } } }, patchOptions('strategic', { signal })),
     );

@@ -76,13 +76,22 @@ describe('tracing on', () => {
       await withCloudLane('hosts', () =>
         traceCloudCall('LoadBalancer.updateLoadBalancer', () =>
           guard.call('update_lb', async () => {
-            publishCloudBudgetCharge({ lane: 'hosts', controller: 'service-lb-controller', operation: 'update_lb', waitedMs: 7 });
+            publishCloudBudgetCharge({
+              lane: 'hosts',
+              controller: 'service-lb-controller',
+              operation: 'update_lb',
+              waitedMs: 7,
+            });
             if (++calls === 1) throw Object.assign(new Error('busy'), { status: 503 });
             return 'done';
           }),
         ),
       );
-      await traceApiWrite('PATCH', 'https://127.0.0.1:6443/api/v1/namespaces/default/services/web/status', async () => ({ status: 200 }));
+      await traceApiWrite(
+        'PATCH',
+        'https://127.0.0.1:6443/api/v1/namespaces/default/services/web/status',
+        async () => ({ status: 200 }),
+      );
     });
     await runOne(w, 'default/web');
 
@@ -147,7 +156,9 @@ describe('tracing on', () => {
 
   it('a cloud call outside any reconcile is a root span with the default lane; an API write there is not traced', async () => {
     await traceCloudCall('Instances.instanceExists', () => true);
-    await traceApiWrite('PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ccm', async () => ({ status: 200 }));
+    await traceApiWrite('PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/ccm', async () => ({
+      status: 200,
+    }));
     const span = one('Instances.instanceExists');
     expect(parentOf(span)).toBeUndefined();
     expect(span.attributes).toMatchObject({ [A.cloudLane]: 'user', [A.outcome]: 'success', [A.cloudBudgetWaitMs]: 0 });

@@ -80,8 +80,7 @@ describe('until / nonSlidingUntil / jitterUntil', () => {
       starts.push(Date.now() - t0);
       await sleep(workMs);
     };
-    const loop =
-      kind === 'sliding' ? until(ac.signal, fn, periodMs) : nonSlidingUntil(ac.signal, fn, periodMs);
+    const loop = kind === 'sliding' ? until(ac.signal, fn, periodMs) : nonSlidingUntil(ac.signal, fn, periodMs);
     await vi.advanceTimersByTimeAsync(totalMs);
     ac.abort();
     await vi.advanceTimersByTimeAsync(workMs);

@@ -1,9 +1,4 @@
-import {
-  itemExponentialFailureRateLimiter,
-  metricsRegistry,
-  type RateLimiter,
-  Workqueue,
-} from '@ccm-kit/runtime';
+import { itemExponentialFailureRateLimiter, metricsRegistry, type RateLimiter, Workqueue } from '@ccm-kit/runtime';
 import { workqueueDurationBuckets } from '@ccm-kit/runtime/internal';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -16,8 +11,7 @@ async function metricValue(metric: string, labels: Record<string, string>): Prom
   if (!m) return undefined;
   const data = await m.get();
   const v = data.values.find((x) =>
-    (x as { metricName?: string }).metricName === undefined ||
-    (x as { metricName?: string }).metricName === metric
+    (x as { metricName?: string }).metricName === undefined || (x as { metricName?: string }).metricName === metric
       ? Object.entries(labels).every(([k, val]) => x.labels[k] === val)
       : false,
   );
@@ -426,9 +420,7 @@ describe('Workqueue metrics', () => {
     const text = await metricsRegistry.metrics();
     expect(text).toContain('# HELP workqueue_depth [BETA] Current depth of workqueue');
     expect(text).toContain('# TYPE workqueue_queue_duration_seconds histogram');
-    expect(text).toContain(
-      '# HELP workqueue_retries_total [BETA] Total number of retries handled by workqueue',
-    );
+    expect(text).toContain('# HELP workqueue_retries_total [BETA] Total number of retries handled by workqueue');
     expect(text).not.toContain('name=""');
     expect(workqueueDurationBuckets).toEqual([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000]);
     const name = uniqueName('buckets');

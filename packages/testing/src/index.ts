@@ -6,13 +6,7 @@
  * are in `@ccm-kit/testing/vitest`. Every name here is public API, covered by semver; the package README
  * lists them by group.
  */
-export {
-  uniqueName,
-  ignoreNotFound,
-  isGone,
-  TestCluster,
-  type TestClusterOptions,
-} from './cluster/index.js';
+export { uniqueName, ignoreNotFound, isGone, TestCluster, type TestClusterOptions } from './cluster/index.js';
 export {
   CONFORMANCE_FACETS,
   type ConformanceFacet,
@@ -95,29 +89,10 @@ export {
   RecordingEventRecorder,
   uninitializedTaint,
 } from './fakes/index.js';
-export {
-  captureLogs,
-  restoreLogWriter,
-  type CapturedLogs,
-} from './logging/capture-logs.js';
-export {
-  silentLogger,
-} from './logging/silent-logger.js';
-export {
-  errorMessage,
-} from './wait/error-message.js';
-export {
-  type ResolvedTimeouts,
-} from './conformance/options.js';
-export {
-  type FaultInjectorOptions,
-} from './fake-cloud/faults.js';
-export {
-  type KubeletNode,
-  registerKubeletNodes,
-} from './local-cluster/kubelet-nodes.js';
-export {
-  nodeTable,
-  serviceTable,
-  table,
-} from './local-cluster/tables.js';
+export { captureLogs, restoreLogWriter, type CapturedLogs } from './logging/capture-logs.js';
+export { silentLogger } from './logging/silent-logger.js';
+export { errorMessage } from './wait/error-message.js';
+export { type ResolvedTimeouts } from './conformance/options.js';
+export { type FaultInjectorOptions } from './fake-cloud/faults.js';
+export { type KubeletNode, registerKubeletNodes } from './local-cluster/kubelet-nodes.js';
+export { nodeTable, serviceTable, table } from './local-cluster/tables.js';

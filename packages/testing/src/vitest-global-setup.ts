@@ -28,8 +28,7 @@ export default async function setup(): Promise<void> {
       process.stderr.write(`[ccm-kit] ${line}\n`);
     },
   });
-  if (announced)
-    process.stderr.write(`[ccm-kit] control-plane binaries ready in ${Date.now() - started} ms\n`);
+  if (announced) process.stderr.write(`[ccm-kit] control-plane binaries ready in ${Date.now() - started} ms\n`);
   process.env.TEST_ASSET_KUBE_APISERVER = binaries.kubeApiServer;
   process.env.TEST_ASSET_ETCD = binaries.etcd;
   if (binaries.kubectl) process.env.TEST_ASSET_KUBECTL = binaries.kubectl;

@@ -51,7 +51,9 @@ describe('batch-read checks', () => {
         cloud.instanceShutdown = async (node, signal) => !(await real(node, signal));
       }),
     );
-    expect(String(err)).toMatch(/listInstanceStates says existingNode .* has shutdown false, instanceShutdown says true/);
+    expect(String(err)).toMatch(
+      /listInstanceStates says existingNode .* has shutdown false, instanceShutdown says true/,
+    );
   });
 
   it('batch-agrees fails when a gone machine is listed', async () => {

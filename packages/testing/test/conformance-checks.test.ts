@@ -26,11 +26,7 @@ describeProviderConformance({
   timeouts: { retryCapMs: 20 },
 });
 
-async function runCheck(
-  id: string,
-  bugs: Bug[],
-  extra: Partial<ProviderConformanceOptions> = {},
-): Promise<unknown> {
+async function runCheck(id: string, bugs: Bug[], extra: Partial<ProviderConformanceOptions> = {}): Promise<unknown> {
   const plan = await planProviderConformance({
     name: `bugs ${bugs.join(',')}`,
     setup: () => memoryFixture(bugs),
@@ -60,16 +56,8 @@ const MUTANTS: [Bug, string, RegExp][] = [
     'instancesV2/outage',
     /instanceMetadata\(existingNode \(node-a\)\) resolved undefined while/,
   ],
-  [
-    'notfound-on-error',
-    'instancesV2/outage',
-    /rejected with InstanceNotFoundError while the cloud API was failing/,
-  ],
-  [
-    'foreign-provider-id',
-    'instancesV2/metadata',
-    /providerID "other:\/\/m-a" does not start with "memory:\/\/"/,
-  ],
+  ['notfound-on-error', 'instancesV2/outage', /rejected with InstanceNotFoundError while the cloud API was failing/],
+  ['foreign-provider-id', 'instancesV2/metadata', /providerID "other:\/\/m-a" does not start with "memory:\/\/"/],
   ['unstable-addresses', 'instancesV2/metadata-stable', /changed between calls/],
   [
     'name-only-lookup',
@@ -77,16 +65,8 @@ const MUTANTS: [Bug, string, RegExp][] = [
     /instanceExists\(a Node named like existingNode with missingNode's providerID \(node-a, memory:\/\/m-gone\)\) resolved true/,
   ],
   ['stopped-missing', 'instancesV2/stopped', /a stopped machine still exists/],
-  [
-    'invents-missing-metadata',
-    'instancesV2/missing',
-    /instanceMetadata\(missingNode .*\) resolved \{"providerID"/,
-  ],
-  [
-    'ignores-abort',
-    'instancesV2/abort',
-    /instanceExists\(existingNode\) resolved true with an already-aborted signal/,
-  ],
+  ['invents-missing-metadata', 'instancesV2/missing', /instanceMetadata\(missingNode .*\) resolved \{"providerID"/],
+  ['ignores-abort', 'instancesV2/abort', /instanceExists\(existingNode\) resolved true with an already-aborted signal/],
   ['ignores-abort', 'instances/abort', /with an already-aborted signal; reject/],
   ['ignores-abort', 'zones/abort', /getZoneByProviderID\(existingNode\) resolved/],
   ['ignores-abort', 'loadBalancer/abort', /getLoadBalancer resolved .* with an already-aborted signal/],
@@ -103,16 +83,8 @@ const MUTANTS: [Bug, string, RegExp][] = [
     'instances/instance-id',
     /rejected with Error: no such machine; expected an InstanceNotFoundError/,
   ],
-  [
-    'addresses-differ',
-    'instances/addresses',
-    /nodeAddresses\(name\) .* differs from nodeAddressesByProviderID/,
-  ],
-  [
-    'v1-exists-false-on-error',
-    'instances/outage',
-    /instanceExistsByProviderID\(memory:\/\/m-a\) resolved false while/,
-  ],
+  ['addresses-differ', 'instances/addresses', /nodeAddresses\(name\) .* differs from nodeAddressesByProviderID/],
+  ['v1-exists-false-on-error', 'instances/outage', /instanceExistsByProviderID\(memory:\/\/m-a\) resolved false while/],
   ['constant-lb-name', 'loadBalancer/name', /got the same name "lb"/],
   [
     'rejects-source-ranges',
@@ -132,33 +104,21 @@ const MUTANTS: [Bug, string, RegExp][] = [
   ],
   ['empty-ingress', 'loadBalancer/ensure', /the status has no ingress/],
   ['never-provisioned', 'loadBalancer/ensure', /still throwing RetryError after \d+ attempts in 500 ms/],
-  [
-    'implemented-elsewhere',
-    'loadBalancer/ensure',
-    /threw ImplementedElsewhereError; give the suite a Service/,
-  ],
+  ['implemented-elsewhere', 'loadBalancer/ensure', /threw ImplementedElsewhereError; give the suite a Service/],
   ['new-ip-each-ensure', 'loadBalancer/ensure-twice', /the second ensureLoadBalancer returned ingress/],
   [
     'racy-create',
     'loadBalancer/ensure-concurrent',
     /the cloud should hold 1 load balancer\(s\) beyond the 0 it had, but it added \["lb-\d+","lb-\d+"\]/,
   ],
-  [
-    'update-fails',
-    'loadBalancer/update',
-    /updateLoadBalancer\(default\/conformance-0, 1 of 2 nodes\) rejected/,
-  ],
+  ['update-fails', 'loadBalancer/update', /updateLoadBalancer\(default\/conformance-0, 1 of 2 nodes\) rejected/],
   [
     'delete-unknown-throws',
     'loadBalancer/delete-unknown',
     /ensureLoadBalancerDeleted\(default\/conformance-0\) \(never created\) rejected: Error: HTTP 404/,
   ],
   ['delete-unknown-throws', 'loadBalancer/delete', /\(second time\) rejected/],
-  [
-    'delete-keeps',
-    'loadBalancer/delete',
-    /resolved \{"ingress".* after ensureLoadBalancerDeleted; expected undefined/,
-  ],
+  ['delete-keeps', 'loadBalancer/delete', /resolved \{"ingress".* after ensureLoadBalancerDeleted; expected undefined/],
   [
     'delete-all',
     'loadBalancer/independent',
@@ -186,8 +146,16 @@ const MUTANTS: [Bug, string, RegExp][] = [
     /\(already gone\) rejected: Error: route 10\.244\.250\.0\/24 not found/,
   ],
   ['routes-empty-on-error', 'routes/outage', /listRoutes resolved \[\] while the cloud API was failing/],
-  ['list-wrong-name', 'loadBalancer/list', /listLoadBalancers records Service \{"namespace":"default","name":"conformance-0-x"/],
-  ['list-keeps-deleted', 'loadBalancer/list', /listLoadBalancers still lists \["lb-1"\] for default\/conformance-0 after ensureLoadBalancerDeleted/],
+  [
+    'list-wrong-name',
+    'loadBalancer/list',
+    /listLoadBalancers records Service \{"namespace":"default","name":"conformance-0-x"/,
+  ],
+  [
+    'list-keeps-deleted',
+    'loadBalancer/list',
+    /listLoadBalancers still lists \["lb-1"\] for default\/conformance-0 after ensureLoadBalancerDeleted/,
+  ],
   [
     'delete-by-name-only',
     'loadBalancer/list-rebuilt-delete',
@@ -214,13 +182,7 @@ describe('planning', () => {
     });
     expect(plan.checks.map((c) => c.id)).toEqual(['provider/name', 'provider/cluster-id']);
     expect(plan.coverage.implemented).toEqual(['provider']);
-    expect(plan.coverage.notImplemented).toEqual([
-      'instancesV2',
-      'instances',
-      'zones',
-      'loadBalancer',
-      'routes',
-    ]);
+    expect(plan.coverage.notImplemented).toEqual(['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes']);
     expect(formatCoverage(plan.coverage)).toContain(
       'not implemented (no checks): instancesV2, instances, zones, loadBalancer, routes',
     );
@@ -231,13 +193,7 @@ describe('planning', () => {
     const plan = await planProviderConformance({
       name: 'no extras',
       setup: () => {
-        const {
-          breakCloud: _b,
-          healCloud: _h,
-          stoppedNode: _s,
-          listCloudLoadBalancers: _l,
-          ...rest
-        } = memoryFixture();
+        const { breakCloud: _b, healCloud: _h, stoppedNode: _s, listCloudLoadBalancers: _l, ...rest } = memoryFixture();
         return rest;
       },
       abortSignals: false,
@@ -263,9 +219,11 @@ describe('planning', () => {
       outageFacets: ['loadBalancer'],
     });
     expect(plan.coverage.outage).toEqual(['loadBalancer']);
-    expect(
-      plan.checks.filter((c) => c.id.endsWith('outage') || c.id.includes('/outage-')).map((c) => c.id),
-    ).toEqual(['loadBalancer/outage-ensure', 'loadBalancer/outage-get', 'loadBalancer/outage-delete']);
+    expect(plan.checks.filter((c) => c.id.endsWith('outage') || c.id.includes('/outage-')).map((c) => c.id)).toEqual([
+      'loadBalancer/outage-ensure',
+      'loadBalancer/outage-get',
+      'loadBalancer/outage-delete',
+    ]);
   });
 
   it('fails the declared-facets check when a declared facet is missing', async () => {
@@ -306,9 +264,7 @@ describe('planning', () => {
           hasClusterID: () => true,
           initialize: (builder, signal) => {
             signals.push(signal);
-            expect(() => builder.config('x')).toThrow(
-              'return a clientBuilder from setup() (or set initialize: false)',
-            );
+            expect(() => builder.config('x')).toThrow('return a clientBuilder from setup() (or set initialize: false)');
           },
         },
       }),
@@ -324,22 +280,15 @@ describe('validation', () => {
   it.each([
     [{ name: '', setup }, 'describeProviderConformance: name must be a non-empty string'],
     [{ name: 'x' }, 'describeProviderConformance: setup must be a function'],
-    [
-      { name: 'x', setup, timeouts: { ensureMs: -1 } },
-      'timeouts.ensureMs must be a positive number of milliseconds',
-    ],
+    [{ name: 'x', setup, timeouts: { ensureMs: -1 } }, 'timeouts.ensureMs must be a positive number of milliseconds'],
     [{ name: 'x', setup, timeouts: { bogusMs: 1 } }, 'timeouts.bogusMs: unknown field'],
     [{ name: 'x', setup, timeouts: { settleMs: 0 } }, 'timeouts.settleMs must be a positive number'],
     [{ name: 'x', setup, outageFacets: ['provider'] }, 'outageFacets: unknown facet "provider"'],
     [{ name: 'x', setup, abortSignals: 'yes' }, 'abortSignals must be a boolean'],
     [{ name: 'x', setup, loadBalancer: { service: {} } }, 'loadBalancer.service must be a function'],
   ])('rejects bad options (%#)', async (options, message) => {
-    await expect(planProviderConformance(options as unknown as ProviderConformanceOptions)).rejects.toThrow(
-      message,
-    );
-    expect(() => describeProviderConformance(options as unknown as ProviderConformanceOptions)).toThrow(
-      message,
-    );
+    await expect(planProviderConformance(options as unknown as ProviderConformanceOptions)).rejects.toThrow(message);
+    expect(() => describeProviderConformance(options as unknown as ProviderConformanceOptions)).toThrow(message);
   });
 
   it.each([
@@ -347,14 +296,8 @@ describe('validation', () => {
       (f: ProviderFixture) => ({ ...f, existingNode: undefined }),
       'setup() must return existingNode (a V1Node with metadata.name) because the provider implements instances',
     ],
-    [
-      (f: ProviderFixture) => ({ ...f, missingNode: {} }),
-      'setup() returned missingNode without metadata.name',
-    ],
-    [
-      (f: ProviderFixture) => ({ ...f, healCloud: undefined }),
-      'must return both breakCloud and healCloud, or neither',
-    ],
+    [(f: ProviderFixture) => ({ ...f, missingNode: {} }), 'setup() returned missingNode without metadata.name'],
+    [(f: ProviderFixture) => ({ ...f, healCloud: undefined }), 'must return both breakCloud and healCloud, or neither'],
     [(f: ProviderFixture) => ({ ...f, cloud: {} }), 'returned a cloud without providerName()/hasClusterID()'],
   ])('rejects a bad fixture, naming the field (%#)', async (edit, message) => {
     let tornDown = false;
@@ -427,7 +370,10 @@ function withFacets(keep: string[]): ProviderFixture {
 
 describe('providerID of a Node without spec.providerID (as the cloud-node controller finds it)', () => {
   it('comes from InstancesV2 instanceMetadata when the provider has Zones but no Instances', async () => {
-    const plan = await planProviderConformance({ name: 'v2 + zones', setup: () => withFacets(['instancesV2', 'zones']) });
+    const plan = await planProviderConformance({
+      name: 'v2 + zones',
+      setup: () => withFacets(['instancesV2', 'zones']),
+    });
     const zoneChecks = plan.checks.filter((c) => c.facet === 'zones');
     expect(zoneChecks.length).toBeGreaterThan(0);
     for (const check of zoneChecks) await check.run();

@@ -130,9 +130,7 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
     if (this.#has('hangs')) return new Promise<T>(() => {});
     if (this.#has('abandons-aborted-work') && signal?.aborted) {
       // Starts a request anyway, then gives up on it without handling its failure.
-      void new Promise((_, reject) =>
-        setTimeout(() => reject(new Error('ECONNREFUSED (abandoned request)')), 5),
-      );
+      void new Promise((_, reject) => setTimeout(() => reject(new Error('ECONNREFUSED (abandoned request)')), 5));
       throw signal.reason;
     }
     await new Promise((r) => setImmediate(r));
@@ -240,8 +238,7 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
   }
   async instanceID(name: string, signal?: AbortSignal): Promise<string> {
     const m = await this.#api(signal, () => this.#byName(name));
-    if (!m)
-      throw this.#has('instance-id-plain-error') ? new Error('no such machine') : new InstanceNotFoundError();
+    if (!m) throw this.#has('instance-id-plain-error') ? new Error('no such machine') : new InstanceNotFoundError();
     return m.id;
   }
   async instanceType(name: string, signal?: AbortSignal): Promise<string> {
@@ -303,9 +300,7 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
   }
 
   getLoadBalancerName(_cluster: string, service: V1Service): string {
-    return this.#has('constant-lb-name')
-      ? 'lb'
-      : `a${(service.metadata?.uid ?? '').replaceAll('-', '')}`.slice(0, 32);
+    return this.#has('constant-lb-name') ? 'lb' : `a${(service.metadata?.uid ?? '').replaceAll('-', '')}`.slice(0, 32);
   }
   async getLoadBalancer(_cluster: string, service: V1Service, signal?: AbortSignal) {
     try {
@@ -392,7 +387,9 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
         name: l.id,
         service: { namespace: l.namespace, name: this.#has('list-wrong-name') ? `${l.name}-x` : l.name, uid: l.uid },
       }));
-      return from + 2 < this.lbs.length ? { loadBalancers: page, nextPageToken: String(from + 2) } : { loadBalancers: page };
+      return from + 2 < this.lbs.length
+        ? { loadBalancers: page, nextPageToken: String(from + 2) }
+        : { loadBalancers: page };
     });
   }
 
@@ -413,8 +410,7 @@ export class MemoryCloud implements CloudProvider, InstancesV2, Instances, Zones
   async deleteRoute(_cluster: string, route: Route, signal?: AbortSignal): Promise<void> {
     await this.#api(signal, () => {
       const existed = this.routeTable.delete(`${route.targetNode}|${route.destinationCIDR}`);
-      if (!existed && this.#has('route-delete-throws'))
-        throw new Error(`route ${route.destinationCIDR} not found`);
+      if (!existed && this.#has('route-delete-throws')) throw new Error(`route ${route.destinationCIDR} not found`);
     });
   }
 }

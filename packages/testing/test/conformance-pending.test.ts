@@ -2,7 +2,13 @@
  * `pendingNotImplemented`: a freshly scaffolded provider, whose methods are stubs throwing
  * NotImplementedError, gets pending checks, not passes and not failures.
  */
-import { type CloudProvider, defaultLoadBalancerName, type InstancesV2, type LoadBalancer, NotImplementedError } from '@ccm-kit/cloud-provider';
+import {
+  type CloudProvider,
+  defaultLoadBalancerName,
+  type InstancesV2,
+  type LoadBalancer,
+  NotImplementedError,
+} from '@ccm-kit/cloud-provider';
 import { describe, expect, it } from 'vitest';
 import { planProviderConformance, trackStubs } from '../src/conformance/index.js';
 
@@ -28,7 +34,11 @@ class StubCloud implements CloudProvider {
 async function outcomes(pendingNotImplemented: boolean) {
   const options = {
     name: 'stubcloud',
-    setup: () => ({ cloud: new StubCloud(), existingNode: { metadata: { name: 'a' } }, missingNode: { metadata: { name: 'b' } } }),
+    setup: () => ({
+      cloud: new StubCloud(),
+      existingNode: { metadata: { name: 'a' } },
+      missingNode: { metadata: { name: 'b' } },
+    }),
   };
   const stubs = pendingNotImplemented ? trackStubs(options) : undefined;
   const plan = await planProviderConformance(stubs?.options ?? options);
@@ -53,7 +63,11 @@ describe('conformance checks against stubs', () => {
     const r = await outcomes(true);
     // The provider-level checks and getLoadBalancerName (not a stub) really pass.
     const real = (k: string) => k.startsWith('provider:') || k.includes('getLoadBalancerName');
-    expect(Object.entries(r).filter(([k]) => real(k))).toEqual(Object.entries(r).filter(([k]) => real(k)).map(([k]) => [k, 'passed']));
+    expect(Object.entries(r).filter(([k]) => real(k))).toEqual(
+      Object.entries(r)
+        .filter(([k]) => real(k))
+        .map(([k]) => [k, 'passed']),
+    );
     const stubbed = Object.entries(r).filter(([k]) => !real(k));
     expect(stubbed.length).toBeGreaterThan(5);
     for (const [title, outcome] of stubbed) expect(outcome, title).toMatch(/^pending: \w+ not implemented$/);

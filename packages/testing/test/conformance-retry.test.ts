@@ -1,11 +1,6 @@
 import { RetryError } from '@ccm-kit/cloud-provider';
 import { describe, expect, it } from 'vitest';
-import {
-  CallTimeoutError,
-  RetryDeadlineError,
-  retryWhileRetryError,
-  within,
-} from '../src/conformance/retry.js';
+import { CallTimeoutError, RetryDeadlineError, retryWhileRetryError, within } from '../src/conformance/retry.js';
 
 describe('retryWhileRetryError (the service controller loop, bounded)', () => {
   it('retries while RetryError is thrown, capping each wait', async () => {

@@ -8,10 +8,7 @@ import {
   findControlPlaneBinary,
   testAssetEnvName,
 } from '../src/control-plane/binaries.js';
-import {
-  ControlPlaneBinariesMissingError,
-  ensureControlPlaneBinaries,
-} from '../src/control-plane/ensure-binaries.js';
+import { ControlPlaneBinariesMissingError, ensureControlPlaneBinaries } from '../src/control-plane/ensure-binaries.js';
 
 let root: string;
 
@@ -140,17 +137,22 @@ describe('findControlPlaneBinary lookup order', () => {
       findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.33' }),
     ).resolves.toEqual({ path: join(l.cache, '1.33.13-linux-amd64', 'kube-apiserver'), source: 'tools/envtest' });
     expect(
-      (await findControlPlaneBinary('kube-apiserver', { ...base(), env: { ...env, CCM_KIT_K8S_VERSION: 'v1.35' } }))?.path,
+      (await findControlPlaneBinary('kube-apiserver', { ...base(), env: { ...env, CCM_KIT_K8S_VERSION: 'v1.35' } }))
+        ?.path,
     ).toBe(join(l.store, '1.35.0-linux-amd64', 'kube-apiserver'));
     expect(
       (await findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.36.4' }))?.path,
     ).toBe(join(l.cache, '1.36.4-linux-amd64', 'kube-apiserver'));
     // 1.3 is not 1.33, and a version nowhere is not found (no fallback to another version).
-    await expect(findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.3' })).resolves.toBeUndefined();
-    await expect(findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.34' })).resolves.toBeUndefined();
-    await expect(findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: 'latest' })).rejects.toThrow(
-      /CCM_KIT_K8S_VERSION\): expected a minor such as 1\.33/,
-    );
+    await expect(
+      findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.3' }),
+    ).resolves.toBeUndefined();
+    await expect(
+      findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: '1.34' }),
+    ).resolves.toBeUndefined();
+    await expect(
+      findControlPlaneBinary('kube-apiserver', { ...base(), env, kubernetesVersion: 'latest' }),
+    ).rejects.toThrow(/CCM_KIT_K8S_VERSION\): expected a minor such as 1\.33/);
   });
 
   it('returns undefined when nothing is found, and skips non-executable files', async () => {
@@ -172,9 +174,7 @@ describe('findControlPlaneBinary lookup order', () => {
     const lines = describeSearchPath('etcd', { ...base(), env: {} });
     expect(lines).toHaveLength(4);
     expect(lines[0]).toContain('$TEST_ASSET_ETCD (unset)');
-    expect(lines[2]).toContain(
-      join(root, 'home/.local/share/kubebuilder-envtest/k8s/<version>-linux-amd64/etcd'),
-    );
+    expect(lines[2]).toContain(join(root, 'home/.local/share/kubebuilder-envtest/k8s/<version>-linux-amd64/etcd'));
     expect(lines[3]).toContain(join(root, 'home/.cache/ccm-kit/envtest/<version>-linux-amd64/etcd'));
   });
 });
@@ -183,9 +183,7 @@ describe('ensureControlPlaneBinaries', () => {
   it('returns the found binaries, with kubectl when present', async () => {
     const assets = join(root, 'assets');
     for (const b of ['kube-apiserver', 'etcd', 'kubectl']) exe(join(assets, b));
-    await expect(
-      ensureControlPlaneBinaries({ ...base(), env: { KUBEBUILDER_ASSETS: assets } }),
-    ).resolves.toEqual({
+    await expect(ensureControlPlaneBinaries({ ...base(), env: { KUBEBUILDER_ASSETS: assets } })).resolves.toEqual({
       kubeApiServer: join(assets, 'kube-apiserver'),
       etcd: join(assets, 'etcd'),
       kubectl: join(assets, 'kubectl'),
@@ -195,9 +193,7 @@ describe('ensureControlPlaneBinaries', () => {
   it('without build: throws instructions naming what is missing and how to provide it', async () => {
     const assets = join(root, 'assets');
     exe(join(assets, 'kube-apiserver'));
-    const err = await ensureControlPlaneBinaries({ ...base(), env: { KUBEBUILDER_ASSETS: assets } }).catch(
-      (e) => e,
-    );
+    const err = await ensureControlPlaneBinaries({ ...base(), env: { KUBEBUILDER_ASSETS: assets } }).catch((e) => e);
     expect(err).toBeInstanceOf(ControlPlaneBinariesMissingError);
     expect(err.missing).toEqual(['etcd']);
     expect(err.message).toContain('npm run envtest:build');
@@ -251,7 +247,13 @@ describe('ensureControlPlaneBinaries', () => {
       ].join('\n'),
     );
     const env = { CCM_KIT_ENVTEST_DIR: cache, PATH: process.env.PATH };
-    const bins = await ensureControlPlaneBinaries({ ...base(), env, build: true, toolsDir: tools, kubernetesVersion: '1.33' });
+    const bins = await ensureControlPlaneBinaries({
+      ...base(),
+      env,
+      build: true,
+      toolsDir: tools,
+      kubernetesVersion: '1.33',
+    });
     expect(bins.kubeApiServer).toBe(join(cache, '1.33.13-linux-amd64', 'kube-apiserver'));
   });
 

@@ -19,9 +19,7 @@ describe('parseDurationMs', () => {
     expect(parseDurationMs('0')).toBe(0);
   });
   it('rejects garbage with the variable name', () => {
-    expect(() => parseDurationMs('20 seconds', 'X_TIMEOUT')).toThrow(
-      /X_TIMEOUT: invalid duration "20 seconds"/,
-    );
+    expect(() => parseDurationMs('20 seconds', 'X_TIMEOUT')).toThrow(/X_TIMEOUT: invalid duration "20 seconds"/);
     expect(() => parseDurationMs('s', 'X')).toThrow(/invalid duration/);
     expect(() => parseDurationMs('10d', 'X')).toThrow(/invalid duration/);
   });
@@ -162,9 +160,7 @@ describe('TinyCA', () => {
 
   it('rejects an empty common name', async () => {
     const ca = await TinyCA.create();
-    await expect(ca.issue({ commonName: '', usage: 'client' })).rejects.toThrow(
-      /commonName must not be empty/,
-    );
+    await expect(ca.issue({ commonName: '', usage: 'client' })).rejects.toThrow(/commonName must not be empty/);
   });
 });
 

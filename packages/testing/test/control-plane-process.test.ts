@@ -36,9 +36,7 @@ describe('ManagedProcess', () => {
     const exit = await p.exited;
     expect(exit.code).toBe(7);
     await until(() => p.output.toString().includes('to-stderr'));
-    expect(p.describe()).toMatch(
-      /sh exited \(code 7, signal -\)\. Last output:\n[\s\S]*to-stdout[\s\S]*to-stderr/,
-    );
+    expect(p.describe()).toMatch(/sh exited \(code 7, signal -\)\. Last output:\n[\s\S]*to-stdout[\s\S]*to-stderr/);
   });
 
   it('a missing binary is not running and its error is in the output', async () => {

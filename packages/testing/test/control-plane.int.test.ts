@@ -69,9 +69,7 @@ describe('startControlPlane (shared control plane)', () => {
   it('admin is in system:masters and sees the bootstrap namespaces', async () => {
     const core = cp().kubeConfig.makeApiClient(CoreV1Api);
     const names = (await core.listNamespace()).items.map((n) => n.metadata?.name);
-    expect(names).toEqual(
-      expect.arrayContaining(['default', 'kube-system', 'kube-public', 'kube-node-lease']),
-    );
+    expect(names).toEqual(expect.arrayContaining(['default', 'kube-system', 'kube-public', 'kube-node-lease']));
   });
 
   it('the kubeconfig file works with kubectl', async () => {
@@ -140,9 +138,7 @@ describe('startControlPlane (shared control plane)', () => {
     const managers = got.metadata?.managedFields?.map((m) => `${m.manager}/${m.operation}`);
     expect(managers).toContain('ccm-kit-test/Apply');
 
-    await eventually(async () =>
-      expect(watch.events.filter((e) => e.name === name).length).toBeGreaterThanOrEqual(5),
-    );
+    await eventually(async () => expect(watch.events.filter((e) => e.name === name).length).toBeGreaterThanOrEqual(5));
     expect(watch.events.every((e) => e.type === 'MODIFIED')).toBe(true);
     watch.abort();
 
@@ -170,9 +166,7 @@ describe('startControlPlane (shared control plane)', () => {
       { name, namespace, body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.1' }] } } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    expect(
-      (await core.readNamespacedService({ name, namespace })).status?.loadBalancer?.ingress,
-    ).toBeUndefined();
+    expect((await core.readNamespacedService({ name, namespace })).status?.loadBalancer?.ingress).toBeUndefined();
     // ... and applied through /status.
     await core.patchNamespacedServiceStatus(
       { name, namespace, body: { status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } } } },
@@ -258,9 +252,9 @@ describe('startControlPlane (shared control plane)', () => {
     const pidBefore = cp().pids().apiServer;
     const restarting = cp().restartApiServer({ downMs: 500 });
     // The watch ends (error or clean close) while the server goes down.
-    await expect(
-      Promise.race([watch.ended.then(() => 'ended'), restarting.then(() => 'restarted')]),
-    ).resolves.toBe('ended');
+    await expect(Promise.race([watch.ended.then(() => 'ended'), restarting.then(() => 'restarted')])).resolves.toBe(
+      'ended',
+    );
     await restarting;
     expect(cp().pids().apiServer).toBeDefined();
     expect(cp().pids().apiServer).not.toBe(pidBefore);
@@ -279,9 +273,7 @@ describe('startControlPlane (shared control plane)', () => {
       expect(list.items.map((n) => n.metadata?.name)).toContain(third.metadata!.name);
       const rewatch = await collectWatch(cp(), '/api/v1/nodes', list.metadata!.resourceVersion!);
       const fourth = await core.createNode({ body: node(uniq('rw-d')) });
-      await eventually(async () =>
-        expect(rewatch.events.map((e) => e.name)).toContain(fourth.metadata!.name),
-      );
+      await eventually(async () => expect(rewatch.events.map((e) => e.name)).toContain(fourth.metadata!.name));
       rewatch.abort();
     } else {
       await eventually(async () => expect(resumed.events.map((e) => e.name)).toContain(third.metadata!.name));
@@ -308,9 +300,7 @@ describe('startControlPlane (shared control plane)', () => {
     expect(Date.now() - started).toBeLessThan(25_000);
     expect(alive(before)).toBe(false);
     expect((await core.listNamespace()).items.length).toBeGreaterThan(0);
-    await expect(cp().restartApiServer({ downMs: -1 })).rejects.toThrow(
-      /downMs must be a non-negative number of ms/,
-    );
+    await expect(cp().restartApiServer({ downMs: -1 })).rejects.toThrow(/downMs must be a non-negative number of ms/);
     await expect(cp().stopApiServer({ graceMs: Number.NaN })).rejects.toThrow(/graceMs must be/);
   });
 

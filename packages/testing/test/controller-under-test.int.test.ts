@@ -5,12 +5,7 @@
  */
 import { cloudNodeController, type ControllerDescriptor } from '@ccm-kit/controllers';
 import { FakeCloud, isGone, kubeletNode } from '@ccm-kit/testing';
-import {
-  eventually,
-  eventuallyValue,
-  startControllerUnderTest,
-  useControllerUnderTest,
-} from '@ccm-kit/testing/vitest';
+import { eventually, eventuallyValue, startControllerUnderTest, useControllerUnderTest } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 
 const UNINITIALIZED = { key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' };

@@ -52,9 +52,7 @@ describe('FakeCloud under concurrent calls', () => {
           const hosts = [node(`n-${round}`), node(`m-${round}`)];
           ops.push(
             later(random() * 30, () => cloud.ensureLoadBalancer(CLUSTER, s, hosts)).then((status) => {
-              expect(status.ingress?.[0]?.ports).toEqual([
-                { port: s.spec!.ports![0]!.port, protocol: 'TCP' },
-              ]);
+              expect(status.ingress?.[0]?.ports).toEqual([{ port: s.spec!.ports![0]!.port, protocol: 'TCP' }]);
               lastCompleted.set(name, { op: 'ensure', hosts: hosts.map((h) => h.metadata!.name!) });
             }),
           );
@@ -116,9 +114,7 @@ describe('FakeCloud under concurrent calls', () => {
     expect(new Set(entries.map((e) => e.seq)).size).toBe(entries.length);
     // the ensure calls of one invocation stay paired in its log entry even though the calls interleaved
     expect(
-      entries
-        .filter((e) => e.method === 'ensureLoadBalancer')
-        .every((e) => e.calls.join() === 'create,get-zone'),
+      entries.filter((e) => e.method === 'ensureLoadBalancer').every((e) => e.calls.join() === 'create,get-zone'),
     ).toBe(true);
     // and they really did interleave: some create is followed by another call before its get-zone
     expect(calls.some((c, i) => c === 'create' && calls[i + 1] !== 'get-zone')).toBe(true);
@@ -155,9 +151,7 @@ describe('FakeCloud under concurrent calls', () => {
     cloud.setInstance('node-0', { instanceType: 't' });
     const results = await Promise.allSettled(
       Array.from({ length: 200 }, (_, i) =>
-        i % 2 === 0
-          ? cloud.instanceExists(node(`node-${i % 5}`))
-          : cloud.instanceMetadata(node(`node-${i % 5}`)),
+        i % 2 === 0 ? cloud.instanceExists(node(`node-${i % 5}`)) : cloud.instanceMetadata(node(`node-${i % 5}`)),
       ),
     );
     const failedExists = results.filter((r, i) => i % 2 === 0 && r.status === 'rejected').length;

@@ -223,9 +223,7 @@ describe('FakeCloud error injection', () => {
     expect(() => cloud.faults.injectError('getZone', { everyNth: 0 })).toThrow(/everyNth/);
     expect(() => cloud.faults.injectError('getZone', { probability: 1.5 })).toThrow(/probability/);
     expect(() => cloud.faults.injectError('getZone', { times: 0.5 })).toThrow(/times/);
-    expect(() => cloud.faults.injectError('getZone', { everyNth: 2, probability: 0.5 })).toThrow(
-      /at most one/,
-    );
+    expect(() => cloud.faults.injectError('getZone', { everyNth: 2, probability: 0.5 })).toThrow(/at most one/);
     expect(() => cloud.faults.injectError('getZone', { error: 'x' as never })).toThrow(/error/);
   });
 });

@@ -44,4 +44,3 @@ export function fakeCloudFixture(): ProviderFixture & { cloud: FakeCloud } {
     },
   };
 }
-

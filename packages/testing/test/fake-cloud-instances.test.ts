@@ -76,9 +76,7 @@ describe('FakeCloud instance table', () => {
     expect(await cloud.instanceExistsByProviderID('fake://gone')).toBe(false);
     await expect(cloud.instanceMetadata(n)).rejects.toBeInstanceOf(InstanceNotFoundError);
     await expect(cloud.instanceID('fake://gone')).rejects.toBeInstanceOf(InstanceNotFoundError);
-    await expect(cloud.nodeAddressesByProviderID('fake://gone')).rejects.toBeInstanceOf(
-      InstanceNotFoundError,
-    );
+    await expect(cloud.nodeAddressesByProviderID('fake://gone')).rejects.toBeInstanceOf(InstanceNotFoundError);
     await expect(cloud.getZoneByProviderID('fake://gone')).rejects.toBeInstanceOf(InstanceNotFoundError);
   });
 

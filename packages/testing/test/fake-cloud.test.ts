@@ -162,9 +162,7 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
     cloud.ensureCallCb = () => {
       throw new ImplementedElsewhereError();
     };
-    await expect(cloud.ensureLoadBalancer(CLUSTER, svc, [])).rejects.toBeInstanceOf(
-      ImplementedElsewhereError,
-    );
+    await expect(cloud.ensureLoadBalancer(CLUSTER, svc, [])).rejects.toBeInstanceOf(ImplementedElsewhereError);
   });
 
   it('an async ensureCallCb blocks later ensure calls until it settles (upstream lock)', async () => {
@@ -179,15 +177,9 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
         if (call.service.metadata?.name === 'first') await gate;
       },
     });
-    const first = cloud
-      .ensureLoadBalancer(CLUSTER, service('first'), [])
-      .then(() => order.push('first done'));
-    const second = cloud
-      .ensureLoadBalancer(CLUSTER, service('second'), [])
-      .then(() => order.push('second done'));
-    const update = cloud
-      .updateLoadBalancer(CLUSTER, service('third'), [])
-      .then(() => order.push('update done'));
+    const first = cloud.ensureLoadBalancer(CLUSTER, service('first'), []).then(() => order.push('first done'));
+    const second = cloud.ensureLoadBalancer(CLUSTER, service('second'), []).then(() => order.push('second done'));
+    const update = cloud.updateLoadBalancer(CLUSTER, service('third'), []).then(() => order.push('update done'));
     await update;
     await new Promise((r) => setTimeout(r, 10));
     expect(order).toEqual(['cb first', 'update done']);
@@ -208,10 +200,7 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
     expect(cloud.calls).toEqual(['update']);
     expect(cloud.updateCalls).toEqual([{ service: svc, hosts: [node('n1'), node('n2')] }]);
     expect(seen).toEqual(cloud.updateCalls);
-    expect(cloud.balancers.get(cloud.getLoadBalancerName(CLUSTER, svc))?.hosts).toEqual([
-      node('n1'),
-      node('n2'),
-    ]);
+    expect(cloud.balancers.get(cloud.getLoadBalancerName(CLUSTER, svc))?.hosts).toEqual([node('n1'), node('n2')]);
     cloud.err = new Error('error updating');
     await expect(cloud.updateLoadBalancer(CLUSTER, svc, [])).rejects.toThrow('error updating');
     expect(cloud.updateCalls).toHaveLength(2);
@@ -228,9 +217,7 @@ describe('FakeCloud load balancer (upstream knobs)', () => {
     expect(cloud.balancers.size).toBe(0);
     await cloud.ensureLoadBalancerDeleted(CLUSTER, svc);
     cloud.err = new Error('error Deleting the Loadbalancer');
-    await expect(cloud.ensureLoadBalancerDeleted(CLUSTER, svc)).rejects.toThrow(
-      /^error Deleting the Loadbalancer$/,
-    );
+    await expect(cloud.ensureLoadBalancerDeleted(CLUSTER, svc)).rejects.toThrow(/^error Deleting the Loadbalancer$/);
     expect(cloud.calls).toEqual(['delete', 'delete', 'delete']);
   });
 
@@ -352,9 +339,7 @@ describe('FakeCloud instances v1 (upstream knobs)', () => {
 
   it('addSSHKeyToAllInstances is NotImplemented and currentNodeName echoes; neither records a call', async () => {
     const cloud = new FakeCloud();
-    await expect(cloud.addSSHKeyToAllInstances('root', new Uint8Array())).rejects.toBeInstanceOf(
-      NotImplementedError,
-    );
+    await expect(cloud.addSSHKeyToAllInstances('root', new Uint8Array())).rejects.toBeInstanceOf(NotImplementedError);
     expect(await cloud.currentNodeName('host-1')).toBe('host-1');
     expect(cloud.calls).toEqual([]);
   });
@@ -369,12 +354,7 @@ describe('FakeCloud instancesV2 (upstream knobs)', () => {
     cloud.errShutdownByProviderID = new Error('shutdown failed');
     await expect(cloud.instanceExists(node('node0'))).rejects.toThrow('exists failed');
     await expect(cloud.instanceShutdown(node('node0'))).rejects.toThrow('shutdown failed');
-    expect(cloud.calls).toEqual([
-      'instance-exists',
-      'instance-shutdown',
-      'instance-exists',
-      'instance-shutdown',
-    ]);
+    expect(cloud.calls).toEqual(['instance-exists', 'instance-shutdown', 'instance-exists', 'instance-shutdown']);
   });
 
   it('instanceMetadata builds metadata from providerID[name], instanceTypes[spec.providerID], addresses, zone and additionalLabels', async () => {

@@ -23,7 +23,8 @@ describe('MemoryInformer', () => {
     inf.addEventHandler({
       onAdd: (o, initial) => calls.push(`add ${o.metadata?.name} ${initial}`),
       onUpdate: (o, n) => calls.push(`update ${o.metadata?.name} ${o === n}`),
-      onDelete: (o) => calls.push(`delete ${'deletedFinalStateUnknown' in o ? `tombstone ${o.key}` : o.metadata?.name}`),
+      onDelete: (o) =>
+        calls.push(`delete ${'deletedFinalStateUnknown' in o ? `tombstone ${o.key}` : o.metadata?.name}`),
     });
     inf.set(kubeletNode('b'));
     const c = kubeletNode('c');

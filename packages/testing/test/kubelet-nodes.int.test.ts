@@ -16,7 +16,11 @@ describe('registerKubeletNodes', () => {
     ]);
     const n1 = await core.readNode({ name: 'kn-1' });
     // (The API server's TaintNodesByCondition admission adds node.kubernetes.io/not-ready next to it.)
-    expect(n1.spec?.taints).toContainEqual({ key: 'node.cloudprovider.kubernetes.io/uninitialized', value: 'true', effect: 'NoSchedule' });
+    expect(n1.spec?.taints).toContainEqual({
+      key: 'node.cloudprovider.kubernetes.io/uninitialized',
+      value: 'true',
+      effect: 'NoSchedule',
+    });
     expect(n1.spec?.providerID).toBeUndefined();
     expect(n1.metadata?.labels).toMatchObject({ 'kubernetes.io/hostname': 'kn-1', 'topology.kubernetes.io/zone': 'a' });
     expect(n1.status?.addresses).toEqual([
@@ -30,7 +34,10 @@ describe('registerKubeletNodes', () => {
 
     // Another writer's condition survives the heartbeat; the heartbeat time moves on.
     await core.patchNodeStatus(
-      { name: 'kn-1', body: { status: { conditions: [{ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' }] } } },
+      {
+        name: 'kn-1',
+        body: { status: { conditions: [{ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' }] } },
+      },
       setHeaderOptions('Content-Type', 'application/strategic-merge-patch+json'),
     );
     const before = ready(await core.readNode({ name: 'kn-1' }))!.lastHeartbeatTime!;

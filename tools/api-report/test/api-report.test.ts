@@ -88,6 +88,8 @@ describe('reportProblems', () => {
   });
 
   it('still reports forgotten exports where undocumented names are allowed', () => {
-    expect(reportProblems(report, true)).toEqual(['forgotten export: Verb (export it, or keep it out of public signatures)']);
+    expect(reportProblems(report, true)).toEqual([
+      'forgotten export: Verb (export it, or keep it out of public signatures)',
+    ]);
   });
 });

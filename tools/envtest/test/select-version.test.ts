@@ -10,7 +10,13 @@ const here = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 function select(request: string): { status: number | null; out: string; err: string } {
   const r = spawnSync(
     'bash',
-    ['-c', `set -e; here="$1"; . "$here/select-version.sh"; select_version "$2"; echo "$moddir $k8s_version $etcd_version"`, '_', here, request],
+    [
+      '-c',
+      `set -e; here="$1"; . "$here/select-version.sh"; select_version "$2"; echo "$moddir $k8s_version $etcd_version"`,
+      '_',
+      here,
+      request,
+    ],
     { encoding: 'utf8' },
   );
   return { status: r.status, out: r.stdout.trim(), err: r.stderr.trim() };
@@ -21,7 +27,7 @@ describe('select_version', () => {
     expect(select('').out).toBe(`${here} v1.36.4 v3.6.8`);
   });
 
-  it('a minor or its pinned release, with or without v: that minor\'s module', () => {
+  it("a minor or its pinned release, with or without v: that minor's module", () => {
     expect(select('1.33').out).toBe(`${here}/versions/1.33 v1.33.13 v3.5.21`);
     expect(select('v1.34').out).toBe(`${here}/versions/1.34 v1.34.5 v3.6.4`);
     expect(select('1.35.8').out).toBe(`${here}/versions/1.35 v1.35.8 v3.6.5`);

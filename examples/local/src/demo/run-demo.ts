@@ -123,9 +123,7 @@ function startCcm(args: string[], logFile: string): ChildProcess {
 }
 
 async function main(): Promise<void> {
-  console.log(
-    bold('ccm-kit demo: a cloud-controller-manager built with ccm-kit, against a real kube-apiserver'),
-  );
+  console.log(bold('ccm-kit demo: a cloud-controller-manager built with ccm-kit, against a real kube-apiserver'));
 
   step(1, 'Starting a real control plane (etcd + kube-apiserver)');
   const binaries = await ensureControlPlaneBinaries({
@@ -185,8 +183,7 @@ async function main(): Promise<void> {
     }
   });
   void ccmExit.then((code) => {
-    if (!cleaning)
-      console.error(`\n  the cloud-controller-manager exited early (code ${code}); see ${logFile}`);
+    if (!cleaning) console.error(`\n  the cloud-controller-manager exited early (code ${code}); see ${logFile}`);
   });
   ok(`local-cloud-controller-manager pid ${ccm.pid}, logs in ${logFile}`);
 
@@ -195,16 +192,14 @@ async function main(): Promise<void> {
     core,
     NODES.map((n) => ({ name: n.name, internalIP: n.ip })),
   );
-  const listNodes = async () =>
-    (await core.listNode({})).items.filter((n) => n.metadata?.name?.startsWith('demo-'));
+  const listNodes = async () => (await core.listNode({})).items.filter((n) => n.metadata?.name?.startsWith('demo-'));
   console.log(nodeTable(await listNodes()).replace(/^/gm, '  '));
   const initialized = await waitFor(
     'the cloud-node-controller to initialize the Nodes',
     async () => {
       const nodes = await listNodes();
       const done = (n: V1Node) =>
-        n.spec?.providerID &&
-        !n.spec.taints?.some((t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized');
+        n.spec?.providerID && !n.spec.taints?.some((t) => t.key === 'node.cloudprovider.kubernetes.io/uninitialized');
       return nodes.length === NODES.length && nodes.every(done) ? nodes : undefined;
     },
     60_000,
@@ -257,8 +252,7 @@ async function main(): Promise<void> {
   }
   const reached = backends.filter((b) => b.served > 0);
   for (const b of backends) console.log(`  ${b.node} (${b.address}:${b.port}) served ${b.served}`);
-  if (reached.length !== backends.length)
-    throw new Error('not every backend was reached through the load balancer');
+  if (reached.length !== backends.length) throw new Error('not every backend was reached through the load balancer');
   ok('requests reached every Node through the load balancer');
 
   step(7, 'Deleting the Service: the load balancer must go away');

@@ -70,12 +70,7 @@ function hash(s: string): number {
  * The healthy backends in the order to try them: starting at the `source-hash` of `client`, or at `next`
  * (a round-robin counter) for `round-robin`, then wrapping around.
  */
-function backendOrder(
-  healthy: readonly Backend[],
-  algorithm: Algorithm,
-  client: string,
-  next: number,
-): Backend[] {
+function backendOrder(healthy: readonly Backend[], algorithm: Algorithm, client: string, next: number): Backend[] {
   if (healthy.length === 0) return [];
   const start = (algorithm === 'source-hash' ? hash(client) : next) % healthy.length;
   return [...healthy.slice(start), ...healthy.slice(0, start)];

@@ -156,9 +156,9 @@ export class HealthChecker {
 
   /** Resolves when every current target has been checked at least once (checking those never checked now). */
   firstChecks(): Promise<void> {
-    return Promise.all(
-      [...this.#targets].map(([key, state]) => (state.checked ??= this.#check(key, state))),
-    ).then(() => undefined);
+    return Promise.all([...this.#targets].map(([key, state]) => (state.checked ??= this.#check(key, state)))).then(
+      () => undefined,
+    );
   }
 
   /** True when `key` (see {@link backendKey}) is healthy; unknown backends count as healthy. */

@@ -38,11 +38,7 @@ const addressBytes = (ip: IPAddress): Uint8Array => (ip.family === 4 ? ip.bytes.
  * - `v2`: the binary header, command PROXY, `TCP over IPv4` (12 address bytes) or `TCP over IPv6` (36).
  * @throws Error when an address is not an IP address or the two ends differ in family.
  */
-export function proxyProtocolHeader(
-  version: ProxyProtocolVersion,
-  source: Endpoint,
-  destination: Endpoint,
-): Buffer {
+export function proxyProtocolHeader(version: ProxyProtocolVersion, source: Endpoint, destination: Endpoint): Buffer {
   const srcIP = parsed(source.address);
   const dstIP = parsed(destination.address);
   const src = addressBytes(srcIP);

@@ -12,13 +12,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import type { Algorithm, HealthCheckNodePort, ProxyPort, ProxyProtocolVersion } from '../annotations.js';
 import { canonicalIP } from '../ip.js';
 import type { ListenerSettings } from './balancing.js';
-import {
-  type Backend,
-  backendKey,
-  HealthChecker,
-  type HealthCheckerOptions,
-  type HealthTarget,
-} from './health.js';
+import { type Backend, backendKey, HealthChecker, type HealthCheckerOptions, type HealthTarget } from './health.js';
 import { TcpProxy } from './tcp-proxy.js';
 import { UdpProxy } from './udp-proxy.js';
 
@@ -104,9 +98,7 @@ function closeListener(listener: Listener, drainMs: number, signal?: AbortSignal
 
 /** The health-check target standing for `backend`: itself (TCP check), or its node's health-check port. */
 function healthTarget(backend: Backend, healthCheck: HealthCheckNodePort | undefined): HealthTarget {
-  return healthCheck === undefined
-    ? backend
-    : { host: backend.host, port: healthCheck.port, path: healthCheck.path };
+  return healthCheck === undefined ? backend : { host: backend.host, port: healthCheck.port, path: healthCheck.path };
 }
 
 export class ServiceProxy {

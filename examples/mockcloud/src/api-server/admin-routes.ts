@@ -131,11 +131,9 @@ export function adminRouter(
       if (problems.length > 0) throw invalidInput(problems);
       if (body.latency_ms !== undefined) faults.latencyMs = body.latency_ms as number;
       if (rate !== undefined) faults.failureRate = rate as number;
-      if (body.provisioning_delay_ms !== undefined)
-        state.provisioningDelayMs = body.provisioning_delay_ms as number;
+      if (body.provisioning_delay_ms !== undefined) state.provisioningDelayMs = body.provisioning_delay_ms as number;
       if (rl === null) faults.setRateLimit(undefined);
-      else if (isObject(rl))
-        faults.setRateLimit({ limit: rl.limit as number, windowMs: rl.window_ms as number });
+      else if (isObject(rl)) faults.setRateLimit({ limit: rl.limit as number, windowMs: rl.window_ms as number });
       return { status: 204 };
     })
     .on('GET', '/admin/requests', () => ({ status: 200, body: { requests: log.entries() } }))

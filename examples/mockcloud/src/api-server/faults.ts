@@ -39,8 +39,7 @@ export interface RateLimit {
 
 /** Problems of a fault rule (for the admin endpoint); empty when valid. */
 export function faultRuleProblems(rule: unknown): string[] {
-  if (typeof rule !== 'object' || rule === null || Array.isArray(rule))
-    return ['a fault rule must be an object'];
+  if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) return ['a fault rule must be an object'];
   const r = rule as Record<string, unknown>;
   const problems: string[] = [];
   const int = (k: string, min: number, max = Number.MAX_SAFE_INTEGER) => {
@@ -55,8 +54,7 @@ export function faultRuleProblems(rule: unknown): string[] {
   int('count', 1);
   if (r.reset !== undefined && typeof r.reset !== 'boolean') problems.push('reset must be a boolean');
   if (r.method !== undefined && typeof r.method !== 'string') problems.push('method must be a string');
-  if (r.pathPrefix !== undefined && typeof r.pathPrefix !== 'string')
-    problems.push('pathPrefix must be a string');
+  if (r.pathPrefix !== undefined && typeof r.pathPrefix !== 'string') problems.push('pathPrefix must be a string');
   if (r.status === undefined && r.reset !== true && r.latencyMs === undefined) {
     problems.push('a fault rule needs status, reset or latencyMs');
   }

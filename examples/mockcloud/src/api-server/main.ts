@@ -41,8 +41,7 @@ async function main(): Promise<void> {
     ...(process.env.MOCKCLOUD_API_TOKENS ?? '').split(',').filter(Boolean),
   ].map((token) => ({ token }));
   tokens.push(...(values['read-only-token'] ?? []).map((token) => ({ token, readOnly: true })));
-  if (tokens.length === 0)
-    throw new Error('mockcloud-api: give at least one --token (or MOCKCLOUD_API_TOKENS)');
+  if (tokens.length === 0) throw new Error('mockcloud-api: give at least one --token (or MOCKCLOUD_API_TOKENS)');
   let servers: ServerSeed[] = [];
   if (values.seed) {
     const doc = (parse(readFileSync(values.seed, 'utf8')) ?? {}) as { servers?: ServerSeed[] };

@@ -17,13 +17,7 @@ export interface Page<T> {
   link: string | undefined;
 }
 
-function positiveInt(
-  query: URLSearchParams,
-  name: string,
-  fallback: number,
-  max: number,
-  problems: string[],
-): number {
+function positiveInt(query: URLSearchParams, name: string, fallback: number, max: number, problems: string[]): number {
   const raw = query.get(name);
   if (raw === null) return fallback;
   const n = Number(raw);

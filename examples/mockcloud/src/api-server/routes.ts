@@ -66,8 +66,7 @@ export class Router {
       });
       return route.handler({ method, url, params, body });
     }
-    if (pathMatched)
-      throw new ApiProblem(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
+    if (pathMatched) throw new ApiProblem(405, 'method_not_allowed', `${method} is not allowed on ${url.pathname}`);
     throw new ApiProblem(404, 'not_found', `no such endpoint: ${method} ${url.pathname}`);
   }
 }

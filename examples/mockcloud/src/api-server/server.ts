@@ -55,18 +55,11 @@ export interface MockCloudApiServerOptions {
   now?: () => number;
 }
 
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = body === undefined ? '' : JSON.stringify(body);
   res.writeHead(status, {
     ...headers,
-    ...(text
-      ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }
-      : {}),
+    ...(text ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {}),
   });
   res.end(text);
 }
@@ -117,9 +110,7 @@ export class MockCloudApiServer {
     this.faults.failureRate = options.failureRate ?? 0;
     if (options.rateLimit) this.faults.setRateLimit(options.rateLimit);
     for (const seed of options.servers ?? []) this.state.addServer(seed);
-    const tokens = (options.tokens ?? ['mockcloud-token']).map((t) =>
-      typeof t === 'string' ? { token: t } : t,
-    );
+    const tokens = (options.tokens ?? ['mockcloud-token']).map((t) => (typeof t === 'string' ? { token: t } : t));
     if (tokens.length === 0 || tokens.some((t) => !t.token)) {
       throw new Error('mockcloud-api: tokens must be a non-empty list of non-empty tokens');
     }
@@ -229,11 +220,7 @@ export class MockCloudApiServer {
       } else {
         const token = this.#tokens.get(bearer(req) ?? '');
         if (!token)
-          throw new ApiProblem(
-            401,
-            'unauthorized',
-            'unable to authenticate: missing or invalid bearer token',
-          );
+          throw new ApiProblem(401, 'unauthorized', 'unable to authenticate: missing or invalid bearer token');
         if (token.name !== undefined) entry.caller = token.name;
         const fault = this.faults.decide(method, url.pathname);
         if (fault.latencyMs > 0) await sleep(fault.latencyMs);
@@ -244,8 +231,7 @@ export class MockCloudApiServer {
         if (fault.status !== undefined) {
           const headers: Record<string, string> =
             fault.retryAfterSeconds !== undefined ? { 'retry-after': String(fault.retryAfterSeconds) } : {};
-          const code =
-            fault.status === 429 ? 'rate_limit_exceeded' : fault.status >= 500 ? 'server_error' : 'injected';
+          const code = fault.status === 429 ? 'rate_limit_exceeded' : fault.status >= 500 ? 'server_error' : 'injected';
           throw new ApiProblem(fault.status, code, `injected fault: HTTP ${fault.status}`, headers);
         }
         if (token.readOnly && method !== 'GET' && method !== 'HEAD') {
@@ -259,11 +245,7 @@ export class MockCloudApiServer {
       const problem =
         err instanceof ApiProblem
           ? err
-          : new ApiProblem(
-              500,
-              'server_error',
-              `internal error: ${err instanceof Error ? err.message : String(err)}`,
-            );
+          : new ApiProblem(500, 'server_error', `internal error: ${err instanceof Error ? err.message : String(err)}`);
       entry.status = problem.status;
       const headers: Record<string, string> = { ...problem.headers };
       if (problem.status === 401) headers['www-authenticate'] = 'Bearer realm="mockcloud"';

@@ -41,8 +41,7 @@ function listenerProblems(listeners: unknown): string[] {
       problems.push(`listeners[${i}] must be an object`);
       return;
     }
-    if (l.protocol !== 'tcp' && l.protocol !== 'udp')
-      problems.push(`listeners[${i}].protocol must be tcp or udp`);
+    if (l.protocol !== 'tcp' && l.protocol !== 'udp') problems.push(`listeners[${i}].protocol must be tcp or udp`);
     if (!isPort(l.port)) problems.push(`listeners[${i}].port must be an integer in 1-65535`);
     if (!isPort(l.target_port)) problems.push(`listeners[${i}].target_port must be an integer in 1-65535`);
     if (l.proxy_protocol !== undefined && typeof l.proxy_protocol !== 'boolean') {
@@ -59,10 +58,8 @@ function targetProblems(targets: unknown, serverExists: (id: string) => boolean)
   if (!Array.isArray(targets)) return ['targets must be a list'];
   const problems: string[] = [];
   targets.forEach((t: unknown, i) => {
-    if (!isObject(t) || typeof t.server_id !== 'string')
-      problems.push(`targets[${i}].server_id must be a string`);
-    else if (!serverExists(t.server_id))
-      problems.push(`targets[${i}].server_id ${t.server_id} does not exist`);
+    if (!isObject(t) || typeof t.server_id !== 'string') problems.push(`targets[${i}].server_id must be a string`);
+    else if (!serverExists(t.server_id)) problems.push(`targets[${i}].server_id ${t.server_id} does not exist`);
   });
   return problems;
 }
@@ -71,17 +68,12 @@ function healthCheckProblems(hc: unknown): string[] {
   if (hc === null) return [];
   if (!isObject(hc)) return ['health_check must be an object or null'];
   const problems: string[] = [];
-  if (hc.protocol !== 'tcp' && hc.protocol !== 'http')
-    problems.push('health_check.protocol must be tcp or http');
+  if (hc.protocol !== 'tcp' && hc.protocol !== 'http') problems.push('health_check.protocol must be tcp or http');
   if (!isPort(hc.port)) problems.push('health_check.port must be an integer in 1-65535');
   if (hc.path !== undefined && (typeof hc.path !== 'string' || !hc.path.startsWith('/'))) {
     problems.push('health_check.path must start with "/"');
   }
-  if (
-    typeof hc.interval_seconds !== 'number' ||
-    !Number.isInteger(hc.interval_seconds) ||
-    hc.interval_seconds < 1
-  ) {
+  if (typeof hc.interval_seconds !== 'number' || !Number.isInteger(hc.interval_seconds) || hc.interval_seconds < 1) {
     problems.push('health_check.interval_seconds must be a positive integer');
   }
   return problems;

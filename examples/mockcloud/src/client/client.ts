@@ -269,11 +269,7 @@ export class MockCloudClient {
   }
 
   /** Changes the fields present in `spec`. @throws MockCloudApiError 404 when it does not exist. */
-  async updateLoadBalancer(
-    id: string,
-    spec: LoadBalancerSpec,
-    signal?: AbortSignal,
-  ): Promise<CloudLoadBalancer> {
+  async updateLoadBalancer(id: string, spec: LoadBalancerSpec, signal?: AbortSignal): Promise<CloudLoadBalancer> {
     const body = await this.#request<{ load_balancer: WireLoadBalancer }>(
       'update_load_balancer',
       'PATCH',
@@ -336,7 +332,13 @@ export class MockCloudClient {
     let page: number | null = 1;
     for (let n = 0; page !== null; n++) {
       if (n >= MAX_PAGES) throw new Error(`mockcloud ${operation}: more than ${MAX_PAGES} pages`);
-      const result: { items: T[]; nextPage: number | null } = await this.#listPage<T>(operation, path, key, page, options);
+      const result: { items: T[]; nextPage: number | null } = await this.#listPage<T>(
+        operation,
+        path,
+        key,
+        page,
+        options,
+      );
       out.push(...result.items);
       page = result.nextPage;
     }
@@ -377,11 +379,7 @@ export class MockCloudClient {
   async #request<T>(operation: string, method: string, path: string, init: RequestInit): Promise<T> {
     const options: CloudCallOptions = init.signal ? { signal: init.signal } : {};
     try {
-      return await this.#guard.call(
-        operation,
-        (ctx) => this.#send<T>(operation, method, path, init, ctx),
-        options,
-      );
+      return await this.#guard.call(operation, (ctx) => this.#send<T>(operation, method, path, init, ctx), options);
     } catch (err) {
       if (err instanceof CloudCallTimeoutError) throw new MockCloudTimeoutError(operation, err.timeoutMs);
       if (err instanceof CloudCallThrottledError) {

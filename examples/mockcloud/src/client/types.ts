@@ -126,8 +126,7 @@ export function toWireLoadBalancer(spec: LoadBalancerSpec): WireLoadBalancerUpda
       proxy_protocol: l.proxyProtocol,
     }));
   }
-  if (spec.targetServerIDs !== undefined)
-    out.targets = spec.targetServerIDs.map((server_id) => ({ server_id }));
+  if (spec.targetServerIDs !== undefined) out.targets = spec.targetServerIDs.map((server_id) => ({ server_id }));
   if (spec.healthCheck === null) out.health_check = null;
   else if (spec.healthCheck !== undefined) {
     const hc = spec.healthCheck;

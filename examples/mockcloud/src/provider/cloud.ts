@@ -87,9 +87,7 @@ export class MockCloudProvider implements CloudProvider {
 
   /** Leader only: takes the Kubernetes client used to record load-balancer IDs on Services. */
   initialize(clientBuilder: ControllerClientBuilder): void {
-    this.#serviceClient ??= serviceStatusClientFromCoreV1Api(
-      clientBuilder.client(PROVIDER_CLIENT_NAME, CoreV1Api),
-    );
+    this.#serviceClient ??= serviceStatusClientFromCoreV1Api(clientBuilder.client(PROVIDER_CLIENT_NAME, CoreV1Api));
   }
 
   /**

@@ -117,12 +117,7 @@ function num(
 ): number {
   if (value === undefined || value === '') return fallback;
   const n = typeof value === 'string' ? Number(value.trim()) : value;
-  if (
-    typeof n !== 'number' ||
-    !Number.isFinite(n) ||
-    n < check.min ||
-    (check.integer && !Number.isInteger(n))
-  ) {
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < check.min || (check.integer && !Number.isInteger(n))) {
     problems.push(
       `${source} must be ${check.integer ? 'an integer' : 'a number'} >= ${check.min}, got ${JSON.stringify(value)}`,
     );
@@ -177,8 +172,7 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
   const tagger = section('tagger');
 
   const apiURL =
-    str(problems, 'MOCKCLOUD_API_URL', env.MOCKCLOUD_API_URL) ??
-    str(problems, 'cloud-config: apiURL', file.apiURL);
+    str(problems, 'MOCKCLOUD_API_URL', env.MOCKCLOUD_API_URL) ?? str(problems, 'cloud-config: apiURL', file.apiURL);
   if (apiURL === undefined) problems.push('apiURL is required (cloud-config apiURL or MOCKCLOUD_API_URL)');
   else {
     let url: URL | undefined;
@@ -206,16 +200,13 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
     );
   }
   if (token === undefined && tokenFile === undefined) {
-    problems.push(
-      'a token is required (MOCKCLOUD_TOKEN, MOCKCLOUD_TOKEN_FILE, or cloud-config token/tokenFile)',
-    );
+    problems.push('a token is required (MOCKCLOUD_TOKEN, MOCKCLOUD_TOKEN_FILE, or cloud-config token/tokenFile)');
   }
 
   const clusterID =
     str(problems, 'MOCKCLOUD_CLUSTER_ID', env.MOCKCLOUD_CLUSTER_ID) ??
     str(problems, 'cloud-config: clusterID', file.clusterID);
-  if (clusterID === undefined)
-    problems.push('clusterID is required (cloud-config clusterID or MOCKCLOUD_CLUSTER_ID)');
+  if (clusterID === undefined) problems.push('clusterID is required (cloud-config clusterID or MOCKCLOUD_CLUSTER_ID)');
   else {
     const p = labelValueProblem(clusterID);
     if (p) problems.push(`clusterID: ${p}`);
@@ -239,20 +230,14 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
     concurrency: pick('MOCKCLOUD_CONCURRENCY', 'concurrency', file.concurrency, DEFAULTS.concurrency, 1),
     retry: {
       retries: pick('MOCKCLOUD_RETRIES', 'retry.retries', retry.retries, DEFAULTS.retry.retries, 0),
-      minDelayMs: num(
-        problems,
-        'cloud-config: retry.minDelayMs',
-        retry.minDelayMs,
-        DEFAULTS.retry.minDelayMs,
-        { min: 1, integer: true },
-      ),
-      maxDelayMs: num(
-        problems,
-        'cloud-config: retry.maxDelayMs',
-        retry.maxDelayMs,
-        DEFAULTS.retry.maxDelayMs,
-        { min: 1, integer: true },
-      ),
+      minDelayMs: num(problems, 'cloud-config: retry.minDelayMs', retry.minDelayMs, DEFAULTS.retry.minDelayMs, {
+        min: 1,
+        integer: true,
+      }),
+      maxDelayMs: num(problems, 'cloud-config: retry.maxDelayMs', retry.maxDelayMs, DEFAULTS.retry.maxDelayMs, {
+        min: 1,
+        integer: true,
+      }),
       maxRetryAfterMs: num(
         problems,
         'cloud-config: retry.maxRetryAfterMs',

@@ -68,8 +68,7 @@ export class MockCloudInstances implements InstancesV2 {
     }
     if (nodeName === '') throw new Error('the node has neither a providerID nor a name');
     const hits = (await this.cache.get(signal)).byName.get(nodeName);
-    const candidates =
-      hits && hits.length > 0 ? hits : await this.client.listServers({ name: nodeName, signal });
+    const candidates = hits && hits.length > 0 ? hits : await this.client.listServers({ name: nodeName, signal });
     if (candidates.length > 1) {
       throw new Error(
         `node ${nodeName}: ${candidates.length} servers have this name (${candidates.map((s) => s.id).join(', ')}); set spec.providerID`,
@@ -96,9 +95,7 @@ export class MockCloudInstances implements InstancesV2 {
   async instanceMetadata(node: V1Node, signal?: AbortSignal): Promise<InstanceMetadata> {
     const server = await this.findServer(node, signal);
     if (!server) {
-      const how = node.spec?.providerID
-        ? `providerID ${node.spec.providerID}`
-        : `name ${node.metadata?.name}`;
+      const how = node.spec?.providerID ? `providerID ${node.spec.providerID}` : `name ${node.metadata?.name}`;
       throw new InstanceNotFoundError(`instance not found: no mockcloud server with ${how}`);
     }
     return serverMetadata(server);

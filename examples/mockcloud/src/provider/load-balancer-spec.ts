@@ -2,11 +2,7 @@
  * What a Service asks of its mockcloud load balancer: listeners, health check, PROXY protocol and which
  * Nodes become targets. Pure functions; every error names the Service and the field or annotation to fix.
  */
-import {
-  type AnnotationProblem,
-  getServiceHealthCheckPathPort,
-  InvalidAnnotationError,
-} from '@ccm-kit/cloud-provider';
+import { type AnnotationProblem, getServiceHealthCheckPathPort, InvalidAnnotationError } from '@ccm-kit/cloud-provider';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import type { CloudLoadBalancer, HealthCheck, Listener } from '../client/index.js';
 import { type LabelSelector, LabelSyntaxError, parseLabelSelector } from '../shared/labels.js';
@@ -146,8 +142,7 @@ export function selectTargets(
       continue;
     }
     if (id === undefined) skipped.push({ node: name, reason: `providerID ${pid} is not a mockcloud ID` });
-    else if (!knownServer(id))
-      skipped.push({ node: name, reason: `server ${id} does not exist`, unknownServer: true });
+    else if (!knownServer(id)) skipped.push({ node: name, reason: `server ${id} does not exist`, unknownServer: true });
     else ids.add(id);
   }
   return { serverIDs: [...ids].sort(), skipped };

@@ -80,9 +80,7 @@ function canonical(value: unknown): string {
 }
 
 function sortedListeners(spec: { listeners?: LoadBalancerSpec['listeners'] }): string {
-  return canonical(
-    [...(spec.listeners ?? [])].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol)),
-  );
+  return canonical([...(spec.listeners ?? [])].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol)));
 }
 
 /** True when `lb` already has every field `spec` sets. */
@@ -95,8 +93,7 @@ function matches(lb: CloudLoadBalancer, spec: LoadBalancerSpec): boolean {
   ) {
     return false;
   }
-  if (spec.healthCheck !== undefined && canonical(lb.healthCheck ?? null) !== canonical(spec.healthCheck))
-    return false;
+  if (spec.healthCheck !== undefined && canonical(lb.healthCheck ?? null) !== canonical(spec.healthCheck)) return false;
   return true;
 }
 
@@ -196,7 +193,8 @@ export class MockCloudLoadBalancers implements LoadBalancer {
     const lb = await this.#find(service, false, signal);
     if (!lb) throw new Error(`mockcloud: service ${key(service)} has no load balancer yet`);
     await this.#withTargets(service, nodes, desired, signal, async (targetServerIDs) => {
-      if (!matches(lb, { targetServerIDs })) await this.#d.client.updateLoadBalancer(lb.id, { targetServerIDs }, signal);
+      if (!matches(lb, { targetServerIDs }))
+        await this.#d.client.updateLoadBalancer(lb.id, { targetServerIDs }, signal);
     });
   }
 
@@ -210,11 +208,7 @@ export class MockCloudLoadBalancers implements LoadBalancer {
    *   (the patch error as `cause`) when the annotation cannot be removed: nothing is deleted then, and a retry
    *   starts over.
    */
-  async ensureLoadBalancerDeleted(
-    _clusterName: string,
-    service: V1Service,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async ensureLoadBalancerDeleted(_clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void> {
     const ids = new Set<string>();
     const annotated = service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID];
     // A malformed ID names no load balancer: it counts as absent, so it can never pin the Service.
@@ -262,7 +256,9 @@ export class MockCloudLoadBalancers implements LoadBalancer {
         [LABEL_SERVICE_NAMESPACE, namespace],
         [LABEL_SERVICE_NAME, name],
         [LABEL_SERVICE_UID, uid],
-      ].filter(([, v]) => !v).map(([k]) => k);
+      ]
+        .filter(([, v]) => !v)
+        .map(([k]) => k);
       if (missing.length > 0) return { name: lb.id, malformed: `label ${missing.join(', ')} missing or empty` };
       return { name: lb.id, service: { namespace: namespace!, name: name!, uid: uid! } };
     });
@@ -307,11 +303,7 @@ export class MockCloudLoadBalancers implements LoadBalancer {
    * @throws Error with `adopt` when the annotated load balancer belongs to someone else.
    * @throws InvalidAnnotationError with `adopt` when the annotated load balancer does not exist.
    */
-  async #find(
-    service: V1Service,
-    adopt: boolean,
-    signal?: AbortSignal,
-  ): Promise<CloudLoadBalancer | undefined> {
+  async #find(service: V1Service, adopt: boolean, signal?: AbortSignal): Promise<CloudLoadBalancer | undefined> {
     const annotated = service.metadata?.annotations?.[ANNOTATION_LOAD_BALANCER_ID];
     // Malformed IDs were rejected by the annotation parser on the ensure path; elsewhere they name nothing.
     if (annotated && isValidID(annotated)) {
@@ -351,11 +343,7 @@ export class MockCloudLoadBalancers implements LoadBalancer {
     return owned[0];
   }
 
-  async #create(
-    service: V1Service,
-    spec: LoadBalancerSpec,
-    signal?: AbortSignal,
-  ): Promise<CloudLoadBalancer> {
+  async #create(service: V1Service, spec: LoadBalancerSpec, signal?: AbortSignal): Promise<CloudLoadBalancer> {
     const name = defaultLoadBalancerName(service);
     try {
       const lb = await this.#d.client.createLoadBalancer({ ...spec, name }, signal);
@@ -366,9 +354,7 @@ export class MockCloudLoadBalancers implements LoadBalancer {
       // The name is taken: most likely by our own earlier create whose answer or ID write-back was lost.
       const [existing] = await this.#d.client.listLoadBalancers({ name, signal });
       if (existing && this.#ownership(existing, service).kind === 'ours') {
-        return matches(existing, spec)
-          ? existing
-          : this.#d.client.updateLoadBalancer(existing.id, spec, signal);
+        return matches(existing, spec) ? existing : this.#d.client.updateLoadBalancer(existing.id, spec, signal);
       }
       throw new Error(
         `mockcloud: service ${key(service)}: load balancer name ${name} is taken by ${existing?.id ?? 'a load balancer'} that this Service does not own`,
@@ -413,9 +399,7 @@ export class MockCloudLoadBalancers implements LoadBalancer {
       sel = selectTargets(nodes, desired.nodeSelector, (id) => snap.byID.has(id));
     }
     if (sel.skipped.length > 0) {
-      this.#log(service)
-        .v(2)
-        .info('Skipping nodes that cannot be load-balancer targets', { skipped: sel.skipped });
+      this.#log(service).v(2).info('Skipping nodes that cannot be load-balancer targets', { skipped: sel.skipped });
     }
     return sel.serverIDs;
   }
@@ -443,7 +427,10 @@ export class MockCloudLoadBalancers implements LoadBalancer {
     await this.#writeBack(
       service,
       (client) => patchService(client, service, { ...service, metadata: { ...service.metadata, annotations } }),
-      { skipped: 'not recording the load-balancer ID', failed: `could not record load balancer ${id} on service ${key(service)}` },
+      {
+        skipped: 'not recording the load-balancer ID',
+        failed: `could not record load balancer ${id} on service ${key(service)}`,
+      },
     );
   }
 

@@ -16,7 +16,6 @@ export function providerIDFor(serverID: string): string {
 export function serverIDFromProviderID(providerID: string): string | undefined {
   if (!providerID.startsWith(PROVIDER_ID_PREFIX)) return undefined;
   const id = providerID.slice(PROVIDER_ID_PREFIX.length);
-  if (!isValidID(id))
-    throw new Error(`malformed mockcloud providerID "${providerID}"`);
+  if (!isValidID(id)) throw new Error(`malformed mockcloud providerID "${providerID}"`);
   return id;
 }

@@ -117,8 +117,7 @@ function parseRequirement(raw: string, whole: string): LabelRequirement {
     const operator = eq[2] === '!=' ? 'notin' : 'in';
     return { key: checkKey(eq[1]!), operator, values: [checkValue(eq[3]!)] };
   }
-  if (part.startsWith('!'))
-    return { key: checkKey(part.slice(1).trim()), operator: 'doesnotexist', values: [] };
+  if (part.startsWith('!')) return { key: checkKey(part.slice(1).trim()), operator: 'doesnotexist', values: [] };
   if (/^\S+$/.test(part)) return { key: checkKey(part), operator: 'exists', values: [] };
   throw new LabelSyntaxError(`invalid label selector "${whole}": cannot parse "${part}"`);
 }

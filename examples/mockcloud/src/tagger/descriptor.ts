@@ -35,9 +35,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     done: controller.run(ctx.signal),
     healthCheck: () => {
       if (controller.consecutiveFailures >= UNHEALTHY_AFTER_FAILURES) {
-        throw new Error(
-          `${MOCKCLOUD_TAGGER_CONTROLLER}: ${controller.consecutiveFailures} passes failed in a row`,
-        );
+        throw new Error(`${MOCKCLOUD_TAGGER_CONTROLLER}: ${controller.consecutiveFailures} passes failed in a row`);
       }
     },
   };

@@ -9,15 +9,7 @@ import { formatGoDuration, parseGoDuration } from '@ccm-kit/runtime';
 
 /** The kinds of flag value. Durations are held in **milliseconds**. */
 export type FlagKind =
-  | 'string'
-  | 'ip'
-  | 'bool'
-  | 'int'
-  | 'float'
-  | 'duration'
-  | 'stringSlice'
-  | 'stringArray'
-  | 'mapStringBool';
+  'string' | 'ip' | 'bool' | 'int' | 'float' | 'duration' | 'stringSlice' | 'stringArray' | 'mapStringBool';
 
 /** The TypeScript value type of each flag kind. */
 export interface FlagValueOf {
@@ -138,33 +130,18 @@ export class FlagSet {
     return this.add({ name, kind: 'float', default: def, usage, ...extra });
   }
   /** A Go-duration flag; `defMs` and the parsed value are in milliseconds. */
-  duration(
-    name: string,
-    defMs: number,
-    usage: string,
-    extra: Partial<FlagDefinition<'duration'>> = {},
-  ): this {
+  duration(name: string, defMs: number, usage: string, extra: Partial<FlagDefinition<'duration'>> = {}): this {
     return this.add({ name, kind: 'duration', default: defMs, usage, ...extra });
   }
   /**
    * Defines a comma-separated list flag (pflag `StringSlice`) with default `def`. @throws Error when the name is
    * already defined in this set.
    */
-  stringSlice(
-    name: string,
-    def: string[],
-    usage: string,
-    extra: Partial<FlagDefinition<'stringSlice'>> = {},
-  ): this {
+  stringSlice(name: string, def: string[], usage: string, extra: Partial<FlagDefinition<'stringSlice'>> = {}): this {
     return this.add({ name, kind: 'stringSlice', default: def, usage, ...extra });
   }
   /** A repeatable flag whose values are kept whole (pflag `StringArray`: no comma splitting). */
-  stringArray(
-    name: string,
-    def: string[],
-    usage: string,
-    extra: Partial<FlagDefinition<'stringArray'>> = {},
-  ): this {
+  stringArray(name: string, def: string[], usage: string, extra: Partial<FlagDefinition<'stringArray'>> = {}): this {
     return this.add({ name, kind: 'stringArray', default: def, usage, ...extra });
   }
   /**
@@ -215,13 +192,11 @@ function parseValue(def: FlagDefinition, raw: string, previous: unknown): unknow
     }
     case 'bool': {
       const b = parseGoBool(raw);
-      if (b === undefined)
-        throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      if (b === undefined) throw new Error(`strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`);
       return b;
     }
     case 'int': {
-      if (!/^[+-]?\d+$/.test(raw))
-        throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+      if (!/^[+-]?\d+$/.test(raw)) throw new Error(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
       return Number.parseInt(raw, 10);
     }
     case 'float': {
@@ -249,8 +224,7 @@ function parseValue(def: FlagDefinition, raw: string, previous: unknown): unknow
         if (eq < 0) throw new Error(`missing bool value for ${item}`);
         const key = item.slice(0, eq).trim();
         const b = parseGoBool(item.slice(eq + 1).trim());
-        if (b === undefined)
-          throw new Error(`invalid value of ${key}: ${item.slice(eq + 1)}, err: invalid syntax`);
+        if (b === undefined) throw new Error(`invalid value of ${key}: ${item.slice(eq + 1)}, err: invalid syntax`);
         out[key] = b;
       }
       return out;
@@ -308,15 +282,10 @@ export function parseFlags(argv: readonly string[], sets: readonly FlagSet[]): P
     const body = a.slice(long ? 2 : 1);
     const eq = body.indexOf('=');
     const name = eq >= 0 ? body.slice(0, eq) : body;
-    const def = long
-      ? byName.get(name)
-      : (byShort.get(name) ?? (name.length > 1 ? byName.get(name) : undefined));
+    const def = long ? byName.get(name) : (byShort.get(name) ?? (name.length > 1 ? byName.get(name) : undefined));
     const shown = long ? `--${name}` : `-${name}`;
     if (!def) {
-      throw new FlagError(
-        long ? `unknown flag: --${name}` : `unknown shorthand flag: '${name}' in -${name}`,
-        name,
-      );
+      throw new FlagError(long ? `unknown flag: --${name}` : `unknown shorthand flag: '${name}' in -${name}`, name);
     }
     if (eq >= 0) {
       set(def, body.slice(eq + 1), shown);

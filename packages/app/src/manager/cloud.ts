@@ -2,15 +2,9 @@
  * Building the provider at start-up, as upstream's `cloudInitializer` (k8s.io/cloud-provider `sample/basic_main.go`) but with
  * errors instead of `klog.Fatal`: runs on every replica, before leader election.
  */
-import {
-  type CloudProvider,
-  initCloudProvider,
-  isExternal,
-  registeredCloudProviders,
-} from '@ccm-kit/cloud-provider';
+import { type CloudProvider, initCloudProvider, isExternal, registeredCloudProviders } from '@ccm-kit/cloud-provider';
 import type { Logger } from '@ccm-kit/runtime';
 import { StartupError } from '../errors.js';
-
 
 /**
  * Initializes the provider named by `--cloud-provider` from the registry (unless `given` is passed),
@@ -58,7 +52,5 @@ export async function initializeCloud(
 
 function describeRegistered(): string {
   const names = registeredCloudProviders();
-  return names.length
-    ? `registered: ${names.join(', ')}`
-    : 'none is registered: call registerCloudProvider first';
+  return names.length ? `registered: ${names.join(', ')}` : 'none is registered: call registerCloudProvider first';
 }

@@ -5,7 +5,13 @@
  */
 import { type CloudProvider, type ControllerClientBuilder, isInformerUser } from '@ccm-kit/cloud-provider';
 import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
-import { type HealthChecks, type Logger, type SharedInformerFactory, sleep, withCloudController } from '@ccm-kit/runtime';
+import {
+  type HealthChecks,
+  type Logger,
+  type SharedInformerFactory,
+  sleep,
+  withCloudController,
+} from '@ccm-kit/runtime';
 import { jitter } from '@ccm-kit/runtime/internal';
 import { isControllerEnabled } from '../options/controller-selection.js';
 import { forgetCheck, instrumentedCheck } from '../serving/slis.js';
@@ -67,16 +73,18 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     try {
       const rename = opts.clientRenames?.get(d.name);
       // Cloud calls the controller makes, also from its workers and timers, are counted for it in the budget.
-      result = await withCloudController(d.name, () => d.init({
-        cloud,
-        clients: rename ? renamingClientBuilder(opts.clients, rename[0], rename[1]) : opts.clients,
-        informers: opts.informers,
-        config: opts.config,
-        signal,
-        // The manager's logger: each controller derives its named child (ControllerContext.logger), so the name
-        // is not doubled (`cloud-controller-manager/cloud-node-controller`).
-        logger,
-      }));
+      result = await withCloudController(d.name, () =>
+        d.init({
+          cloud,
+          clients: rename ? renamingClientBuilder(opts.clients, rename[0], rename[1]) : opts.clients,
+          informers: opts.informers,
+          config: opts.config,
+          signal,
+          // The manager's logger: each controller derives its named child (ControllerContext.logger), so the name
+          // is not doubled (`cloud-controller-manager/cloud-node-controller`).
+          logger,
+        }),
+      );
     } catch (err) {
       logger.error(err, `Error starting ${JSON.stringify(d.name)}`);
       // Fatal for the manager; the controllers already started are stopped and awaited first, so none
@@ -95,9 +103,7 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     }
     if (result.done)
       running.push(
-        result.done.catch((err) =>
-          logger.error(err, 'controller stopped with an error', { controller: d.name }),
-        ),
+        result.done.catch((err) => logger.error(err, 'controller stopped with an error', { controller: d.name })),
       );
     opts.health.remove(d.name);
     opts.health.add(d.name, instrumentedCheck(d.name, result.healthCheck ?? (() => {})), ['healthz', 'livez']);

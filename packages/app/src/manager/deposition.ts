@@ -21,11 +21,7 @@ export class Deposition {
    *   background request) stays an ordinary refusal.
    * @param onDeposed called once, synchronously, with the lease (`namespace/name`) when the leader is deposed.
    */
-  constructor(
-    fence: () => LeaseFence | undefined,
-    leading: () => boolean,
-    onDeposed: (lease: string) => void,
-  ) {
+  constructor(fence: () => LeaseFence | undefined, leading: () => boolean, onDeposed: (lease: string) => void) {
     this.#fence = fence;
     this.#leading = leading;
     this.#onDeposed = onDeposed;

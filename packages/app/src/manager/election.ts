@@ -160,7 +160,11 @@ function candidate(
     // Leader-election events are about the Lease, so they land in its namespace.
     recordEvent: (message) =>
       o.recorder.event(
-        { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: leaseName, namespace: le.resourceNamespace } },
+        {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          metadata: { name: leaseName, namespace: le.resourceNamespace },
+        },
         'Normal',
         'LeaderElection',
         message,

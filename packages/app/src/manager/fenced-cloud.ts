@@ -65,7 +65,11 @@ export function fencedCloud(
           // The budget publishes its charge inside the span, which so records the lane and the wait.
           return (...args: unknown[]) =>
             traceCloudCall(span, () =>
-              budget.run(operation, () => call(args), args.findLast((a) => a instanceof AbortSignal)),
+              budget.run(
+                operation,
+                () => call(args),
+                args.findLast((a) => a instanceof AbortSignal),
+              ),
             );
         },
       });
@@ -77,7 +81,8 @@ export function fencedCloud(
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof v !== 'function') return v;
-      if (!(facets as readonly (string | symbol)[]).includes(prop)) return (v as (...a: unknown[]) => unknown).bind(target);
+      if (!(facets as readonly (string | symbol)[]).includes(prop))
+        return (v as (...a: unknown[]) => unknown).bind(target);
       return () => {
         const facet = (v as () => object | undefined).call(target);
         return facet ? wrapFacet(prop as (typeof facets)[number], facet) : facet;

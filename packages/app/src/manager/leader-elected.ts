@@ -58,7 +58,8 @@ export class LeaderElectedControllers {
       {
         cloud,
         clients: clients.controllers,
-        initializeCloud: (s) => (this.#termInit ??= Promise.resolve().then(() => cloud.initialize?.(clients.controllers, s))),
+        initializeCloud: (s) =>
+          (this.#termInit ??= Promise.resolve().then(() => cloud.initialize?.(clients.controllers, s))),
         informers: new SharedInformerFactory(clients.root, {
           resyncPeriodMs: resyncPeriod(config.minResyncPeriodMs),
           ...(this.#o.informerTransforms ? { transforms: this.#o.informerTransforms } : {}),

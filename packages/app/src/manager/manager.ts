@@ -149,7 +149,10 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
 
   const fatal = new FatalErrors(logger);
   // Spans only when the binary registered an OpenTelemetry tracer provider before starting (docs/tracing.md).
-  if (await loadTracing()) logger.info('Tracing: an OpenTelemetry tracer provider is registered; reconciles, cloud calls and API writes are traced');
+  if (await loadTracing())
+    logger.info(
+      'Tracing: an OpenTelemetry tracer provider is registered; reconciles, cloud calls and API writes are traced',
+    );
   // Lease fencing (docs/decisions/0050-lease-fencing.md): the leader's controllers get a provider and clients that
   // refuse cloud calls and API writes while it cannot prove it holds the lease; the first refusal while leading
   // deposes it: the controllers stop and the lease counts as lost (docs/decisions/0052-fenced-leader-exits.md).
@@ -158,7 +161,10 @@ export async function startCloudControllerManager(opts: StartOptions = {}): Prom
     () => election?.isLeader() ?? false,
     (lease) => {
       markProcessDeposed();
-      logger.info('The lease fence refused this leader\'s work: it has not renewed its lease within the renew deadline; stopping', { lease });
+      logger.info(
+        "The lease fence refused this leader's work: it has not renewed its lease within the renew deadline; stopping",
+        { lease },
+      );
       fatal.fail(new LeaderElectionLostError());
     },
   );

@@ -41,7 +41,9 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
   const versionFlag = argv.findLast((a) => a === '--version' || a.startsWith('--version='));
   const versionValue = versionFlag === '--version' ? 'true' : versionFlag?.slice('--version='.length);
   if (versionValue === 'true' || versionValue === 'raw') {
-    process.stdout.write(versionValue === 'raw' ? rawVersion(name, options.version) : versionLine(name, options.version));
+    process.stdout.write(
+      versionValue === 'raw' ? rawVersion(name, options.version) : versionLine(name, options.version),
+    );
     exit(0);
     return;
   }
@@ -67,4 +69,3 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
     process.off('SIGINT', onSignal);
   }
 }
-

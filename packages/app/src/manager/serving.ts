@@ -48,7 +48,9 @@ export async function startServing(o: ServingOptions): Promise<Serving> {
     server = await serveSecurely(o);
   } catch (err) {
     await close();
-    throw err instanceof StartupError ? err : new StartupError(`secure serving: ${(err as Error).message}`, { cause: err });
+    throw err instanceof StartupError
+      ? err
+      : new StartupError(`secure serving: ${(err as Error).message}`, { cause: err });
   }
   return { securePort: server?.port, webhookPort: webhookServer?.port, close };
 }

@@ -38,7 +38,11 @@ export async function stopManager(parts: ManagerParts, logger: Logger): Promise<
   parts.stopControllers?.();
   if (parts.controllersDone) await bounded(parts.controllersDone(), CONTROLLER_STOP_TIMEOUT_MS);
   if (parts.cloud) {
-    await shutdownProvider(parts.cloud, parts.providerShutdownTimeoutMs ?? DEFAULT_PROVIDER_SHUTDOWN_TIMEOUT_MS, logger);
+    await shutdownProvider(
+      parts.cloud,
+      parts.providerShutdownTimeoutMs ?? DEFAULT_PROVIDER_SHUTDOWN_TIMEOUT_MS,
+      logger,
+    );
   }
   await step('serving', () => parts.serving?.close(), logger);
   await step('events', () => parts.events?.shutdown(parts.eventFlushTimeoutMs), logger);

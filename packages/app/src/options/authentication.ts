@@ -73,10 +73,26 @@ export const authenticationOptions: OptionGroup<AuthenticationConfig> = {
         [],
         'List of client certificate common names to allow to provide usernames in headers specified by --requestheader-username-headers. If empty, any client certificate validated by the authorities in --requestheader-client-ca-file is allowed.',
       )
-      .stringSlice('requestheader-username-headers', ['x-remote-user'], 'List of request headers to inspect for usernames. X-Remote-User is common.')
-      .stringSlice('requestheader-uid-headers', [], 'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.')
-      .stringSlice('requestheader-group-headers', ['x-remote-group'], 'List of request headers to inspect for groups. X-Remote-Group is suggested.')
-      .stringSlice('requestheader-extra-headers-prefix', ['x-remote-extra-'], 'List of request header prefixes to inspect. X-Remote-Extra- is suggested.');
+      .stringSlice(
+        'requestheader-username-headers',
+        ['x-remote-user'],
+        'List of request headers to inspect for usernames. X-Remote-User is common.',
+      )
+      .stringSlice(
+        'requestheader-uid-headers',
+        [],
+        'List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the RemoteRequestHeaderUID feature to be enabled.',
+      )
+      .stringSlice(
+        'requestheader-group-headers',
+        ['x-remote-group'],
+        'List of request headers to inspect for groups. X-Remote-Group is suggested.',
+      )
+      .stringSlice(
+        'requestheader-extra-headers-prefix',
+        ['x-remote-extra-'],
+        'List of request header prefixes to inspect. X-Remote-Extra- is suggested.',
+      );
   },
   validate: () => [],
   applyTo: (v) => ({

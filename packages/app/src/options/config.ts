@@ -35,7 +35,8 @@ export type AuthConfig = AuthenticationConfig & AuthorizationConfig;
 
 /** The complete configuration of one cloud-controller-manager process. */
 export interface CloudControllerManagerConfig
-  extends Omit<KubeCloudSharedConfig, 'controllerConfig'>,
+  extends
+    Omit<KubeCloudSharedConfig, 'controllerConfig'>,
     GenericConfig,
     WebhookOptionsConfig,
     Omit<MiscConfig, 'controllerConfig'>,

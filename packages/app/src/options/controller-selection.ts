@@ -41,10 +41,7 @@ export function validateControllerList(
 }
 
 /** Resolves aliases in each entry, keeping order, duplicates and the leading `-`. */
-export function resolveControllerAliases(
-  list: readonly string[],
-  aliases: Readonly<Record<string, string>>,
-): string[] {
+export function resolveControllerAliases(list: readonly string[], aliases: Readonly<Record<string, string>>): string[] {
   return list.map((entry) => {
     const neg = entry.startsWith('-');
     const bare = neg ? entry.slice(1) : entry;

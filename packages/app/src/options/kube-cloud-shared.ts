@@ -4,15 +4,7 @@
  * `options/cloudprovider.go`; the flags sit in the `generic` help section, as upstream.
  */
 import type { CloudControllerConfig } from '@ccm-kit/controllers';
-import {
-  bool,
-  type FlagValues,
-  nonNegative,
-  num,
-  type OptionGroup,
-  positivePeriod,
-  str,
-} from './option-group.js';
+import { bool, type FlagValues, nonNegative, num, type OptionGroup, positivePeriod, str } from './option-group.js';
 
 /** What the group yields. */
 export interface KubeCloudSharedConfig {
@@ -69,19 +61,20 @@ export const kubeCloudSharedOptions: OptionGroup<KubeCloudSharedConfig> = {
         'The period for reconciling routes created for Nodes by cloud provider.',
         { validate: nonNegative },
       )
-      .duration(
-        'node-monitor-period',
-        5_000,
-        'The period for syncing NodeStatus in cloud-node-lifecycle-controller.',
-        { validate: positivePeriod },
-      )
+      .duration('node-monitor-period', 5_000, 'The period for syncing NodeStatus in cloud-node-lifecycle-controller.', {
+        validate: positivePeriod,
+      })
       .string('cluster-name', 'kubernetes', 'The instance prefix for the cluster.')
       .string(
         'cluster-cidr',
         '',
         'CIDR Range for Pods in cluster. Only used when --allocate-node-cidrs=true; if false, this option will be ignored.',
       )
-      .bool('allocate-node-cidrs', false, 'Should CIDRs for Pods be allocated and set on the cloud provider. Requires --cluster-cidr.')
+      .bool(
+        'allocate-node-cidrs',
+        false,
+        'Should CIDRs for Pods be allocated and set on the cloud provider. Requires --cluster-cidr.',
+      )
       .string('cidr-allocator-type', 'RangeAllocator', 'Type of CIDR allocator to use')
       .bool(
         'configure-cloud-routes',

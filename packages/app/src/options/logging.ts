@@ -37,11 +37,17 @@ export const loggingOptions: OptionGroup<LoggingConfig> = {
     const set = fss
       .flagSet('global')
       .int('v', 0, 'number for the log level verbosity', { shorthand: 'v', validate: nonNegative, typeName: 'Level' })
-      .string('logging-format', 'text', 'Sets the log format. Permitted formats: "json" (gated by LoggingBetaOptions), "text".', {
-        validate: (v) => {
-          if (v !== 'text' && v !== 'json') throw new Error('unsupported log format; permitted formats: "json", "text"');
+      .string(
+        'logging-format',
+        'text',
+        'Sets the log format. Permitted formats: "json" (gated by LoggingBetaOptions), "text".',
+        {
+          validate: (v) => {
+            if (v !== 'text' && v !== 'json')
+              throw new Error('unsupported log format; permitted formats: "json", "text"');
+          },
         },
-      })
+      )
       .string(
         'vmodule',
         '',
@@ -64,7 +70,9 @@ export const loggingOptions: OptionGroup<LoggingConfig> = {
       ['log-text', 'text'],
     ] as const) {
       const text = outputFlags(format);
-      set.bool(`${prefix}-split-stream`, false, text.split).string(`${prefix}-info-buffer-size`, '0', text.buffer, quantity);
+      set
+        .bool(`${prefix}-split-stream`, false, text.split)
+        .string(`${prefix}-info-buffer-size`, '0', text.buffer, quantity);
     }
     set
       .string(
@@ -84,7 +92,9 @@ export const loggingOptions: OptionGroup<LoggingConfig> = {
     ] as const) {
       if (alphaGate(v)) break;
       if (v[`${prefix}-split-stream`] === true) {
-        problems.push(`--${prefix}-split-stream: options.${field}.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled`);
+        problems.push(
+          `--${prefix}-split-stream: options.${field}.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled`,
+        );
       }
       if (parseByteQuantity(str(v, `${prefix}-info-buffer-size`)) !== 0) {
         problems.push(

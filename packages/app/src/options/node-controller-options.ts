@@ -50,7 +50,8 @@ export const nodeControllerOptions: OptionGroup<
     const o = given(v);
     return {
       concurrentNodeSyncs: o.concurrentNodeSyncs,
-      concurrentNodeStatusUpdates: o.concurrentNodeStatusUpdates > 0 ? o.concurrentNodeStatusUpdates : o.concurrentNodeSyncs,
+      concurrentNodeStatusUpdates:
+        o.concurrentNodeStatusUpdates > 0 ? o.concurrentNodeStatusUpdates : o.concurrentNodeSyncs,
     };
   },
 };

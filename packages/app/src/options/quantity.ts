@@ -28,9 +28,7 @@ const SUFFIX: Readonly<Record<string, number>> = {
 export function parseByteQuantity(s: string): number {
   const m = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/.exec(s);
   if (!m) {
-    throw new Error(
-      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
-    );
+    throw new Error("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   }
   const scale = SUFFIX[m[2]!];
   const n = Number(m[1]);

@@ -23,7 +23,7 @@ export const serviceControllerOptions: OptionGroup<
       .duration(
         'host-update-window',
         DEFAULT_HOST_UPDATE_WINDOW_MS,
-        'How long Node changes are gathered before the load balancers\' hosts are updated, so that Nodes joining together cost one update per load balancer. 0s updates at once for every change.',
+        "How long Node changes are gathered before the load balancers' hosts are updated, so that Nodes joining together cost one update per load balancer. 0s updates at once for every change.",
       );
   },
   validate(v) {

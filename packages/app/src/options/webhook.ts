@@ -35,9 +35,14 @@ export const webhookOptions: OptionGroup<WebhookOptionsConfig> = {
         '0.0.0.0',
         'The IP address on which to listen for the --webhook-secure-port port. The associated interface(s) must be reachable by the rest of the cluster, and by CLI/web clients. If set to an unspecified address (0.0.0.0 or ::), all interfaces will be used. If unset, defaults to 0.0.0.0.',
       )
-      .int('webhook-secure-port', 10260, "Secure port to serve cloud provider webhooks. If 0, don't serve webhooks at all.", {
-        validate: portValidator('--webhook-secure-port'),
-      })
+      .int(
+        'webhook-secure-port',
+        10260,
+        "Secure port to serve cloud provider webhooks. If 0, don't serve webhooks at all.",
+        {
+          validate: portValidator('--webhook-secure-port'),
+        },
+      )
       .string(
         'webhook-cert-dir',
         '',
@@ -49,7 +54,11 @@ export const webhookOptions: OptionGroup<WebhookOptionsConfig> = {
       minVersionSuffix: ' for the webhook server',
     })
       // The webhook port speaks HTTP/1.1 only (docs/decisions/0009); accepted for manifests written for Go.
-      .bool('webhook-disable-http2-serving', false, 'If true, HTTP2 serving will be disabled for the webhook server [default=false]');
+      .bool(
+        'webhook-disable-http2-serving',
+        false,
+        'If true, HTTP2 serving will be disabled for the webhook server [default=false]',
+      );
   },
   validate(v, known) {
     const problems = validateControllerList(list(v, 'webhooks'), known.webhooks, {}, 'webhooks');

@@ -21,16 +21,8 @@ const DEFAULT_PAIR_NAME = 'cloud-controller-manager';
 const SELF_SIGNED_VALIDITY_MS = 365 * 24 * 3_600_000;
 
 async function selfSigned(pairName: string, extraHosts: readonly string[]): Promise<ServingCertificate> {
-  const ca = await TinyCA.create(
-    `${pairName}-ca@${Math.floor(Date.now() / 1000)}`,
-    'ccm-kit',
-    SELF_SIGNED_VALIDITY_MS,
-  );
-  const hosts = new Set([
-    'localhost',
-    '127.0.0.1',
-    ...extraHosts.filter((h) => h && h !== '0.0.0.0' && h !== '::'),
-  ]);
+  const ca = await TinyCA.create(`${pairName}-ca@${Math.floor(Date.now() / 1000)}`, 'ccm-kit', SELF_SIGNED_VALIDITY_MS);
+  const hosts = new Set(['localhost', '127.0.0.1', ...extraHosts.filter((h) => h && h !== '0.0.0.0' && h !== '::')]);
   const isIp = (h: string) => /^[\d.]+$/.test(h) || h.includes(':');
   const leaf = await ca.issue({
     commonName: `${pairName}@${Math.floor(Date.now() / 1000)}`,

@@ -12,7 +12,11 @@ import type { RouteHandler, RouteResponse } from './secure-server.js';
 const DEFAULT_SECONDS = 30;
 let profiling = false;
 
-const plain = (status: number, text: string): RouteResponse => ({ status, body: `${text}\n`, contentType: 'text/plain' });
+const plain = (status: number, text: string): RouteResponse => ({
+  status,
+  body: `${text}\n`,
+  contentType: 'text/plain',
+});
 
 /** The handler of `/debug/pprof/profile`: a CPU profile of `seconds` (default 30) seconds. */
 export const debugPprofProfile: RouteHandler = async (_req, query) => {

@@ -44,10 +44,9 @@ export async function delegatedAuthFromConfig(
     try {
       clientCaPem = await readFile(auth.clientCAFile, 'utf8');
     } catch (err) {
-      throw new StartupError(
-        `--client-ca-file: cannot read ${auth.clientCAFile}: ${(err as Error).message}`,
-        { cause: err },
-      );
+      throw new StartupError(`--client-ca-file: cannot read ${auth.clientCAFile}: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   } else if (!auth.authenticationSkipLookup) {
     try {

@@ -156,11 +156,7 @@ export class DelegatedAuth {
       },
     });
     const allowed = sar.status?.allowed === true;
-    this.#decisions.set(
-      key,
-      allowed,
-      allowed ? this.options.authorizedTtlMs : this.options.unauthorizedTtlMs,
-    );
+    this.#decisions.set(key, allowed, allowed ? this.options.authorizedTtlMs : this.options.unauthorizedTtlMs);
     return allowed;
   }
 }

@@ -20,10 +20,7 @@ export interface RouteResponse {
 }
 
 /** Handles one path (the URL path without query); `query` holds the parsed query string. */
-export type RouteHandler = (
-  req: IncomingMessage,
-  query: URLSearchParams,
-) => Promise<RouteResponse> | RouteResponse;
+export type RouteHandler = (req: IncomingMessage, query: URLSearchParams) => Promise<RouteResponse> | RouteResponse;
 
 /** Options for {@link startSecureServer}. */
 export interface SecureServerOptions {

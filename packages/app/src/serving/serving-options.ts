@@ -56,9 +56,8 @@ function checkWithOpenSSL(opts: SecureContextOptions, flag: string, given: reado
   try {
     createSecureContext(opts);
   } catch (err) {
-    throw new Error(
-      `${flag}=${given.join(',')}: not supported by this Node.js/OpenSSL (${(err as Error).message})`,
-      { cause: err },
-    );
+    throw new Error(`${flag}=${given.join(',')}: not supported by this Node.js/OpenSSL (${(err as Error).message})`, {
+      cause: err,
+    });
   }
 }

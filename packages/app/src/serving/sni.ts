@@ -36,10 +36,7 @@ export function certificateNames(certPem: string): string[] {
  * Reads each pair and works out its names.
  * @throws Error naming `flag` and the file when a file cannot be read or the certificate does not parse.
  */
-export async function loadSniCertificates(
-  keys: readonly NamedCertKey[],
-  flag: string,
-): Promise<SniCertificate[]> {
+export async function loadSniCertificates(keys: readonly NamedCertKey[], flag: string): Promise<SniCertificate[]> {
   const out: SniCertificate[] = [];
   for (const k of keys) {
     let certPem: string;

@@ -93,7 +93,11 @@ function webhookMetrics() {
   return metrics;
 }
 
-const text = (status: number, body: string): WebhookHttpResponse => ({ status, body, contentType: 'text/plain; charset=utf-8' });
+const text = (status: number, body: string): WebhookHttpResponse => ({
+  status,
+  body,
+  contentType: 'text/plain; charset=utf-8',
+});
 
 /**
  * Serves one admission request for the webhook `name` (upstream `WebhookHandler.ServeHTTP`):

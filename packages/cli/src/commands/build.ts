@@ -55,10 +55,14 @@ export async function bundle(entry: string, outfile: string, minify = true): Pro
       keepNames: true,
       sourcemap: true,
       // CommonJS dependencies call require() for Node's built-ins; give the ES module one.
-      banner: "import { createRequire as __ccmKitCreateRequire } from 'node:module'; const require = __ccmKitCreateRequire(import.meta.url);",
+      banner:
+        "import { createRequire as __ccmKitCreateRequire } from 'node:module'; const require = __ccmKitCreateRequire(import.meta.url);",
     },
   });
-  const files = [outfile, ...(await readdir(join(dir, CHUNKS_DIR)).catch(() => [])).map((f) => join(dir, CHUNKS_DIR, f))];
+  const files = [
+    outfile,
+    ...(await readdir(join(dir, CHUNKS_DIR)).catch(() => [])).map((f) => join(dir, CHUNKS_DIR, f)),
+  ];
   let bytes = 0;
   for (const f of files) {
     if (f.endsWith('.map')) await finishSourceMap(f);
@@ -99,7 +103,8 @@ export async function buildCommand(argv: string[], cwd: string, out: (text: stri
     strict: true,
   });
   const entry = resolve(cwd, values.entry);
-  if (!(await stat(entry).catch(() => undefined))) throw new UsageError(`--entry: ${values.entry} does not exist in ${cwd}`);
+  if (!(await stat(entry).catch(() => undefined)))
+    throw new UsageError(`--entry: ${values.entry} does not exist in ${cwd}`);
   const r = await bundle(entry, resolve(cwd, values.outfile), !values['no-minify']);
   out(`bundled ${values.entry} into ${values.outfile} (${(r.bytes / 1024 / 1024).toFixed(2)} MiB) in ${r.ms} ms`);
 }

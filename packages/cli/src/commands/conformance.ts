@@ -35,10 +35,20 @@ function collector(into: CheckOutcome[]): Reporter {
           const r = t.result();
           const facet = t.parent.type === 'suite' ? t.parent.name : '';
           const detail =
-            r.state === 'skipped' ? r.note?.replace(/^pending: /, '') : r.state === 'failed' ? r.errors?.[0]?.message.split('\n')[0] : undefined;
-          into.push({ facet, title: t.name, state: r.state === 'passed' ? 'passed' : r.state === 'failed' ? 'broke' : 'pending', detail });
+            r.state === 'skipped'
+              ? r.note?.replace(/^pending: /, '')
+              : r.state === 'failed'
+                ? r.errors?.[0]?.message.split('\n')[0]
+                : undefined;
+          into.push({
+            facet,
+            title: t.name,
+            state: r.state === 'passed' ? 'passed' : r.state === 'failed' ? 'broke' : 'pending',
+            detail,
+          });
         }
-        for (const e of m.errors()) into.push({ facet: '(load)', title: relative(process.cwd(), m.moduleId), state: 'broke', detail: e.message });
+        for (const e of m.errors())
+          into.push({ facet: '(load)', title: relative(process.cwd(), m.moduleId), state: 'broke', detail: e.message });
       }
     },
   };
@@ -50,7 +60,9 @@ export function formatReport(outcomes: readonly CheckOutcome[]): string {
   const label = { passed: 'PASSED ', pending: 'PENDING', broke: 'BROKE  ' } as const;
   return [
     `provider conformance: ${count('passed')} passed, ${count('pending')} pending, ${count('broke')} broke`,
-    ...outcomes.map((o) => `  ${label[o.state]}  ${o.facet ? `${o.facet} › ` : ''}${o.title}${o.detail ? ` — ${o.detail}` : ''}`),
+    ...outcomes.map(
+      (o) => `  ${label[o.state]}  ${o.facet ? `${o.facet} › ` : ''}${o.title}${o.detail ? ` — ${o.detail}` : ''}`,
+    ),
   ].join('\n');
 }
 
@@ -88,10 +100,16 @@ export async function runConformance(cwd: string, optionsFile: string): Promise<
 
 /** Runs the command; exit status 1 when a check broke. */
 export async function conformanceCommand(argv: string[], cwd: string, out: (text: string) => void): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { options: { type: 'string', default: 'test/conformance-options.ts' } }, strict: true });
+  const { values } = parseArgs({
+    args: argv,
+    options: { options: { type: 'string', default: 'test/conformance-options.ts' } },
+    strict: true,
+  });
   const optionsFile = resolve(cwd, values.options);
   if (!(await stat(optionsFile).catch(() => undefined)))
-    throw new UsageError(`--options: ${values.options} does not exist in ${cwd}; it default-exports the describeProviderConformance options`);
+    throw new UsageError(
+      `--options: ${values.options} does not exist in ${cwd}; it default-exports the describeProviderConformance options`,
+    );
   const outcomes = await runConformance(cwd, optionsFile);
   out(formatReport(outcomes));
   if (outcomes.length === 0) {

@@ -9,7 +9,13 @@ import { isIP } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type ControlPlane, ensureControlPlaneBinaries, type KubeletNode, registerKubeletNodes, startControlPlane } from '@ccm-kit/testing';
+import {
+  type ControlPlane,
+  ensureControlPlaneBinaries,
+  type KubeletNode,
+  registerKubeletNodes,
+  startControlPlane,
+} from '@ccm-kit/testing';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { initializedNodes, readClusterState, renderView, servedLoadBalancers } from '../dev/live-view.js';
 import { RestartingProcess } from '../dev/restarting-process.js';
@@ -86,8 +92,11 @@ export async function devOptions(argv: string[], cwd: string): Promise<DevOption
   const provider = o.provider ?? pkg.ccmKit?.provider;
   if (!provider) throw new UsageError('--provider: not given and package.json has no "ccmKit.provider"');
   const nodes = Number(o.nodes ?? (o.kubeconfig ? 0 : 3));
-  if (!Number.isInteger(nodes) || nodes < 0 || nodes > 100) throw new UsageError(`--nodes: "${o.nodes}" is not a whole number 0..100`);
-  const addresses = o.addresses ? o.addresses.split(',').map((a) => a.trim()) : Array.from({ length: nodes }, (_, i) => `10.0.0.${11 + i}`);
+  if (!Number.isInteger(nodes) || nodes < 0 || nodes > 100)
+    throw new UsageError(`--nodes: "${o.nodes}" is not a whole number 0..100`);
+  const addresses = o.addresses
+    ? o.addresses.split(',').map((a) => a.trim())
+    : Array.from({ length: nodes }, (_, i) => `10.0.0.${11 + i}`);
   const bad = addresses.find((a) => !isIP(a));
   if (bad !== undefined) throw new UsageError(`--addresses: "${bad}" is not an IP address`);
   if (addresses.length < nodes) throw new UsageError(`--addresses: ${addresses.length} given for ${nodes} Nodes`);
@@ -104,7 +113,12 @@ export async function devOptions(argv: string[], cwd: string): Promise<DevOption
     cloudConfig: o['cloud-config'] ? resolve(cwd, o['cloud-config']) : undefined,
     kubeconfig: o.kubeconfig ? resolve(cwd, o.kubeconfig) : undefined,
     nodes,
-    zones: o.zones ? o.zones.split(',').map((z) => z.trim()).filter(Boolean) : [],
+    zones: o.zones
+      ? o.zones
+          .split(',')
+          .map((z) => z.trim())
+          .filter(Boolean)
+      : [],
     addresses,
     providedNodeIP: o['provided-node-ip'],
     service: o.service,
@@ -154,7 +168,10 @@ export async function devCommand(argv: string[], cwd: string, out: (text: string
       await core
         .createNamespacedService({
           namespace: 'default',
-          body: { metadata: { name: 'dev-lb' }, spec: { type: 'LoadBalancer', selector: { app: 'dev-lb' }, ports: [{ port: 80, targetPort: 8080 }] } },
+          body: {
+            metadata: { name: 'dev-lb' },
+            spec: { type: 'LoadBalancer', selector: { app: 'dev-lb' }, ports: [{ port: 80, targetPort: 8080 }] },
+          },
         })
         .catch((err: { code?: number }) => {
           if (err.code !== 409) throw err;
@@ -225,7 +242,9 @@ function liveView(core: CoreV1Api, opts: DevOptions, started: number, out: (text
         initializedNodes(state.nodes).length === state.nodes.length &&
         servedLoadBalancers(state.services).length === state.services.length;
       if (opts.exitWhenReady && ready) {
-        out(`[ccm-kit dev] ready after ${((Date.now() - started) / 1000).toFixed(1)} s: every Node initialized, every LoadBalancer served`);
+        out(
+          `[ccm-kit dev] ready after ${((Date.now() - started) / 1000).toFixed(1)} s: every Node initialized, every LoadBalancer served`,
+        );
         finish(0);
       } else if (opts.durationMs !== undefined && Date.now() - started > opts.durationMs) {
         finish(opts.exitWhenReady ? 1 : 0);

@@ -46,14 +46,19 @@ export function manifestValuesFromArgs(
     strict: true,
   });
   const provider = o.provider ?? readProjectPackage(cwd).ccmKit?.provider;
-  if (!provider) throw new UsageError('--provider: not given and package.json has no "ccmKit.provider" (e.g. --provider mycloud)');
+  if (!provider)
+    throw new UsageError('--provider: not given and package.json has no "ccmKit.provider" (e.g. --provider mycloud)');
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(provider))
-    throw new UsageError(`--provider: "${provider}" is not a provider name: lower-case letters, digits and "-" (e.g. mycloud)`);
-  if (o.kind !== 'Deployment' && o.kind !== 'DaemonSet') throw new UsageError(`--kind: "${o.kind}" is not Deployment or DaemonSet`);
+    throw new UsageError(
+      `--provider: "${provider}" is not a provider name: lower-case letters, digits and "-" (e.g. mycloud)`,
+    );
+  if (o.kind !== 'Deployment' && o.kind !== 'DaemonSet')
+    throw new UsageError(`--kind: "${o.kind}" is not Deployment or DaemonSet`);
   const values = defaultManifestValues(provider, o.kind);
   if (o.image) {
     const at = o.image.lastIndexOf(':');
-    if (at <= 0 || o.image.slice(at).includes('/')) throw new UsageError(`--image: "${o.image}" has no tag; give repository:tag`);
+    if (at <= 0 || o.image.slice(at).includes('/'))
+      throw new UsageError(`--image: "${o.image}" has no tag; give repository:tag`);
     values.image = { ...values.image, repository: o.image.slice(0, at), tag: o.image.slice(at + 1) };
   }
   if (o.replicas !== undefined) {
@@ -63,7 +68,9 @@ export function manifestValuesFromArgs(
   }
   const namespace = o.namespace ?? DEFAULT_NAMESPACE;
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace) || namespace.length > 63)
-    throw new UsageError(`--namespace: "${namespace}" is not a namespace name (lower-case letters, digits and "-", at most 63)`);
+    throw new UsageError(
+      `--namespace: "${namespace}" is not a namespace name (lower-case letters, digits and "-", at most 63)`,
+    );
   for (const a of o.arg) {
     const m = /^-{0,2}([a-z0-9][-a-z0-9]*)(?:=(.*))?$/.exec(a);
     if (!m) throw new UsageError(`--arg: "${a}" is not name=value`);

@@ -25,8 +25,13 @@ export function servedLoadBalancers(services: readonly V1Service[]): V1Service[]
 
 /** Reads the state shown (LoadBalancer Services only; the 8 newest Events). */
 export async function readClusterState(core: CoreV1Api): Promise<ClusterState> {
-  const [nodes, services, events] = await Promise.all([core.listNode({}), core.listServiceForAllNamespaces({}), core.listEventForAllNamespaces({})]);
-  const time = (e: CoreV1Event) => new Date(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? 0).getTime();
+  const [nodes, services, events] = await Promise.all([
+    core.listNode({}),
+    core.listServiceForAllNamespaces({}),
+    core.listEventForAllNamespaces({}),
+  ]);
+  const time = (e: CoreV1Event) =>
+    new Date(e.lastTimestamp ?? e.eventTime ?? e.metadata?.creationTimestamp ?? 0).getTime();
   return {
     nodes: nodes.items,
     services: services.items.filter((s) => s.spec?.type === 'LoadBalancer'),
@@ -46,7 +51,12 @@ export function renderView(state: ClusterState): string {
     '',
     table(
       ['TYPE', 'REASON', 'OBJECT', 'MESSAGE'],
-      state.events.map((e) => [e.type ?? '', e.reason ?? '', `${e.involvedObject.kind}/${e.involvedObject.name}`, (e.message ?? '').slice(0, 100)]),
+      state.events.map((e) => [
+        e.type ?? '',
+        e.reason ?? '',
+        `${e.involvedObject.kind}/${e.involvedObject.name}`,
+        (e.message ?? '').slice(0, 100),
+      ]),
     ),
   ].join('\n');
 }

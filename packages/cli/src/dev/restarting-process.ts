@@ -84,7 +84,8 @@ export class RestartingProcess {
       const child = spawn(exe, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       pipeLines(child, onLine);
       child.once('exit', (code, signal) => {
-        if (this.#child === child) onLine(`[ccm-kit dev] the CCM exited (${signal ?? `status ${code}`}); save a file to restart it`);
+        if (this.#child === child)
+          onLine(`[ccm-kit dev] the CCM exited (${signal ?? `status ${code}`}); save a file to restart it`);
       });
       this.#child = child;
       this.starts++;

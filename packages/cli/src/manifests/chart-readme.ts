@@ -15,13 +15,17 @@ The ${p} Kubernetes cloud-controller-manager, built with ccm-kit.
 
 \`\`\`sh
 kubectl -n kube-system create secret generic ${values.cloudConfigSecret} --from-file=cloud.yaml=/path/to/cloud.yaml
-${tokenRef ? `kubectl -n kube-system create secret generic ${tokenRef.name} --from-literal=${tokenRef.key}="$API_TOKEN"
-` : ''}helm install ${p}-ccm ./chart -n kube-system --set image.tag=${values.image.tag}
+${
+  tokenRef
+    ? `kubectl -n kube-system create secret generic ${tokenRef.name} --from-literal=${tokenRef.key}="$API_TOKEN"
+`
+    : ''
+}helm install ${p}-ccm ./chart -n kube-system --set image.tag=${values.image.tag}
 \`\`\`
 
 ${
-    token && tokenRef
-      ? `## Cloud credentials
+  token && tokenRef
+    ? `## Cloud credentials
 
 The CCM reads its cloud API token from the environment variable \`${token.name}\`, which the chart fills from key
 \`${tokenRef.key}\` of the Secret \`${tokenRef.name}\` (in the release namespace; the reference is optional, so
@@ -29,8 +33,8 @@ without the Secret the CCM starts and the provider reports the missing token). K
 \`cloud.yaml\` and out of values files. To use another Secret or more variables, set \`env\`.
 
 `
-      : ''
-  }## Namespace
+    : ''
+}## Namespace
 
 Everything of the CCM goes to the release namespace (\`-n\`): the ServiceAccount, the Deployment or DaemonSet,
 the metrics Service and PodMonitor, and the Secrets it reads (\`cloudConfigSecret\`, \`env\`) must be there.

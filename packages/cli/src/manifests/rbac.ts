@@ -40,11 +40,14 @@ export function rbacTemplate(t: TemplateSource): string {
       if (kind === 'ServiceAccount' && name === CCM_NAME) d.setIn(['metadata', 'namespace'], namespace);
       else if (name === LEADER_ELECTION_RBAC) d.setIn(['metadata', 'namespace'], leaseNamespace);
       else if (d.hasIn(['metadata', 'namespace']) && d.getIn(['roleRef', 'name']) !== AUTHENTICATION_READER)
-        throw new Error(`docs/deploy/rbac.yaml: ${kind} ${name} is namespaced; place it in packages/cli/src/manifests/rbac.ts`);
+        throw new Error(
+          `docs/deploy/rbac.yaml: ${kind} ${name} is namespaced; place it in packages/cli/src/manifests/rbac.ts`,
+        );
       const subjects = d.get('subjects');
       if (subjects) {
         for (const s of (subjects as { items: unknown[] }).items) {
-          if (isMap(s) && s.get('kind') === 'ServiceAccount' && s.get('name') === CCM_NAME) s.set('namespace', namespace);
+          if (isMap(s) && s.get('kind') === 'ServiceAccount' && s.get('name') === CCM_NAME)
+            s.set('namespace', namespace);
         }
       }
       return d.toString({ lineWidth: 0, flowCollectionPadding: false });

@@ -57,7 +57,9 @@ export function renderHelmChart(values: ManifestValues, chartVersion = '0.1.0'):
   };
   for (const o of workloadTemplates(helmSource())) {
     const body = toHelmTemplate(yaml(o.object)).trimEnd();
-    files[`templates/${o.file}`] = o.condition ? `{{- if ${helmCondition(o.condition)} }}\n${body}\n{{- end }}\n` : `${body}\n`;
+    files[`templates/${o.file}`] = o.condition
+      ? `{{- if ${helmCondition(o.condition)} }}\n${body}\n{{- end }}\n`
+      : `${body}\n`;
   }
   return files;
 }

@@ -79,17 +79,20 @@ export function helmSource(): TemplateSource {
   // Go's raw strings (backquotes) keep the action free of `"`, which YAML would escape.
   const ref = (path: ValuePath) => {
     const keys = path.split('.');
-    return keys.every((k) => /^[A-Za-z_]\w*$/.test(k)) ? `.Values.${path}` : `(index .Values ${keys.map((k) => `\`${k}\``).join(' ')})`;
+    return keys.every((k) => /^[A-Za-z_]\w*$/.test(k))
+      ? `.Values.${path}`
+      : `(index .Values ${keys.map((k) => `\`${k}\``).join(' ')})`;
   };
   return {
     value: <T>(path: ValuePath) => BLOCK(`toYaml ${ref(path)}`) as T,
     valueOr: (path, fallback) => RAW(`${ref(path)} | default \`${fallback}\``),
     namespace: () => RAW('.Release.Namespace'),
-    choose: <T>(path: ValuePath, a: T, b: T) =>
-      RAW(`if ${ref(path)} }}${String(a)}{{ else }}${String(b)}{{ end`) as T,
+    choose: <T>(path: ValuePath, a: T, b: T) => RAW(`if ${ref(path)} }}${String(a)}{{ else }}${String(b)}{{ end`) as T,
     flags: (path) => [BLOCK(`flags ${ref(path)}`)],
     concat: (...parts) =>
-      parts.map((p) => (typeof p === 'string' && p.startsWith('@@block@@toYaml ') ? RAW(p.slice(16, -2)) : String(p))).join(''),
+      parts
+        .map((p) => (typeof p === 'string' && p.startsWith('@@block@@toYaml ') ? RAW(p.slice(16, -2)) : String(p)))
+        .join(''),
     include: () => undefined,
   };
 }

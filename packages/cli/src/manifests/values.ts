@@ -71,12 +71,19 @@ function defaultCredentialsEnv(providerName: string): V1EnvVar {
 }
 
 /** Defaults for `providerName` (the image repository is derived from it). */
-export function defaultManifestValues(providerName: string, kind: ManifestValues['kind'] = 'Deployment'): ManifestValues {
+export function defaultManifestValues(
+  providerName: string,
+  kind: ManifestValues['kind'] = 'Deployment',
+): ManifestValues {
   return {
     providerName,
     kind,
     replicaCount: 2,
-    image: { repository: `registry.example.com/${providerName}/cloud-controller-manager`, tag: 'v0.1.0', pullPolicy: 'IfNotPresent' },
+    image: {
+      repository: `registry.example.com/${providerName}/cloud-controller-manager`,
+      tag: 'v0.1.0',
+      pullPolicy: 'IfNotPresent',
+    },
     args: { 'cloud-config': `/etc/${providerName}/cloud.yaml`, 'leader-elect': true, 'secure-port': 10258, v: 2 },
     env: [defaultCredentialsEnv(providerName)],
     cloudConfigSecret: `${providerName}-cloud-config`,

@@ -39,7 +39,10 @@ function podTemplate(t: TemplateSource, kind: 'Deployment' | 'DaemonSet') {
             affinity: {
               podAntiAffinity: {
                 preferredDuringSchedulingIgnoredDuringExecution: [
-                  { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: labels } } },
+                  {
+                    weight: 100,
+                    podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: labels } },
+                  },
                 ],
               },
             },

@@ -28,8 +28,7 @@ export interface AnnotationSetOptions {
 
 /** The result of {@link AnnotationSet.parse}. */
 export type AnnotationParseResult<D extends Readonly<Record<string, AnnotationSpec>>> =
-  | { ok: true; values: AnnotationValues<D> }
-  | { ok: false; problems: AnnotationProblem[] };
+  { ok: true; values: AnnotationValues<D> } | { ok: false; problems: AnnotationProblem[] };
 
 /** Defaults supplied at parse time (for example from the cloud config), overriding the declared ones. */
 export type AnnotationDefaults<D extends Readonly<Record<string, AnnotationSpec>>> = {
@@ -122,9 +121,7 @@ export function defineAnnotations<const D extends Readonly<Record<string, Annota
         });
       }
     }
-    return problems.length > 0
-      ? { ok: false, problems }
-      : { ok: true, values: values as AnnotationValues<D> };
+    return problems.length > 0 ? { ok: false, problems } : { ok: true, values: values as AnnotationValues<D> };
   };
 
   const set: AnnotationSet<D> = {
@@ -150,8 +147,7 @@ export function defineAnnotations<const D extends Readonly<Record<string, Annota
       throw new Error(`annotations: ${key}: the default "${spec.default}" is not one of its values`);
     if (
       (spec.type === 'integer' &&
-        ((spec.min !== undefined && spec.default < spec.min) ||
-          (spec.max !== undefined && spec.default > spec.max))) ||
+        ((spec.min !== undefined && spec.default < spec.min) || (spec.max !== undefined && spec.default > spec.max))) ||
       (spec.type === 'duration' &&
         ((spec.minMs !== undefined && spec.default < spec.minMs) ||
           (spec.maxMs !== undefined && spec.default > spec.maxMs)))

@@ -142,7 +142,5 @@ export type AnnotationValue<S extends AnnotationSpec> = S extends { type: 'strin
 
 /** The parsed object of a declaration set: declared with a `default`, a key is always present. */
 export type AnnotationValues<D extends Readonly<Record<string, AnnotationSpec>>> = {
-  [K in keyof D]: D[K] extends { default: unknown }
-    ? AnnotationValue<D[K]>
-    : AnnotationValue<D[K]> | undefined;
+  [K in keyof D]: D[K] extends { default: unknown } ? AnnotationValue<D[K]> : AnnotationValue<D[K]> | undefined;
 };

@@ -59,7 +59,10 @@ export function nodeClientFromCoreV1Api(api: NodeApi): NodeClient {
     async getNode(name, options) {
       const rv = options?.resourceVersion;
       if (rv === undefined) return api.readNode({ name });
-      return api.readNode({ name }, editRequest((ctx) => ctx.setQueryParam('resourceVersion', rv)));
+      return api.readNode(
+        { name },
+        editRequest((ctx) => ctx.setQueryParam('resourceVersion', rv)),
+      );
     },
     async patchNode(name, patch) {
       return api.patchNode({ name, body: patch }, strategicMergePatch());

@@ -45,4 +45,3 @@ export function parseGoDuration(input: string): number {
   }
   return sign * total;
 }
-

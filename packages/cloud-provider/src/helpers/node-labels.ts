@@ -62,12 +62,9 @@ export async function addOrUpdateLabelsOnNode(
     return true;
   } catch (err) {
     options.onError?.(
-      new Error(
-        `failed to update labels for node ${JSON.stringify(name)}: ${errorMessage(err)}`,
-        {
-          cause: err,
-        },
-      ),
+      new Error(`failed to update labels for node ${JSON.stringify(name)}: ${errorMessage(err)}`, {
+        cause: err,
+      }),
     );
     return false;
   }

@@ -63,8 +63,7 @@ export function isConflictError(err: unknown): boolean {
         body = undefined;
       }
     }
-    const status =
-      typeof body === 'object' && body !== null ? (body as { code?: unknown; reason?: unknown }) : {};
+    const status = typeof body === 'object' && body !== null ? (body as { code?: unknown; reason?: unknown }) : {};
     if (status.reason === 'AlreadyExists') return false;
     if (x.code === 409 || x.statusCode === 409 || x.status === 409 || status.code === 409) return true;
   }

@@ -52,7 +52,6 @@ export function wantsLoadBalancer(service: Pick<V1Service, 'spec'>): boolean {
  */
 export function needsCleanup(service: Pick<V1Service, 'metadata' | 'spec'>): boolean {
   if (!hasLBFinalizer(service)) return false;
-  const deleting =
-    service.metadata?.deletionTimestamp !== undefined && service.metadata.deletionTimestamp !== null;
+  const deleting = service.metadata?.deletionTimestamp !== undefined && service.metadata.deletionTimestamp !== null;
   return deleting || service.spec?.type !== 'LoadBalancer';
 }

@@ -20,10 +20,7 @@ function comparable(service: V1Service, spec: V1Service['spec']): V1Service {
  * `{"status":{"loadBalancer":{"ingress":[…]}}}` (`"ingress":null` when cleared). `{}` when nothing changed.
  */
 export function servicePatch(oldService: V1Service, newService: V1Service): JsonObject {
-  return createTwoWayMergePatch(
-    comparable(oldService, oldService.spec),
-    comparable(newService, oldService.spec),
-  );
+  return createTwoWayMergePatch(comparable(oldService, oldService.spec), comparable(newService, oldService.spec));
 }
 
 /**

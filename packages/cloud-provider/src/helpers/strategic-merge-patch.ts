@@ -19,10 +19,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 export type JsonObject = { [key: string]: JsonValue };
 
 /** How a list field is merged, by its dotted path from the object root (for example `metadata.finalizers`). */
-export type ListStrategy =
-  | { kind: 'atomic' }
-  | { kind: 'mergePrimitive' }
-  | { kind: 'mergeByKey'; key: string };
+export type ListStrategy = { kind: 'atomic' } | { kind: 'mergePrimitive' } | { kind: 'mergeByKey'; key: string };
 
 /** The list strategies of the Node and Service fields these helpers touch. Paths not listed are atomic. */
 export const DEFAULT_LIST_STRATEGIES: Readonly<Record<string, ListStrategy>> = Object.freeze({
@@ -69,8 +66,7 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
 /** Deep equality of JSON values (object key order ignored). */
 export function jsonEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;

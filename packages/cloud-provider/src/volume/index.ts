@@ -4,15 +4,8 @@
  * with `…Int` and `roundUpToGiBInt32` forms), the zone helpers of `volume/helpers/zones.go`, and the volume
  * errors of `volume/errors`. Public API, covered by semver.
  */
-export {
-  isDeletedVolumeInUse,
-  isDanglingError,
-  DeletedVolumeInUseError,
-  DanglingAttachError,
-} from './errors.js';
-export {
-  Quantity,
-} from './quantity.js';
+export { isDeletedVolumeInUse, isDanglingError, DeletedVolumeInUseError, DanglingAttachError } from './errors.js';
+export { Quantity } from './quantity.js';
 export {
   roundUpToGiBInt32,
   GB,

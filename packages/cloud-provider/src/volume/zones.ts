@@ -4,11 +4,7 @@
  * `Set<string>`s; inputs are never modified (upstream deletes from the caller's set in one place).
  */
 import type { V1Node, V1TopologySelectorTerm } from '@kubernetes/client-node';
-import {
-  LABEL_FAILURE_DOMAIN_BETA_ZONE,
-  LABEL_MULTI_ZONE_DELIMITER,
-  LABEL_TOPOLOGY_ZONE,
-} from '../well-known.js';
+import { LABEL_FAILURE_DOMAIN_BETA_ZONE, LABEL_MULTI_ZONE_DELIMITER, LABEL_TOPOLOGY_ZONE } from '../well-known.js';
 
 function splitZones(value: string, delimiter: string): string[] {
   const out: string[] = [];
@@ -32,10 +28,9 @@ export function zonesToSet(value: string): Set<string> {
   try {
     return new Set(splitZones(value, ','));
   } catch (err) {
-    throw new Error(
-      `error parsing zones ${value}, must be strings separated by commas: ${(err as Error).message}`,
-      { cause: err },
-    );
+    throw new Error(`error parsing zones ${value}, must be strings separated by commas: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
 }
 
@@ -62,9 +57,7 @@ export function zonesSetToLabelValue(zones: Iterable<string>): string {
  * `failure-domain.beta.kubernetes.io/zone` are accepted.
  * @throws Error `unsupported key found in matchLabelExpressions: <key>`
  */
-export function zonesFromAllowedTopologies(
-  terms: readonly V1TopologySelectorTerm[] | undefined,
-): Set<string> {
+export function zonesFromAllowedTopologies(terms: readonly V1TopologySelectorTerm[] | undefined): Set<string> {
   const zones = new Set<string>();
   for (const term of terms ?? []) {
     for (const expr of term.matchLabelExpressions ?? []) {
@@ -116,11 +109,7 @@ export function pvcNameHashAndIndexOffset(pvcName: string): { hash: number; inde
  * and takes `sorted[(hash + index·n + i) mod len]` for `i` in `0..n-1`, with uint32 wrap-around as in Go.
  * An empty zone set gives an empty set.
  */
-export function chooseZonesForVolume(
-  zones: Iterable<string>,
-  pvcName: string,
-  numZones: number,
-): Set<string> {
+export function chooseZonesForVolume(zones: Iterable<string>, pvcName: string, numZones: number): Set<string> {
   const sorted = [...new Set(zones)].sort();
   const chosen = new Set<string>();
   if (sorted.length === 0) return chosen;
@@ -154,9 +143,7 @@ export function chooseZonesForVolumeIncludingZone(
     );
   }
   if (zoneToInclude !== '' && !zones.has(zoneToInclude)) {
-    throw new Error(
-      `zone to be included: ${zoneToInclude} needs to be member of set: ${[...zones].sort().join(',')}`,
-    );
+    throw new Error(`zone to be included: ${zoneToInclude} needs to be member of set: ${[...zones].sort().join(',')}`);
   }
   if (zones.size === numReplicas) return new Set(zones);
   const rest = new Set(zones);

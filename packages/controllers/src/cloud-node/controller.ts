@@ -193,17 +193,10 @@ export class CloudNodeController {
         return;
       }
       // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
-      const statusLoop = until(
-        signal,
-        (loopSignal) => this.updateNodeStatus(loopSignal),
-        this.#periodMs,
-        this.#log,
-      );
+      const statusLoop = until(signal, (loopSignal) => this.updateNodeStatus(loopSignal), this.#periodMs, this.#log);
       // Upstream starts `--concurrent-node-syncs` workers; 0 is accepted and starts none.
       const workers =
-        this.#workers > 0
-          ? runWorkers({ ...this.worker(), workers: this.#workers, signal })
-          : Promise.resolve();
+        this.#workers > 0 ? runWorkers({ ...this.worker(), workers: this.#workers, signal }) : Promise.resolve();
       await new Promise<void>((resolve) => {
         if (signal.aborted) resolve();
         else signal.addEventListener('abort', () => resolve(), { once: true });

@@ -32,9 +32,7 @@ export const LABEL_RECONCILE_PAIRS: readonly LabelReconcilePair[] = Object.freez
  * For each pair whose beta label exists, the GA label is set when missing or different. A pair without
  * its beta label is skipped. Returns an empty object when nothing needs writing (also for no labels).
  */
-export function labelsToReconcile(
-  labels: Readonly<Record<string, string>> | undefined,
-): Record<string, string> {
+export function labelsToReconcile(labels: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!labels) return out;
   for (const { primaryKey, secondaryKey } of LABEL_RECONCILE_PAIRS) {

@@ -67,9 +67,7 @@ export function nodeModifiersFromMetadata(
     );
   }
   if (zone) {
-    modifiers.push((n) =>
-      setLabels(n, { [LABEL_FAILURE_DOMAIN_BETA_ZONE]: zone, [LABEL_TOPOLOGY_ZONE]: zone }),
-    );
+    modifiers.push((n) => setLabels(n, { [LABEL_FAILURE_DOMAIN_BETA_ZONE]: zone, [LABEL_TOPOLOGY_ZONE]: zone }));
   }
   if (region) {
     modifiers.push((n) =>

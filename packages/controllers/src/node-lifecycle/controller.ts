@@ -211,12 +211,7 @@ export class CloudNodeLifecycleController {
         this.#log.error(err, 'unable to delete node', { node: name });
         // The API's Status message (`nodes "x" not found`), as Go's error string; else the error's own.
         const message = errorStatus(err)?.message || errorMessage(err);
-        this.#recorder.event(
-          ref,
-          'Warning',
-          DELETE_NODE_FAILED_EVENT,
-          `Failed deleting node ${name}: ${message}`,
-        );
+        this.#recorder.event(ref, 'Warning', DELETE_NODE_FAILED_EVENT, `Failed deleting node ${name}: ${message}`);
       }
       return;
     }

@@ -33,11 +33,7 @@ function booleanAnswer(value: unknown, method: string, node: V1Node): boolean {
  * @throws the provider's errors unchanged, including `InstanceNotFoundError` and
  *   `failed to get instance ID from cloud provider: <err>`.
  */
-export async function getProviderID(
-  cloud: CloudProvider,
-  node: V1Node,
-  signal?: AbortSignal,
-): Promise<string> {
+export async function getProviderID(cloud: CloudProvider, node: V1Node, signal?: AbortSignal): Promise<string> {
   const fromSpec = node.spec?.providerID;
   if (fromSpec) return fromSpec;
   const v2 = cloud.instancesV2?.();
@@ -53,11 +49,7 @@ export async function getProviderID(
  *   provider error (the caller then skips the Node for this pass; it never deletes on an error).
  * @throws TypeError when the provider answers with anything but a boolean (decision 0102).
  */
-export async function instanceExists(
-  cloud: CloudProvider,
-  node: V1Node,
-  signal?: AbortSignal,
-): Promise<boolean> {
+export async function instanceExists(cloud: CloudProvider, node: V1Node, signal?: AbortSignal): Promise<boolean> {
   const v2 = cloud.instancesV2?.();
   if (v2) return booleanAnswer(await v2.instanceExists(node, signal), 'instanceExists', node);
   const instances = cloud.instances?.();
@@ -83,11 +75,7 @@ export async function instanceExists(
  * @throws Error `cloud provider does not support instances` without either facet, and any other provider error.
  * @throws TypeError when the provider answers with anything but a boolean (decision 0102).
  */
-export async function instanceShutdown(
-  cloud: CloudProvider,
-  node: V1Node,
-  signal?: AbortSignal,
-): Promise<boolean> {
+export async function instanceShutdown(cloud: CloudProvider, node: V1Node, signal?: AbortSignal): Promise<boolean> {
   const v2 = cloud.instancesV2?.();
   if (v2) return booleanAnswer(await v2.instanceShutdown(node, signal), 'instanceShutdown', node);
   const instances = cloud.instances?.();

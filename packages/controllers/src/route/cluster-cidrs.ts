@@ -31,8 +31,7 @@ export function parseClusterCIDRs(clusterCIDR: string): CIDR[] {
     try {
       cidrs.push(parseCIDR(item));
     } catch (err) {
-      const hint =
-        clusterCIDR.trim() === '' ? ' (--cluster-cidr is required by the node-route-controller)' : '';
+      const hint = clusterCIDR.trim() === '' ? ' (--cluster-cidr is required by the node-route-controller)' : '';
       throw new ClusterCIDRError(
         clusterCIDR,
         `invalid CIDR[${i}] ${JSON.stringify(item)}: ${(err as Error).message}${hint}`,
@@ -47,10 +46,7 @@ export function parseClusterCIDRs(clusterCIDR: string): CIDR[] {
     );
   }
   if (cidrs.length > 2) {
-    throw new ClusterCIDRError(
-      clusterCIDR,
-      `length of clusterCIDRs is:${cidrs.length} more than max allowed of 2`,
-    );
+    throw new ClusterCIDRError(clusterCIDR, `length of clusterCIDRs is:${cidrs.length} more than max allowed of 2`);
   }
   return cidrs;
 }

@@ -139,9 +139,7 @@ export class NodeRouteController {
    */
   async run(signal: AbortSignal, periodMs: number): Promise<void> {
     if (!this.queue && !(Number.isFinite(periodMs) && periodMs > 0)) {
-      throw new RangeError(
-        `route reconciliation period must be a positive number of milliseconds, got ${periodMs}`,
-      );
+      throw new RangeError(`route reconciliation period must be a positive number of milliseconds, got ${periodMs}`);
     }
     this.#log.info('Starting route controller');
     controllerStarted('route');
@@ -190,8 +188,7 @@ export class NodeRouteController {
       forgetBeforeReconcile: true,
       honorRetryError: false,
       logger: this.#log,
-      onError: ({ err }) =>
-        this.#log.info(`Couldn't reconcile node routes: ${errorMessage(err)}, requeuing`),
+      onError: ({ err }) => this.#log.info(`Couldn't reconcile node routes: ${errorMessage(err)}, requeuing`),
     };
   }
 
@@ -280,12 +277,7 @@ export class NodeRouteController {
     });
   }
 
-  async #createRoute(
-    c: PlannedCreate,
-    plan: RoutePlan,
-    limit: LimitFunction,
-    signal: AbortSignal,
-  ): Promise<void> {
+  async #createRoute(c: PlannedCreate, plan: RoutePlan, limit: LimitFunction, signal: AbortSignal): Promise<void> {
     const cidr = c.route.destinationCIDR;
     try {
       await retryOnConflict(
@@ -339,9 +331,7 @@ export class NodeRouteController {
     if (!networkConditionNeedsUpdate(node, routesCreated)) {
       this.#log
         .v(2)
-        .info(
-          `set node ${name} with NodeNetworkUnavailable=${!routesCreated} was canceled because it is already set`,
-        );
+        .info(`set node ${name} with NodeNetworkUnavailable=${!routesCreated} was canceled because it is already set`);
       return;
     }
     const previous = node.status?.conditions?.find((c) => c.type === NETWORK_UNAVAILABLE);

@@ -33,10 +33,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   }
   const clusterCIDRs = parseClusterCIDRs(config.clusterCIDR);
   const watchBased = config.featureGates[WATCH_BASED_ROUTES_GATE] === true;
-  if (
-    !watchBased &&
-    !(Number.isFinite(config.routeReconciliationPeriodMs) && config.routeReconciliationPeriodMs > 0)
-  ) {
+  if (!watchBased && !(Number.isFinite(config.routeReconciliationPeriodMs) && config.routeReconciliationPeriodMs > 0)) {
     throw new RangeError(
       `routeReconciliationPeriodMs (--route-reconciliation-period) must be > 0 ms, got ${config.routeReconciliationPeriodMs}`,
     );

@@ -43,10 +43,7 @@ export function podCIDRsOf(node: V1Node): string[] {
  * Upstream `equalNodeAddrs`: same length, and every address of `a` deep-equals one of `b`
  * (so duplicates can make unequal lists compare equal, as upstream).
  */
-export function equalNodeAddrs(
-  a: readonly V1NodeAddress[] | undefined,
-  b: readonly V1NodeAddress[] | undefined,
-) {
+export function equalNodeAddrs(a: readonly V1NodeAddress[] | undefined, b: readonly V1NodeAddress[] | undefined) {
   const aa = a ?? [];
   const bb = b ?? [];
   if (aa.length !== bb.length) return false;
@@ -124,8 +121,7 @@ export class RoutePlan {
    */
   routesToDelete(isResponsible: (route: Route) => boolean): Route[] {
     return this.routes.filter(
-      (r) =>
-        isResponsible(r) && (r.blackhole === true || this.shouldDeleteRoute(r.targetNode, r.destinationCIDR)),
+      (r) => isResponsible(r) && (r.blackhole === true || this.shouldDeleteRoute(r.targetNode, r.destinationCIDR)),
     );
   }
 

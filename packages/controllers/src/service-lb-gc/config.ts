@@ -45,9 +45,7 @@ export function loadBalancerGCConfigProblems(config: LoadBalancerGCConfig): stri
     );
   }
   if (!(Number.isFinite(config.gracePeriodMs) && config.gracePeriodMs >= 0)) {
-    problems.push(
-      `--lb-gc-grace-period must not be negative (for example 10m), got ${config.gracePeriodMs} ms`,
-    );
+    problems.push(`--lb-gc-grace-period must not be negative (for example 10m), got ${config.gracePeriodMs} ms`);
   }
   if (!(Number.isFinite(config.periodMs) && config.periodMs > 0)) {
     problems.push(`--lb-gc-period must be greater than zero (for example 5m), got ${config.periodMs} ms`);

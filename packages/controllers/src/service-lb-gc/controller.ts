@@ -10,13 +10,7 @@
  */
 import type { Informer, LoadBalancer, ListedLoadBalancer, OwnedLoadBalancer } from '@ccm-kit/cloud-provider';
 import { isMalformedLoadBalancerRecord } from '@ccm-kit/cloud-provider';
-import {
-  type EventObject,
-  type EventRecorder,
-  type Logger,
-  nonSlidingUntil,
-  waitForCacheSync,
-} from '@ccm-kit/runtime';
+import { type EventObject, type EventRecorder, type Logger, nonSlidingUntil, waitForCacheSync } from '@ccm-kit/runtime';
 import type { V1Service } from '@kubernetes/client-node';
 import {
   classify,
@@ -231,7 +225,10 @@ export class LoadBalancerCollector {
       result.wouldDelete.push(due.name);
       if (due.decided) return;
       this.#sightings.markDecided(due.name);
-      this.#log.warn('Orphaned load balancer: its Service is gone; dry run, not deleting (--lb-gc-mode=dry-run)', fields);
+      this.#log.warn(
+        'Orphaned load balancer: its Service is gone; dry run, not deleting (--lb-gc-mode=dry-run)',
+        fields,
+      );
       this.#event(
         record,
         'Warning',

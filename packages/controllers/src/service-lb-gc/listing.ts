@@ -37,9 +37,12 @@ export async function listAllLoadBalancers(
       result = await lb.listLoadBalancers(clusterName, pageToken === undefined ? { signal } : { signal, pageToken });
     } catch (err) {
       signal.throwIfAborted();
-      throw new IncompleteListingError(`page ${page} of the listing failed: ${(err as Error)?.message ?? String(err)}`, {
-        cause: err,
-      });
+      throw new IncompleteListingError(
+        `page ${page} of the listing failed: ${(err as Error)?.message ?? String(err)}`,
+        {
+          cause: err,
+        },
+      );
     }
     if (!Array.isArray(result?.loadBalancers)) {
       throw new IncompleteListingError(`page ${page} of the listing has no loadBalancers array`);

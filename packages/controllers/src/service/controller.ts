@@ -226,8 +226,7 @@ export class ServiceController {
     this.#recorder = opts.recorder;
     this.serviceQueue =
       opts.serviceQueue ?? new Workqueue<string>({ name: 'service', rateLimiter: serviceQueueRateLimiter() });
-    this.nodeQueue =
-      opts.nodeQueue ?? new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter() });
+    this.nodeQueue = opts.nodeQueue ?? new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter() });
     this.#log = opts.logger ?? createLogger('service-lb-controller');
     this.#lbClass = opts.loadBalancerClass;
     this.#ownership = opts.nodeOwnership;
@@ -237,9 +236,7 @@ export class ServiceController {
     this.#metrics = opts.metrics ?? serviceControllerMetrics();
     this.#servicesResyncMs = opts.serviceResyncPeriodMs ?? SERVICE_SYNC_PERIOD_MS;
     if (!(Number.isFinite(this.#servicesResyncMs) && this.#servicesResyncMs > 0)) {
-      throw new RangeError(
-        `serviceResyncPeriodMs must be a positive number of ms, got ${opts.serviceResyncPeriodMs}`,
-      );
+      throw new RangeError(`serviceResyncPeriodMs must be a positive number of ms, got ${opts.serviceResyncPeriodMs}`);
     }
     this.#hostUpdates = new HostUpdateWindow(opts.hostUpdateWindowMs ?? DEFAULT_HOST_UPDATE_WINDOW_MS, () =>
       this.nodeQueue.add(NODE_SYNC_KEY),
@@ -261,9 +258,7 @@ export class ServiceController {
         onUpdate: (oldSvc, newSvc) => {
           const reason = needsUpdateReason(oldSvc, newSvc, this.#lbClass);
           if (reason !== undefined) {
-            this.#log
-              .v(2)
-              .info('Service needs a load balancer update', { service: serviceKey(newSvc), reason });
+            this.#log.v(2).info('Service needs a load balancer update', { service: serviceKey(newSvc), reason });
           }
           if (reason !== undefined || this.needsCleanup(newSvc)) this.#enqueueService(serviceKey(newSvc), 'user');
         },
@@ -316,8 +311,7 @@ export class ServiceController {
     if (!Number.isInteger(workers) || workers < 0) {
       throw new RangeError(`workers (concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`);
     }
-    if (workers === 0)
-      this.#log.warn('concurrent-service-syncs is 0: no service workers, node syncs update nothing');
+    if (workers === 0) this.#log.warn('concurrent-service-syncs is 0: no service workers, node syncs update nothing');
     const onAbort = () => {
       this.#hostUpdates.stop();
       this.serviceQueue.shutDown();
@@ -409,13 +403,14 @@ export class ServiceController {
       name: 'node',
       queue: this.nodeQueue,
       // Host updates after Node changes: the `hosts` lane, below a user's Services, above periodic passes.
-      reconcile: (_key, signal) => withCloudLane('hosts', async () => {
-        try {
-          for (const toRetry of await this.syncNodes(workers, signal)) this.#enqueueService(toRetry, 'hosts');
-        } catch (err) {
-          this.#log.error(err, 'node sync failed');
-        }
-      }),
+      reconcile: (_key, signal) =>
+        withCloudLane('hosts', async () => {
+          try {
+            for (const toRetry of await this.syncNodes(workers, signal)) this.#enqueueService(toRetry, 'hosts');
+          } catch (err) {
+            this.#log.error(err, 'node sync failed');
+          }
+        }),
       logger: this.#log,
     };
   }
@@ -436,9 +431,7 @@ export class ServiceController {
       }
       await this.processServiceCreateOrUpdate(structuredClone(svc), key, signal);
     } finally {
-      this.#log
-        .v(4)
-        .info('Finished syncing service', { service: key, durationMs: performance.now() - start });
+      this.#log.v(4).info('Finished syncing service', { service: key, durationMs: performance.now() - start });
     }
   }
 
@@ -446,9 +439,7 @@ export class ServiceController {
   async processServiceDeletion(key: string, signal?: AbortSignal): Promise<void> {
     const cached = this.cache.get(key);
     if (cached === undefined) return;
-    this.#log
-      .v(2)
-      .info('Service has been deleted. Attempting to cleanup load balancer resources', { service: key });
+    this.#log.v(2).info('Service has been deleted. Attempting to cleanup load balancer resources', { service: key });
     if (cached.state !== undefined) await this.processLoadBalancerDelete(cached.state, signal);
     this.#forget(key);
   }
@@ -552,17 +543,11 @@ export class ServiceController {
    * @throws Error with upstream's messages; on the ensure path the provider's error is the `cause`, so a
    *   `RetryError` is honoured; on the delete path it is not chained.
    */
-  async syncLoadBalancerIfNeeded(
-    svc: V1Service,
-    key: string,
-    signal?: AbortSignal,
-  ): Promise<LoadBalancerOperation> {
+  async syncLoadBalancerIfNeeded(svc: V1Service, key: string, signal?: AbortSignal): Promise<LoadBalancerOperation> {
     if (isForeignLoadBalancer(svc, this.#lbClass)) {
       // Beyond upstream (loadBalancerClass option): another implementation's Service; its finalizer may be
       // the same string, and removing it could leak that implementation's load balancer (decision 0203).
-      this.#log
-        .v(4)
-        .info('Service has a different loadBalancerClass, leaving it alone', { service: key });
+      this.#log.v(4).info('Service has a different loadBalancerClass, leaving it alone', { service: key });
       return 'delete';
     }
     const previousStatus = structuredClone(svc.status?.loadBalancer ?? {});
@@ -594,12 +579,10 @@ export class ServiceController {
           await this.#balancer.ensureLoadBalancerDeleted(this.#clusterName, svc, signal);
         } catch (err) {
           if (err instanceof ImplementedElsewhereError) {
-            this.#log
-              .v(4)
-              .info('LoadBalancer implemented by a different controller, ignoring error on deletion', {
-                service: key,
-                provider: this.#cloud.providerName(),
-              });
+            this.#log.v(4).info('LoadBalancer implemented by a different controller, ignoring error on deletion', {
+              service: key,
+              provider: this.#cloud.providerName(),
+            });
           } else {
             // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
             throw new Error(`failed to delete load balancer: ${errorText(err)}`);
@@ -661,10 +644,7 @@ export class ServiceController {
    * Calls `ensureLoadBalancer` with the stable node set, storing that set as the Service's last synced nodes
    * before the call. Warns `UnAvailableLoadBalancer` (and still calls) when the set is empty.
    */
-  async ensureLoadBalancer(
-    svc: V1Service,
-    signal?: AbortSignal,
-  ): Promise<V1LoadBalancerStatus | undefined | null> {
+  async ensureLoadBalancer(svc: V1Service, signal?: AbortSignal): Promise<V1LoadBalancerStatus | undefined | null> {
     const nodes = filterWithPredicates(this.#nodes.lister.list(), this.#nodePredicates);
     if (nodes.length === 0) {
       this.#event(
@@ -808,12 +788,7 @@ export class ServiceController {
       try {
         await this.#balancer.updateLoadBalancer(this.#clusterName, svc, hosts);
         if (hosts.length === 0) {
-          this.#event(
-            ref,
-            'Warning',
-            EVENT_UNAVAILABLE_LOAD_BALANCER.reason,
-            EVENT_UNAVAILABLE_LOAD_BALANCER.message,
-          );
+          this.#event(ref, 'Warning', EVENT_UNAVAILABLE_LOAD_BALANCER.reason, EVENT_UNAVAILABLE_LOAD_BALANCER.message);
         } else {
           this.#event(ref, 'Normal', EVENT_UPDATED_LOAD_BALANCER.reason, EVENT_UPDATED_LOAD_BALANCER.message);
         }

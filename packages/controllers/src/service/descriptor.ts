@@ -28,9 +28,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   }
   const workers = config.concurrentServiceSyncs;
   if (!Number.isInteger(workers) || workers < 0) {
-    throw new RangeError(
-      `concurrentServiceSyncs (--concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`,
-    );
+    throw new RangeError(`concurrentServiceSyncs (--concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`);
   }
   const core = ctx.clients.client(serviceLbController.clientName, CoreV1Client);
   return startWithEventRecorder(core, SERVICE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>

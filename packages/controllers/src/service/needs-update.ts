@@ -59,11 +59,7 @@ export function needsUpdateReason(
 }
 
 /** True when `newService` needs a load-balancer sync compared with `oldService` (upstream `needsUpdate`). */
-export function needsUpdate(
-  oldService: V1Service,
-  newService: V1Service,
-  loadBalancerClass?: string,
-): boolean {
+export function needsUpdate(oldService: V1Service, newService: V1Service, loadBalancerClass?: string): boolean {
   return needsUpdateReason(oldService, newService, loadBalancerClass) !== undefined;
 }
 

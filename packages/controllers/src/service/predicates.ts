@@ -7,10 +7,7 @@
  * Readiness is deliberately NOT part of the set sent to the cloud ({@link stableNodeSetPredicates}): a NotReady
  * node stays in its load balancers, as upstream.
  */
-import {
-  LABEL_NODE_EXCLUDE_BALANCERS,
-  TAINT_TO_BE_DELETED_BY_CLUSTER_AUTOSCALER,
-} from '@ccm-kit/cloud-provider';
+import { LABEL_NODE_EXCLUDE_BALANCERS, TAINT_TO_BE_DELETED_BY_CLUSTER_AUTOSCALER } from '@ccm-kit/cloud-provider';
 import type { V1Node } from '@kubernetes/client-node';
 import { parseGoBool } from './go-bool.js';
 
@@ -23,8 +20,7 @@ export type NodeConditionPredicate = (node: V1Node) => boolean;
  */
 export function nodeIncludedPredicate(node: V1Node): boolean {
   const labels = node.metadata?.labels;
-  if (labels === undefined || labels === null || !Object.hasOwn(labels, LABEL_NODE_EXCLUDE_BALANCERS))
-    return true;
+  if (labels === undefined || labels === null || !Object.hasOwn(labels, LABEL_NODE_EXCLUDE_BALANCERS)) return true;
   const parsed = parseGoBool(labels[LABEL_NODE_EXCLUDE_BALANCERS] ?? '');
   return parsed === undefined ? false : !parsed;
 }

@@ -56,10 +56,7 @@ export function leftByClassChange(service: Pick<V1Service, 'metadata' | 'spec'>,
  * that with the `loadBalancerClass` option a Service of another class never needs cleanup by this controller,
  * and without it a Service {@link leftByClassChange} does.
  */
-export function needsCleanup(
-  service: Pick<V1Service, 'metadata' | 'spec'>,
-  loadBalancerClass?: string,
-): boolean {
+export function needsCleanup(service: Pick<V1Service, 'metadata' | 'spec'>, loadBalancerClass?: string): boolean {
   return (
     (upstreamNeedsCleanup(service) && !isForeignLoadBalancer(service, loadBalancerClass)) ||
     leftByClassChange(service, loadBalancerClass)

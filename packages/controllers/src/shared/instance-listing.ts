@@ -174,7 +174,11 @@ export class PassInstanceListing {
       this.#lastPages = listing.pages;
       this.#log.v(4).info('Listed instances', details);
     } else if (!signal?.aborted) {
-      this.#log.error(listing.error, 'Listing instances failed; asking the cloud per Node for the Nodes not found', details);
+      this.#log.error(
+        listing.error,
+        'Listing instances failed; asking the cloud per Node for the Nodes not found',
+        details,
+      );
     }
     if (listing.malformed > 0) {
       this.#log.warn('listInstanceStates returned malformed items; they were ignored', details);

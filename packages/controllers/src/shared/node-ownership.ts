@@ -21,9 +21,7 @@ export function ownedNodes(config: Pick<CloudControllerConfig, 'nodeOwnership'>,
   return nodes.filter((n) => isNodeOwned(config, n));
 }
 
-function isTombstone(
-  obj: V1Node | DeletedFinalStateUnknown<V1Node>,
-): obj is DeletedFinalStateUnknown<V1Node> {
+function isTombstone(obj: V1Node | DeletedFinalStateUnknown<V1Node>): obj is DeletedFinalStateUnknown<V1Node> {
   return (obj as DeletedFinalStateUnknown<V1Node>).deletedFinalStateUnknown === true;
 }
 

@@ -166,10 +166,28 @@ ${stub('getZoneByNodeName')}
 `;
 
 const FACET = {
-  instancesV2: { iface: ['InstancesV2'], accessors: ['instancesV2(): InstancesV2'], body: INSTANCES_V2, types: ['InstanceMetadata', 'InstancesV2'], k8s: ['V1Node'] },
-  loadBalancer: { iface: ['LoadBalancer'], accessors: ['loadBalancer(): LoadBalancer'], body: LOAD_BALANCER, types: ['LoadBalancer'], k8s: ['V1LoadBalancerStatus', 'V1Node', 'V1Service'] },
+  instancesV2: {
+    iface: ['InstancesV2'],
+    accessors: ['instancesV2(): InstancesV2'],
+    body: INSTANCES_V2,
+    types: ['InstanceMetadata', 'InstancesV2'],
+    k8s: ['V1Node'],
+  },
+  loadBalancer: {
+    iface: ['LoadBalancer'],
+    accessors: ['loadBalancer(): LoadBalancer'],
+    body: LOAD_BALANCER,
+    types: ['LoadBalancer'],
+    k8s: ['V1LoadBalancerStatus', 'V1Node', 'V1Service'],
+  },
   routes: { iface: ['Routes'], accessors: ['routes(): Routes'], body: ROUTES, types: ['Route', 'Routes'], k8s: [] },
-  instances: { iface: ['Instances'], accessors: ['instances(): Instances'], body: INSTANCES_V1, types: ['Instances'], k8s: ['V1NodeAddress'] },
+  instances: {
+    iface: ['Instances'],
+    accessors: ['instances(): Instances'],
+    body: INSTANCES_V1,
+    types: ['Instances'],
+    k8s: ['V1NodeAddress'],
+  },
   zones: { iface: ['Zones'], accessors: ['zones(): Zones'], body: ZONES, types: ['Zone', 'Zones'], k8s: [] },
 } satisfies Record<Facet, unknown>;
 
@@ -177,7 +195,11 @@ export function providerTs(o: ProjectOptions): string {
   const cls = className(o.provider);
   const parts = o.facets.map((f) => FACET[f]);
   const types = [...new Set(['CloudProvider', ...parts.flatMap((p) => p.types)])].map((t) => `type ${t}`);
-  const values = ['NotImplementedError', 'registerCloudProvider', ...(o.facets.includes('loadBalancer') ? ['defaultLoadBalancerName'] : [])];
+  const values = [
+    'NotImplementedError',
+    'registerCloudProvider',
+    ...(o.facets.includes('loadBalancer') ? ['defaultLoadBalancerName'] : []),
+  ];
   const k8s = [...new Set(parts.flatMap((p) => p.k8s))].sort();
   const imports = [...types, ...values].sort((a, b) => a.replace('type ', '').localeCompare(b.replace('type ', '')));
   return `/**

@@ -297,4 +297,3 @@ export class CloudBudget {
     this.#timer = setTimeout(() => this.#pump(), Math.max(1, Math.ceil(next)));
   }
 }
-

@@ -29,7 +29,14 @@ export { V1MicroTime } from '@kubernetes/client-node/dist/types.js';
 /** What the runtime and app take from the whole package (the names `client-node-named.ts` re-exports). */
 export type ClientNodeParts = Pick<
   typeof import('@kubernetes/client-node'),
-  'AuthenticationV1Api' | 'AuthorizationV1Api' | 'CoreV1Api' | 'createConfiguration' | 'KubeConfig' | 'ResponseContext' | 'ServerConfiguration' | 'wrapHttpLibrary'
+  | 'AuthenticationV1Api'
+  | 'AuthorizationV1Api'
+  | 'CoreV1Api'
+  | 'createConfiguration'
+  | 'KubeConfig'
+  | 'ResponseContext'
+  | 'ServerConfiguration'
+  | 'wrapHttpLibrary'
 >;
 let loaded: ClientNodeParts | undefined;
 

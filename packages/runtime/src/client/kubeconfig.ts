@@ -68,18 +68,13 @@ export function loadKubeConfig(opts: LoadKubeConfigOptions = {}): LeanKubeConfig
       );
     }
   } else if (!loadDefaultFiles(kc, env)) {
-    kc.loadFromClusterAndUser(
-      { name: 'master', server: opts.master, skipTLSVerify: false },
-      { name: 'anonymous' },
-    );
+    kc.loadFromClusterAndUser({ name: 'master', server: opts.master, skipTLSVerify: false }, { name: 'anonymous' });
   }
 
   if (opts.master) overrideServer(kc, opts.master);
   allowPlainHttp(kc);
   if (!kc.getCurrentCluster()) {
-    throw new Error(
-      `kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ''}: no current context with a cluster`,
-    );
+    throw new Error(`kubeconfig${opts.kubeconfig ? ` ${opts.kubeconfig}` : ''}: no current context with a cluster`);
   }
   return kc;
 }

@@ -194,7 +194,9 @@ export class LeanKubeConfig implements KubeConfigLike {
           authProvider: { name: 'tokenFile', config: { tokenFile: `${pathPrefix}${serviceAccountRoot}/token` } },
         },
       ],
-      contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', ...(namespace ? { namespace } : {}) }],
+      contexts: [
+        { name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', ...(namespace ? { namespace } : {}) },
+      ],
       currentContext: 'inClusterContext',
     });
   }
@@ -226,7 +228,10 @@ export class LeanKubeConfig implements KubeConfigLike {
       return;
     }
     if (user.username) {
-      request.setHeaderParam('Authorization', `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`);
+      request.setHeaderParam(
+        'Authorization',
+        `Basic ${Buffer.from(`${user.username}:${user.password}`).toString('base64')}`,
+      );
     }
     const opts: { headers: Record<string, string> } = { headers: {} };
     if (user.impersonateUser != null) opts.headers['Impersonate-User'] = user.impersonateUser;

@@ -43,9 +43,7 @@ function preMiddleware(fn: (ctx: RequestContext) => void): ObservableMiddleware 
 export function patchOptions(kind: PatchKind, opts: CallOptions = {}): ConfigurationOptions {
   const ct = contentTypes[kind];
   if (ct === undefined)
-    throw new TypeError(
-      `patchOptions: kind must be merge, strategic, json or apply, got ${JSON.stringify(kind)}`,
-    );
+    throw new TypeError(`patchOptions: kind must be merge, strategic, json or apply, got ${JSON.stringify(kind)}`);
   const middleware = [preMiddleware((ctx) => ctx.setHeaderParam('Content-Type', ct))];
   if (opts.signal) middleware.push(signalMiddleware(opts.signal));
   return { middleware, middlewareMergeStrategy: 'append' };

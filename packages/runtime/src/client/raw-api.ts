@@ -81,7 +81,6 @@ export function cachedApiClient<T>(
   return c;
 }
 
-
 /** A client-node request object as {@link RawApi.call} reads it. */
 type Params = { name?: string; namespace?: string; body?: unknown } & Record<string, unknown>;
 
@@ -133,7 +132,8 @@ export abstract class RawApi {
     await this.#config.authenticate(req);
     req.setHeaderParam('Accept', 'application/json, */*;q=0.8');
     // As the generated client: every call but GET declares a content type, even a DELETE without options.
-    if (method !== 'GET') req.setHeaderParam('Content-Type', method === 'PATCH' ? defaultPatchContentType : 'application/json');
+    if (method !== 'GET')
+      req.setHeaderParam('Content-Type', method === 'PATCH' ? defaultPatchContentType : 'application/json');
     if (params.body !== undefined) req.setBody(JSON.stringify(params.body));
     for (const mw of options?.middleware ?? []) await mw.pre(req as never).toPromise();
     const resp = await this.#config.send(req);
@@ -173,7 +173,10 @@ export class CoreV1Client extends RawApi {
     return this.call('DELETE', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `GET /api/v1/namespaces/{namespace}/services/{name}`. */
-  readNamespacedService(p: ApiMethodParams<CoreV1Api['readNamespacedService']>, o?: ConfigurationOptions): Promise<V1Service> {
+  readNamespacedService(
+    p: ApiMethodParams<CoreV1Api['readNamespacedService']>,
+    o?: ConfigurationOptions,
+  ): Promise<V1Service> {
     return this.call('GET', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/namespaces/{namespace}/services/{name}/status`. */
@@ -184,11 +187,17 @@ export class CoreV1Client extends RawApi {
     return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}/status`, p as Params, o);
   }
   /** `POST /api/v1/namespaces/{namespace}/events`. */
-  createNamespacedEvent(p: ApiMethodParams<CoreV1Api['createNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
+  createNamespacedEvent(
+    p: ApiMethodParams<CoreV1Api['createNamespacedEvent']>,
+    o?: ConfigurationOptions,
+  ): Promise<CoreV1Event> {
     return this.call('POST', `/api/v1/namespaces/${seg(p.namespace)}/events`, p as Params, o);
   }
   /** `PATCH /api/v1/namespaces/{namespace}/events/{name}`. */
-  patchNamespacedEvent(p: ApiMethodParams<CoreV1Api['patchNamespacedEvent']>, o?: ConfigurationOptions): Promise<CoreV1Event> {
+  patchNamespacedEvent(
+    p: ApiMethodParams<CoreV1Api['patchNamespacedEvent']>,
+    o?: ConfigurationOptions,
+  ): Promise<CoreV1Event> {
     return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/events/${seg(p.name)}`, p as Params, o);
   }
 }
@@ -196,15 +205,24 @@ export class CoreV1Client extends RawApi {
 /** The coordination.k8s.io/v1 Lease calls of leader election, with `CoordinationV1Api`'s signatures. */
 export class CoordinationV1Client extends RawApi {
   /** `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
-  readNamespacedLease(p: ApiMethodParams<CoordinationV1Api['readNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+  readNamespacedLease(
+    p: ApiMethodParams<CoordinationV1Api['readNamespacedLease']>,
+    o?: ConfigurationOptions,
+  ): Promise<V1Lease> {
     return this.call('GET', leasePath(p.namespace, p.name), p as Params, o);
   }
   /** `POST /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases`. */
-  createNamespacedLease(p: ApiMethodParams<CoordinationV1Api['createNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+  createNamespacedLease(
+    p: ApiMethodParams<CoordinationV1Api['createNamespacedLease']>,
+    o?: ConfigurationOptions,
+  ): Promise<V1Lease> {
     return this.call('POST', leasePath(p.namespace), p as Params, o);
   }
   /** `PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
-  replaceNamespacedLease(p: ApiMethodParams<CoordinationV1Api['replaceNamespacedLease']>, o?: ConfigurationOptions): Promise<V1Lease> {
+  replaceNamespacedLease(
+    p: ApiMethodParams<CoordinationV1Api['replaceNamespacedLease']>,
+    o?: ConfigurationOptions,
+  ): Promise<V1Lease> {
     return this.call('PUT', leasePath(p.namespace, p.name), p as Params, o);
   }
 }

@@ -28,11 +28,7 @@ import { RawRequest, type TransportRequest } from './raw-request.js';
 import { RequestAbort } from './request-abort.js';
 import { ServerAnswers } from './server-answers.js';
 import { TransportResponse } from './transport-response.js';
-import {
-  restClientRateLimiterDuration,
-  restClientRequestDuration,
-  restClientRequestsTotal,
-} from './metrics.js';
+import { restClientRateLimiterDuration, restClientRequestDuration, restClientRequestsTotal } from './metrics.js';
 import { ClientRateLimiter } from './rate-limiter.js';
 import { traceApiWrite } from '../tracing/index.js';
 
@@ -146,11 +142,14 @@ export class RestTransport {
     this.#origin = serverUrl.origin;
     this.#basePath = serverUrl.pathname.replace(/\/+$/, '');
     this.limiter = opts.qps > 0 ? new ClientRateLimiter(opts.qps, opts.burst) : undefined;
-    answersOf.set(this, (this.#answers = new ServerAnswers(async (signal) => {
-      const resp = await this.request('/readyz', 'ccm-kit-server-probe', { signal });
-      await resp.cancel();
-      return resp.status;
-    })));
+    answersOf.set(
+      this,
+      (this.#answers = new ServerAnswers(async (signal) => {
+        const resp = await this.request('/readyz', 'ccm-kit-server-probe', { signal });
+        await resp.cancel();
+        return resp.status;
+      })),
+    );
 
     const user = kubeConfig.getCurrentUser();
     const tlsOpts: buildConnector.BuildOptions = {
@@ -241,10 +240,7 @@ export class RestTransport {
     if (this.limiter) {
       const t0 = performance.now();
       await this.limiter.wait(callerSignal);
-      restClientRateLimiterDuration.observe(
-        { verb: method, host: this.host },
-        (performance.now() - t0) / 1000,
-      );
+      restClientRateLimiterDuration.observe({ verb: method, host: this.host }, (performance.now() - t0) / 1000);
     }
     const url = ctx.getUrl();
     const abort = new RequestAbort(callerSignal, watch ? 0 : this.#opts.timeoutMs);
@@ -265,18 +261,12 @@ export class RestTransport {
       abort.until(resp.body);
       restClientRequestsTotal.inc({ code: String(resp.statusCode), host: this.host, method });
       this.#answers.answered(resp.statusCode);
-      restClientRequestDuration.observe(
-        { verb: method, host: this.host },
-        (performance.now() - start) / 1000,
-      );
+      restClientRequestDuration.observe({ verb: method, host: this.host }, (performance.now() - start) / 1000);
       return new TransportResponse(resp.statusCode, resp.headers, resp.body);
     } catch (err) {
       abort.done();
       restClientRequestsTotal.inc({ code: '<error>', host: this.host, method });
-      restClientRequestDuration.observe(
-        { verb: method, host: this.host },
-        (performance.now() - start) / 1000,
-      );
+      restClientRequestDuration.observe({ verb: method, host: this.host }, (performance.now() - start) / 1000);
       if (signal?.aborted) throw signal.reason;
       const fenced = leaseFencedCause(err);
       if (fenced) throw fenced;

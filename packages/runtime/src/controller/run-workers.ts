@@ -30,8 +30,7 @@ export const WORKER_RESTART_MS = 1000;
  */
 export async function runWorkers<T>(options: RunWorkersOptions<T>): Promise<void> {
   const { name, queue, workers, signal } = options;
-  if (!Number.isInteger(workers) || workers < 1)
-    throw new RangeError(`workers must be an integer ≥ 1, got ${workers}`);
+  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be an integer ≥ 1, got ${workers}`);
   const logger = options.logger ?? createLogger(name);
 
   const onAbort = () => queue.shutDown();

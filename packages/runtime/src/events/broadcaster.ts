@@ -70,8 +70,7 @@ export class EventBroadcaster {
     if (!Number.isInteger(this.#maxTries) || this.#maxTries < 1) {
       throw new RangeError(`maxTriesPerEvent must be an integer ≥ 1, got ${this.#maxTries}`);
     }
-    if (!(this.#intervalMs >= 0))
-      throw new RangeError(`retryIntervalMs must be ≥ 0, got ${this.#intervalMs}`);
+    if (!(this.#intervalMs >= 0)) throw new RangeError(`retryIntervalMs must be ≥ 0, got ${this.#intervalMs}`);
     this.#correlatorOptions = options.correlator ?? {};
     this.#clock = options.clock ?? realClock;
     this.#random = options.random ?? Math.random;
@@ -141,8 +140,7 @@ export class EventBroadcaster {
    * After {@link shutdown}, its events are discarded.
    */
   newRecorder(component: string, host?: string): EventRecorder {
-    if (typeof component !== 'string' || component === '')
-      throw new TypeError('component must be a non-empty string');
+    if (typeof component !== 'string' || component === '') throw new TypeError('component must be a non-empty string');
     return newEventRecorder({ component, host }, (e) => this.#distribute(e), this.#clock, this.#logger);
   }
 
@@ -167,8 +165,7 @@ export class EventBroadcaster {
     if (!inTime) {
       let dropped = 0;
       for (const w of watchers) dropped += w.discard();
-      if (dropped > 0)
-        this.#logger.warn('Event broadcaster shut down before queued events were written', { dropped });
+      if (dropped > 0) this.#logger.warn('Event broadcaster shut down before queued events were written', { dropped });
     }
   }
 

@@ -46,11 +46,7 @@ function describe(e: CoreV1Event): Record<string, unknown> {
 /** Whether an API error's `Status.details.causes` has a cause of `type` (`errors.HasStatusCause`). */
 function hasStatusCause(err: unknown, type: string): boolean {
   const seen = new Set<unknown>();
-  for (
-    let e = err;
-    typeof e === 'object' && e !== null && !seen.has(e);
-    e = (e as { cause?: unknown }).cause
-  ) {
+  for (let e = err; typeof e === 'object' && e !== null && !seen.has(e); e = (e as { cause?: unknown }).cause) {
     seen.add(e);
     let body = (e as { body?: unknown }).body;
     if (typeof body === 'string') {
@@ -61,8 +57,7 @@ function hasStatusCause(err: unknown, type: string): boolean {
       }
     }
     const causes = (body as { details?: { causes?: unknown } } | undefined)?.details?.causes;
-    if (Array.isArray(causes) && causes.some((c) => (c as { type?: unknown } | null)?.type === type))
-      return true;
+    if (Array.isArray(causes) && causes.some((c) => (c as { type?: unknown } | null)?.type === type)) return true;
   }
   return false;
 }

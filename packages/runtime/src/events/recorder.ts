@@ -43,9 +43,7 @@ export function makeEvent(
     lastTimestamp: t,
     count: 1,
     type,
-    source: source.host
-      ? { component: source.component, host: source.host }
-      : { component: source.component },
+    source: source.host ? { component: source.component, host: source.host } : { component: source.component },
     reportingComponent: source.component,
   };
   if (annotations && Object.keys(annotations).length > 0) event.metadata.annotations = { ...annotations };

@@ -26,8 +26,7 @@ export class EventSourceObjectSpamFilter {
     readonly clock: Clock = realClock,
     readonly spamKeyFunc: (e: CoreV1Event) => string = getSpamKey,
   ) {
-    if (!Number.isInteger(burst) || burst < 1)
-      throw new RangeError(`burst must be an integer ≥ 1, got ${burst}`);
+    if (!Number.isInteger(burst) || burst < 1) throw new RangeError(`burst must be an integer ≥ 1, got ${burst}`);
     if (!(qps > 0)) throw new RangeError(`qps must be > 0, got ${qps}`);
     this.#cache = new LruCache(lruCacheSize);
   }

@@ -12,23 +12,10 @@
  *   `other`: not retried.
  */
 export type CloudErrorClass =
-  | 'throttled'
-  | 'server'
-  | 'timeout'
-  | 'network'
-  | 'auth'
-  | 'not_found'
-  | 'client'
-  | 'canceled'
-  | 'other';
+  'throttled' | 'server' | 'timeout' | 'network' | 'auth' | 'not_found' | 'client' | 'canceled' | 'other';
 
 /** The classes the guard retries. */
-export const RETRYABLE_CLASSES: ReadonlySet<CloudErrorClass> = new Set([
-  'throttled',
-  'server',
-  'timeout',
-  'network',
-]);
+export const RETRYABLE_CLASSES: ReadonlySet<CloudErrorClass> = new Set(['throttled', 'server', 'timeout', 'network']);
 
 /** An attempt got no answer within the guard's per-call timeout. */
 export class CloudCallTimeoutError extends Error {

@@ -229,27 +229,29 @@ export class CloudCallGuard {
   ): Promise<T> {
     const end = this.#metrics.duration.startTimer({ request: operation });
     try {
-      return await traceGuardCall(operation, () => pRetry((attempt) => this.#attempt(operation, fn, attempt, signal), {
-        retries: retries ?? this.#retries,
-        minTimeout: this.#minDelayMs,
-        maxTimeout: this.#maxDelayMs,
-        factor: 2,
-        randomize: true,
-        signal,
-        shouldRetry: ({ error }) => {
-          if (!RETRYABLE_CLASSES.has(this.#classify(error))) return false;
-          const after = this.#retryAfter(error);
-          return after === undefined || after <= this.#maxRetryAfterMs;
-        },
-        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-          if (retriesLeft > 0 && RETRYABLE_CLASSES.has(this.#classify(error)))
-            this.#log.v(4).info('Cloud call failed; retrying', {
-              operation,
-              attempt: attemptNumber,
-              class: this.#classify(error),
-            });
-        },
-      }));
+      return await traceGuardCall(operation, () =>
+        pRetry((attempt) => this.#attempt(operation, fn, attempt, signal), {
+          retries: retries ?? this.#retries,
+          minTimeout: this.#minDelayMs,
+          maxTimeout: this.#maxDelayMs,
+          factor: 2,
+          randomize: true,
+          signal,
+          shouldRetry: ({ error }) => {
+            if (!RETRYABLE_CLASSES.has(this.#classify(error))) return false;
+            const after = this.#retryAfter(error);
+            return after === undefined || after <= this.#maxRetryAfterMs;
+          },
+          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+            if (retriesLeft > 0 && RETRYABLE_CLASSES.has(this.#classify(error)))
+              this.#log.v(4).info('Cloud call failed; retrying', {
+                operation,
+                attempt: attemptNumber,
+                class: this.#classify(error),
+              });
+          },
+        }),
+      );
     } catch (err) {
       this.#metrics.errors.inc({
         request: operation,
@@ -334,7 +336,8 @@ export class CloudCallGuard {
       });
       const after = this.#retryAfter(err);
       // The guard retries a throttled attempt itself; the budget lowers its rate for every caller.
-      if (!signal?.aborted && this.#classify(err) === 'throttled') processCloudBudget()?.observeThrottle(operation, err, after);
+      if (!signal?.aborted && this.#classify(err) === 'throttled')
+        processCloudBudget()?.observeThrottle(operation, err, after);
       if (after !== undefined) this.#blockedUntil = Math.max(this.#blockedUntil, this.#now() + after);
       throw err;
     }

@@ -6,10 +6,7 @@
  * The delay a `Retry-After` value asks for, in ms (≥ 0), or `undefined` when absent or unparsable.
  * @param now - the current time in epoch ms, for HTTP-date values.
  */
-export function parseRetryAfter(
-  value: string | null | undefined,
-  now: number = Date.now(),
-): number | undefined {
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
   if (value === null || value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;

@@ -92,14 +92,12 @@ export class HealthChecks {
    * @throws Error when `name` is taken or not a valid path segment, or `endpoints` is empty or unknown.
    */
   add(name: string, check: HealthCheck, endpoints: readonly HealthEndpoint[] = healthEndpoints): this {
-    if (!NAME_RE.test(name))
-      throw new Error(`health check name ${JSON.stringify(name)} is not a valid path segment`);
+    if (!NAME_RE.test(name)) throw new Error(`health check name ${JSON.stringify(name)} is not a valid path segment`);
     if (this.#entries.some((e) => e.name === name))
       throw new Error(`health check ${JSON.stringify(name)} is already registered`);
     if (typeof check !== 'function')
       throw new TypeError(`health check ${JSON.stringify(name)}: check must be a function`);
-    if (endpoints.length === 0)
-      throw new Error(`health check ${JSON.stringify(name)}: endpoints must not be empty`);
+    if (endpoints.length === 0) throw new Error(`health check ${JSON.stringify(name)}: endpoints must not be empty`);
     for (const e of endpoints) {
       if (!healthEndpoints.includes(e))
         throw new Error(`health check ${JSON.stringify(name)}: unknown endpoint ${JSON.stringify(e)}`);

@@ -100,8 +100,7 @@ export interface SharedInformerFactoryOptions {
 export function namespacedPath(path: string, namespace: string | undefined): string {
   if (!namespace) return path;
   const i = path.lastIndexOf('/');
-  if (i <= 0)
-    throw new Error(`path: expected a collection path like /api/v1/services, got ${JSON.stringify(path)}`);
+  if (i <= 0) throw new Error(`path: expected a collection path like /api/v1/services, got ${JSON.stringify(path)}`);
   return `${path.slice(0, i)}/namespaces/${encodeURIComponent(namespace)}${path.slice(i)}`;
 }
 
@@ -131,7 +130,9 @@ function listFnListerWatcher(
       };
     },
     watch: (req) => base.watch(req),
-    ...(base.waitForServer ? { waitForServer: (ms: number, signal: AbortSignal) => base.waitForServer!(ms, signal) } : {}),
+    ...(base.waitForServer
+      ? { waitForServer: (ms: number, signal: AbortSignal) => base.waitForServer!(ms, signal) }
+      : {}),
     ...(base.retryDelayMs ? { retryDelayMs: (ms: number) => base.retryDelayMs!(ms) } : {}),
   };
 }
@@ -175,9 +176,7 @@ export class SharedInformerFactory implements SharedInformers {
    */
   forResource<T extends ObjectWithMeta>(opts: ResourceInformerOptions<T>): SharedInformer<T> {
     if (typeof opts.path !== 'string' || !/^\/(api|apis)\/.+[^/]$/.test(opts.path)) {
-      throw new Error(
-        `path: expected a collection path like /api/v1/nodes, got ${JSON.stringify(opts.path)}`,
-      );
+      throw new Error(`path: expected a collection path like /api/v1/nodes, got ${JSON.stringify(opts.path)}`);
     }
     const path = namespacedPath(opts.path, opts.namespace);
     const id = JSON.stringify([path, opts.labelSelector ?? '', opts.fieldSelector ?? '']);
@@ -188,18 +187,15 @@ export class SharedInformerFactory implements SharedInformers {
       ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
       ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
       ...(this.#opts.clientName ? { clientName: this.#opts.clientName } : {}),
-      ...(this.#opts.watchInactivityTimeoutMs
-        ? { inactivityTimeoutMs: this.#opts.watchInactivityTimeoutMs }
-        : {}),
+      ...(this.#opts.watchInactivityTimeoutMs ? { inactivityTimeoutMs: this.#opts.watchInactivityTimeoutMs } : {}),
     });
     const sel: ListFnParams = {
       ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
       ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
     };
     const lw = opts.listFn ? listFnListerWatcher(rest, opts.listFn, sel) : rest;
-    const transform = (opts.transform ??
-      this.#opts.transforms?.[opts.path] ??
-      this.#opts.transform) as TransformFunc<T> | undefined;
+    const transform = (opts.transform ?? this.#opts.transforms?.[opts.path] ?? this.#opts.transform) as
+      TransformFunc<T> | undefined;
     const resync = opts.resyncPeriodMs ?? this.#opts.resyncPeriodMs;
     const informer = new SharedInformer<T>({
       name:
@@ -213,9 +209,7 @@ export class SharedInformerFactory implements SharedInformers {
       ...(opts.indexers ? { indexers: opts.indexers } : {}),
       ...(resync !== undefined ? { resyncPeriodMs: resync } : {}),
       ...(this.#opts.pageSize !== undefined ? { pageSize: this.#opts.pageSize } : {}),
-      ...(this.#opts.minWatchTimeoutMs !== undefined
-        ? { minWatchTimeoutMs: this.#opts.minWatchTimeoutMs }
-        : {}),
+      ...(this.#opts.minWatchTimeoutMs !== undefined ? { minWatchTimeoutMs: this.#opts.minWatchTimeoutMs } : {}),
       ...(this.#opts.backoff ? { backoff: this.#opts.backoff } : {}),
     });
     this.#informers.set(id, informer as unknown as SharedInformer<ObjectWithMeta>);
@@ -231,9 +225,7 @@ export class SharedInformerFactory implements SharedInformers {
 
   /** Resolves `true` once every started informer has synced, `false` if `signal` aborts first. */
   waitForCacheSync(signal: AbortSignal): Promise<boolean> {
-    const started = [...this.#started.keys()].map(
-      (id) => this.#informers.get(id) as SharedInformer<ObjectWithMeta>,
-    );
+    const started = [...this.#started.keys()].map((id) => this.#informers.get(id) as SharedInformer<ObjectWithMeta>);
     return waitForCacheSync(signal, ...started);
   }
 

@@ -19,8 +19,7 @@ export function metaNamespaceKey(obj: ObjectWithMeta | DeletedFinalStateUnknown<
   if (isTombstone(obj)) return obj.key;
   const meta = (obj as ObjectWithMeta).metadata;
   const name = meta?.name;
-  if (typeof name !== 'string' || name === '')
-    throw new TypeError('metaNamespaceKey: object has no metadata.name');
+  if (typeof name !== 'string' || name === '') throw new TypeError('metaNamespaceKey: object has no metadata.name');
   const ns = meta?.namespace;
   return ns ? `${ns}/${name}` : name;
 }

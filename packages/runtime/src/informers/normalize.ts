@@ -30,11 +30,7 @@ export function toPlainObject<T = Record<string, unknown>>(obj: unknown): T {
 }
 
 /** Sets `apiVersion` and `kind` when missing (list items have neither). Mutates and returns `obj`. */
-export function ensureTypeMeta<T extends Record<string, unknown>>(
-  obj: T,
-  apiVersion?: string,
-  kind?: string,
-): T {
+export function ensureTypeMeta<T extends Record<string, unknown>>(obj: T, apiVersion?: string, kind?: string): T {
   if (apiVersion && obj.apiVersion === undefined) (obj as Record<string, unknown>).apiVersion = apiVersion;
   if (kind && obj.kind === undefined) (obj as Record<string, unknown>).kind = kind;
   return obj;

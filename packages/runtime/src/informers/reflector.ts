@@ -113,7 +113,8 @@ export class Reflector {
         informerListsTotal.inc({ resource: this.name });
         const outcome = await this.#watch(signal, true);
         if (signal.aborted) break;
-        if (outcome === 'closed' || outcome === 'restart' || outcome === 'expired' || outcome === 'unsupported') continue;
+        if (outcome === 'closed' || outcome === 'restart' || outcome === 'expired' || outcome === 'unsupported')
+          continue;
         await this.#pause(this.#backoff.next(), signal, outcome === 'unreachable');
         continue;
       }
@@ -234,17 +235,13 @@ export class Reflector {
             const status = ev.object;
             if (isGone({ body: status, code: status.code }))
               throw Object.assign(new Error(String(status.message)), { code: 410 });
-            throw Object.assign(
-              new Error(`watch error: ${String(status.message ?? JSON.stringify(status))}`),
-              {
-                body: status,
-              },
-            );
+            throw Object.assign(new Error(`watch error: ${String(status.message ?? JSON.stringify(status))}`), {
+              body: status,
+            });
           }
           case 'BOOKMARK': {
             const meta = ev.object.metadata as
-              | { resourceVersion?: string; annotations?: Record<string, string> }
-              | undefined;
+              { resourceVersion?: string; annotations?: Record<string, string> } | undefined;
             const rv = meta?.resourceVersion;
             if (rv) this.#resourceVersion = rv;
             if (state && meta?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true') {

@@ -77,8 +77,7 @@ export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
     this.#kind = opts.kind;
     this.#resyncPeriodMs = opts.resyncPeriodMs ?? 0;
     this.#plainJson = opts.lw.plainJson === true;
-    if (!(this.#resyncPeriodMs >= 0))
-      throw new RangeError(`resyncPeriodMs must be >= 0, got ${opts.resyncPeriodMs}`);
+    if (!(this.#resyncPeriodMs >= 0)) throw new RangeError(`resyncPeriodMs must be >= 0, got ${opts.resyncPeriodMs}`);
     this.#log = createLogger('informer').with({ resource: opts.name });
     this.#reflector = new Reflector({
       name: opts.name,
@@ -172,9 +171,7 @@ export class SharedInformer<T extends ObjectWithMeta> implements Informer<T> {
 
   #normalize(raw: unknown): T {
     // Server JSON is used as is (it is freshly parsed and owned by the cache); anything else is copied.
-    const plain = this.#plainJson
-      ? (raw as Record<string, unknown>)
-      : toPlainObject<Record<string, unknown>>(raw);
+    const plain = this.#plainJson ? (raw as Record<string, unknown>) : toPlainObject<Record<string, unknown>>(raw);
     ensureTypeMeta(plain, this.#apiVersion, this.#kind);
     try {
       return this.#transform(plain);

@@ -10,9 +10,7 @@ export function createTombstone<T>(key: string, obj: T): DeletedFinalStateUnknow
 }
 
 /** True for a tombstone (as opposed to an object). */
-export function isTombstone<T>(
-  x: T | DeletedFinalStateUnknown<T> | unknown,
-): x is DeletedFinalStateUnknown<T> {
+export function isTombstone<T>(x: T | DeletedFinalStateUnknown<T> | unknown): x is DeletedFinalStateUnknown<T> {
   return (
     typeof x === 'object' &&
     x !== null &&

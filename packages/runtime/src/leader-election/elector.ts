@@ -116,12 +116,9 @@ export class LeaderElector implements LeaseFence {
     this.leaseDurationMs = opts.leaseDurationMs ?? leaderElectionDefaults.leaseDurationMs;
     this.renewDeadlineMs = opts.renewDeadlineMs ?? leaderElectionDefaults.renewDeadlineMs;
     this.retryPeriodMs = opts.retryPeriodMs ?? leaderElectionDefaults.retryPeriodMs;
-    if (!(this.leaseDurationMs > 0))
-      throw new RangeError(`leaseDurationMs must be > 0, got ${this.leaseDurationMs}`);
-    if (!(this.renewDeadlineMs > 0))
-      throw new RangeError(`renewDeadlineMs must be > 0, got ${this.renewDeadlineMs}`);
-    if (!(this.retryPeriodMs > 0))
-      throw new RangeError(`retryPeriodMs must be > 0, got ${this.retryPeriodMs}`);
+    if (!(this.leaseDurationMs > 0)) throw new RangeError(`leaseDurationMs must be > 0, got ${this.leaseDurationMs}`);
+    if (!(this.renewDeadlineMs > 0)) throw new RangeError(`renewDeadlineMs must be > 0, got ${this.renewDeadlineMs}`);
+    if (!(this.retryPeriodMs > 0)) throw new RangeError(`retryPeriodMs must be > 0, got ${this.retryPeriodMs}`);
     if (!(this.leaseDurationMs > this.renewDeadlineMs)) {
       throw new RangeError(
         `leaseDurationMs (${this.leaseDurationMs}) must be greater than renewDeadlineMs (${this.renewDeadlineMs})`,
@@ -132,8 +129,7 @@ export class LeaderElector implements LeaseFence {
         `renewDeadlineMs (${this.renewDeadlineMs}) must be greater than retryPeriodMs × ${leaderElectionJitterFactor} (${leaderElectionJitterFactor * this.retryPeriodMs})`,
       );
     }
-    if (typeof opts.callbacks?.onStartedLeading !== 'function')
-      throw new Error('callbacks.onStartedLeading: required');
+    if (typeof opts.callbacks?.onStartedLeading !== 'function') throw new Error('callbacks.onStartedLeading: required');
     this.identity = opts.identity ?? `${os.hostname()}_${randomUUID()}`;
     if (!this.identity) throw new Error('identity: must not be empty');
     this.lock = new LeaseLock(
@@ -217,9 +213,7 @@ export class LeaderElector implements LeaseFence {
     try {
       const r = this.#opts.callbacks.onStartedLeading(leading.signal);
       if (r && typeof (r as Promise<void>).then === 'function') {
-        work = (r as Promise<void>).then(undefined, (err: unknown) =>
-          this.#log.error(err, 'onStartedLeading failed'),
-        );
+        work = (r as Promise<void>).then(undefined, (err: unknown) => this.#log.error(err, 'onStartedLeading failed'));
       }
     } catch (err) {
       this.#log.error(err, 'onStartedLeading failed');
@@ -375,9 +369,7 @@ export class LeaderElector implements LeaseFence {
     if (recordFingerprint(old) !== this.#observedFingerprint) this.#setObserved(old);
     const now = this.#now();
     if (old.holderIdentity !== '' && old.holderIdentity !== this.identity && this.#isLeaseValid(now)) {
-      this.#log
-        .v(4)
-        .info('lock is held by another candidate and has not yet expired', { holder: old.holderIdentity });
+      this.#log.v(4).info('lock is held by another candidate and has not yet expired', { holder: old.holderIdentity });
       return false;
     }
 
@@ -391,8 +383,7 @@ export class LeaderElector implements LeaseFence {
     try {
       await this.lock.update(rec, signal);
     } catch (err) {
-      if (!signal.aborted && !isConflict(err))
-        this.#log.warn('failed to update lease', { err: errorMessage(err) });
+      if (!signal.aborted && !isConflict(err)) this.#log.warn('failed to update lease', { err: errorMessage(err) });
       return false;
     }
     this.#setObserved(rec);
@@ -438,9 +429,7 @@ export class LeaderElector implements LeaseFence {
  * Runs a leader election until leadership is lost or `signal` aborts; resolves then. Never rejects.
  * @throws (synchronously, as a rejected promise) the option errors of {@link LeaderElector}.
  */
-export async function runLeaderElection(
-  opts: LeaderElectionOptions & { signal: AbortSignal },
-): Promise<void> {
+export async function runLeaderElection(opts: LeaderElectionOptions & { signal: AbortSignal }): Promise<void> {
   const { signal, ...rest } = opts;
   await new LeaderElector(rest).run(signal);
 }

@@ -67,10 +67,7 @@ export function checkAtSendInterceptor(check: () => SendCheck | undefined): Disp
   return (dispatch) => (opts, handler) => {
     if (!check()) return dispatch(opts, handler);
     const url = new URL(opts.path, opts.origin);
-    return dispatch(
-      opts,
-      new CheckAtSendHandler(handler, () => check()?.(opts.method, url)),
-    );
+    return dispatch(opts, new CheckAtSendHandler(handler, () => check()?.(opts.method, url)));
   };
 }
 
@@ -91,7 +88,9 @@ export interface LeaseFenceInterceptorOptions {
  * `fetch` bundles another undici and cannot use it). `CloudCallGuard` hands out such a dispatcher as
  * `ctx.dispatcher`. Without leader election (no fence installed) nothing is refused.
  */
-export function leaseFenceInterceptor(options: LeaseFenceInterceptorOptions = {}): Dispatcher.DispatcherComposeInterceptor {
+export function leaseFenceInterceptor(
+  options: LeaseFenceInterceptorOptions = {},
+): Dispatcher.DispatcherComposeInterceptor {
   const fence = options.fence ?? processLeaseFence;
   const { exempt } = options;
   return checkAtSendInterceptor(() =>

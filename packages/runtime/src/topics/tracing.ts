@@ -3,8 +3,4 @@
  * `SPAN_ATTRIBUTES`, `TRACER_NAME`; docs/tracing.md). Public API, covered by semver; the package root re-exports the
  * same names.
  */
-export {
-  loadTracing,
-  TRACER_NAME,
-  SPAN_ATTRIBUTES,
-} from '../tracing/index.js';
+export { loadTracing, TRACER_NAME, SPAN_ATTRIBUTES } from '../tracing/index.js';

@@ -51,7 +51,12 @@ function recordError(span: Span, err: unknown): void {
   span.setStatus({ code: api.SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
 }
 
-function openRecord(kind: SpanRecord['kind'], name: string, attributes: Attributes, client: boolean): SpanRecord | undefined {
+function openRecord(
+  kind: SpanRecord['kind'],
+  name: string,
+  attributes: Attributes,
+  client: boolean,
+): SpanRecord | undefined {
   const t = tracing();
   if (t === undefined) return undefined;
   const parent = currentSpanRecord()?.context ?? t.api.context.active();
@@ -83,7 +88,7 @@ export function startReconcileSpan(queue: string, key: unknown): ReconcileSpan |
     {
       [SPAN_ATTRIBUTES.controller]: controller,
       [SPAN_ATTRIBUTES.queue]: queue,
-      [SPAN_ATTRIBUTES.key]: typeof key === 'string' ? key : JSON.stringify(key) ?? String(key),
+      [SPAN_ATTRIBUTES.key]: typeof key === 'string' ? key : (JSON.stringify(key) ?? String(key)),
     },
     false,
   );
@@ -214,7 +219,11 @@ function pathOf(url: string): string {
  * Writes outside any reconcile or cloud call (Lease renewals, Events) are not traced, nor is anything while
  * tracing is off.
  */
-export function traceApiWrite<R extends { status: number }>(method: string, url: string, fn: () => Promise<R>): Promise<R> {
+export function traceApiWrite<R extends { status: number }>(
+  method: string,
+  url: string,
+  fn: () => Promise<R>,
+): Promise<R> {
   if (tracing() === undefined || currentSpanRecord() === undefined) return fn();
   const resource = kubeResourceOf(url);
   const record = openRecord(
@@ -233,7 +242,8 @@ export function traceApiWrite<R extends { status: number }>(method: string, url:
       record.span.setAttribute(SPAN_ATTRIBUTES.httpStatusCode, resp.status);
       if (resp.status >= 400) {
         const api = tracing()?.api;
-        if (api !== undefined) record.span.setStatus({ code: api.SpanStatusCode.ERROR, message: `HTTP ${resp.status}` });
+        if (api !== undefined)
+          record.span.setStatus({ code: api.SpanStatusCode.ERROR, message: `HTTP ${resp.status}` });
       }
       record.span.end();
       return resp;

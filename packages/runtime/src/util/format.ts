@@ -14,8 +14,7 @@ export function formatValue(v: unknown): string {
   if (v instanceof Date) return v.toISOString();
   if (Array.isArray(v)) return `[${v.map(formatValue).join(' ')}]`;
   if (v instanceof Set) return `[${[...v].map(formatValue).join(' ')}]`;
-  if (v instanceof Map)
-    return `map[${[...v].map(([k, x]) => `${formatValue(k)}:${formatValue(x)}`).join(' ')}]`;
+  if (v instanceof Map) return `map[${[...v].map(([k, x]) => `${formatValue(k)}:${formatValue(x)}`).join(' ')}]`;
   if (typeof v === 'object' && typeof (v as { toString?: unknown }).toString === 'function') {
     const s = String(v);
     if (s !== '[object Object]') return s;

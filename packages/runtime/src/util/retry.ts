@@ -79,10 +79,8 @@ function validateBackoff(b: Readonly<Backoff>): void {
   if (!Number.isFinite(b.durationMs) || b.durationMs < 0) {
     throw new RangeError(`backoff.durationMs must be a finite number ≥ 0, got ${b.durationMs}`);
   }
-  if (b.factor !== undefined && !(b.factor >= 0))
-    throw new RangeError(`backoff.factor must be ≥ 0, got ${b.factor}`);
-  if (b.jitter !== undefined && !(b.jitter >= 0))
-    throw new RangeError(`backoff.jitter must be ≥ 0, got ${b.jitter}`);
+  if (b.factor !== undefined && !(b.factor >= 0)) throw new RangeError(`backoff.factor must be ≥ 0, got ${b.factor}`);
+  if (b.jitter !== undefined && !(b.jitter >= 0)) throw new RangeError(`backoff.jitter must be ≥ 0, got ${b.jitter}`);
 }
 
 /** Options of {@link onError}. */

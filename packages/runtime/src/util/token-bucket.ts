@@ -24,8 +24,7 @@ export class TokenBucket {
    */
   constructor(qps: number, burst: number, clock: Clock = realClock) {
     if (!(qps > 0)) throw new RangeError(`qps must be > 0, got ${qps}`);
-    if (!Number.isInteger(burst) || burst < 1)
-      throw new RangeError(`burst must be an integer ≥ 1, got ${burst}`);
+    if (!Number.isInteger(burst) || burst < 1) throw new RangeError(`burst must be an integer ≥ 1, got ${burst}`);
     this.qps = qps;
     this.burst = burst;
     this.#clock = clock;

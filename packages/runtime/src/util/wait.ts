@@ -73,12 +73,7 @@ export function until(signal: AbortSignal, fn: LoopFunc, periodMs: number, logge
  * Non-sliding loop: runs `fn` at once; each period is measured from the **start** of the previous
  * run, so a run longer than the period is followed at once by the next (`wait.NonSlidingUntilWithContext`).
  */
-export function nonSlidingUntil(
-  signal: AbortSignal,
-  fn: LoopFunc,
-  periodMs: number,
-  logger?: Logger,
-): Promise<void> {
+export function nonSlidingUntil(signal: AbortSignal, fn: LoopFunc, periodMs: number, logger?: Logger): Promise<void> {
   return jitterUntil(signal, fn, periodMs, { sliding: false, logger });
 }
 
@@ -109,10 +104,7 @@ export class WaitTimeoutError extends Error {
  * @throws WaitTimeoutError when `timeoutMs` passes or `signal` aborts first.
  * @throws RangeError when `intervalMs` is not > 0.
  */
-export async function pollUntil(
-  condition: () => boolean | Promise<boolean>,
-  options: PollOptions,
-): Promise<void> {
+export async function pollUntil(condition: () => boolean | Promise<boolean>, options: PollOptions): Promise<void> {
   const { intervalMs, timeoutMs, immediate = true, signal } = options;
   if (!(intervalMs > 0) || !Number.isFinite(intervalMs)) {
     throw new RangeError(`intervalMs must be a finite number > 0, got ${intervalMs}`);

@@ -15,11 +15,7 @@ import type { RateLimiter } from './rate-limiter.js';
  * @returns a limiter whose `numRequeues` is always 0 and whose `forget` does nothing, as upstream.
  * @throws RangeError when `qps` ≤ 0 or `burst` < 1.
  */
-export function bucketRateLimiter<T = unknown>(
-  qps: number,
-  burst: number,
-  clock: Clock = realClock,
-): RateLimiter<T> {
+export function bucketRateLimiter<T = unknown>(qps: number, burst: number, clock: Clock = realClock): RateLimiter<T> {
   const bucket = new TokenBucket(qps, burst, clock);
   return {
     when: () => bucket.reserve(),

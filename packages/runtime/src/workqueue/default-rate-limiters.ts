@@ -16,10 +16,7 @@ import {
  * Used by the cloud-node controller's `Nodes` queue.
  */
 export function defaultControllerRateLimiter<T = unknown>(clock?: Clock): RateLimiter<T> {
-  return maxOfRateLimiter<T>(
-    itemExponentialFailureRateLimiter<T>(5, 1_000_000),
-    bucketRateLimiter<T>(10, 100, clock),
-  );
+  return maxOfRateLimiter<T>(itemExponentialFailureRateLimiter<T>(5, 1_000_000), bucketRateLimiter<T>(10, 100, clock));
 }
 
 /**

@@ -70,8 +70,7 @@ export class Workqueue<T = string> {
 
   /** Marks `item` as needing processing. Ignored after shutdown. @throws TypeError for `undefined`/`null`. */
   add(item: T): void {
-    if (item === undefined || item === null)
-      throw new TypeError('workqueue item must not be undefined or null');
+    if (item === undefined || item === null) throw new TypeError('workqueue item must not be undefined or null');
     if (this.#shuttingDown) return;
     if (this.#dirty.has(item)) return;
     this.#metrics.add(item);
@@ -161,8 +160,7 @@ export class Workqueue<T = string> {
     if (typeof delayMs !== 'number' || Number.isNaN(delayMs)) {
       throw new TypeError(`delayMs must be a number, got ${String(delayMs)}`);
     }
-    if (item === undefined || item === null)
-      throw new TypeError('workqueue item must not be undefined or null');
+    if (item === undefined || item === null) throw new TypeError('workqueue item must not be undefined or null');
     if (this.#shuttingDown) return;
     this.#metrics.retry();
     if (delayMs <= 0) {

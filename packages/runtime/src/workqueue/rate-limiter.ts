@@ -97,10 +97,7 @@ export function maxOfRateLimiter<T = unknown>(...limiters: RateLimiter<T>[]): Ra
 }
 
 /** Caps another limiter's delay at `maxDelayMs` (`NewWithMaxWaitRateLimiter`). */
-export function withMaxWaitRateLimiter<T = unknown>(
-  limiter: RateLimiter<T>,
-  maxDelayMs: number,
-): RateLimiter<T> {
+export function withMaxWaitRateLimiter<T = unknown>(limiter: RateLimiter<T>, maxDelayMs: number): RateLimiter<T> {
   checkMs('maxDelayMs', maxDelayMs);
   return {
     when: (item) => Math.min(limiter.when(item), maxDelayMs),

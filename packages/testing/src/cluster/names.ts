@@ -12,6 +12,9 @@ let seq = 0;
 export function uniqueName(prefix: string): string {
   const base = prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-');
   const name = `${base}-${run}-${++seq}`;
-  if (name.length > 63) throw new RangeError(`uniqueName: prefix ${JSON.stringify(prefix)} is too long for a DNS-1123 label (63 characters)`);
+  if (name.length > 63)
+    throw new RangeError(
+      `uniqueName: prefix ${JSON.stringify(prefix)} is too long for a DNS-1123 label (63 characters)`,
+    );
   return name;
 }

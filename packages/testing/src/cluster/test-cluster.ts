@@ -2,12 +2,7 @@
  * What most tests against a control plane build first: a client factory, a CoreV1 client, shared informers
  * that live as long as the cluster handle, unique names, and deletion of the objects a test created.
  */
-import {
-  type ClientFactory,
-  createClientFactory,
-  isNotFound,
-  SharedInformerFactory,
-} from '@ccm-kit/runtime';
+import { type ClientFactory, createClientFactory, isNotFound, SharedInformerFactory } from '@ccm-kit/runtime';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import type { ControlPlane } from '../control-plane/control-plane.js';
 import { uniqueName } from './names.js';
@@ -124,7 +119,10 @@ export class TestCluster {
       };
       const onAbort = () => finish(new Error(`TestCluster: stopped while waiting for Node ${name}`));
       const timer = setTimeout(
-        () => finish(new Error(`TestCluster: the Node informer did not see ${name}@${resourceVersion} within ${timeoutMs} ms`)),
+        () =>
+          finish(
+            new Error(`TestCluster: the Node informer did not see ${name}@${resourceVersion} within ${timeoutMs} ms`),
+          ),
         timeoutMs,
       );
       this.signal.addEventListener('abort', onAbort, { once: true });

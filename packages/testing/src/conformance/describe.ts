@@ -37,9 +37,7 @@ import { formatCoverage, planProviderConformance } from './plan.js';
  * @throws TypeError/RangeError at once, naming the field, when the options are invalid. A failing
  *   `setup()` at collection time fails the file's collection (it is never silently skipped).
  */
-export function describeProviderConformance<F extends ProviderFixture>(
-  options: ProviderConformanceOptions<F>,
-): void {
+export function describeProviderConformance<F extends ProviderFixture>(options: ProviderConformanceOptions<F>): void {
   const { timeouts } = resolveOptions(options);
   describe(`${options.name}: provider conformance`, async () => {
     const stubs = options.pendingNotImplemented ? trackStubs(options) : undefined;
@@ -48,11 +46,7 @@ export function describeProviderConformance<F extends ProviderFixture>(
     for (const facet of plan.coverage.implemented) {
       describe(facet, () => {
         for (const check of plan.checks.filter((c) => c.facet === facet)) {
-          it(
-            check.title,
-            (ctx) => (stubs ? stubs.run(check, (note) => ctx.skip(note)) : check.run()),
-            timeouts.testMs,
-          );
+          it(check.title, (ctx) => (stubs ? stubs.run(check, (note) => ctx.skip(note)) : check.run()), timeouts.testMs);
         }
       });
     }

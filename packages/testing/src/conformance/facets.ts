@@ -27,10 +27,7 @@ export interface FacetInterfaces {
 export type FacetAccessor = keyof FacetInterfaces;
 
 /** The facet object `cloud[accessor]()` returns, or `undefined` when the facet is not implemented. */
-export function facetOf<K extends FacetAccessor>(
-  cloud: CloudProvider,
-  accessor: K,
-): FacetInterfaces[K] | undefined {
+export function facetOf<K extends FacetAccessor>(cloud: CloudProvider, accessor: K): FacetInterfaces[K] | undefined {
   const get = cloud[accessor] as (() => FacetInterfaces[K] | undefined) | undefined;
   if (typeof get !== 'function') return undefined;
   const facet = get.call(cloud);

@@ -5,12 +5,7 @@
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import { CheckContext } from './context.js';
 import { implementedFacets } from './facets.js';
-import type {
-  ConformanceFacet,
-  ProviderConformanceOptions,
-  ProviderFixture,
-  ResolvedTimeouts,
-} from './options.js';
+import type { ConformanceFacet, ProviderConformanceOptions, ProviderFixture, ResolvedTimeouts } from './options.js';
 import { sleep, within } from './retry.js';
 import { ConformanceViolation, describeError } from './violation.js';
 
@@ -34,11 +29,7 @@ function isNodeLike(value: unknown): boolean {
  * Checks the fixture against the facets it must support.
  * @throws TypeError naming the missing or bad field.
  */
-export function validateFixture(
-  suite: string,
-  fixture: ProviderFixture,
-  facets: readonly ConformanceFacet[],
-): void {
+export function validateFixture(suite: string, fixture: ProviderFixture, facets: readonly ConformanceFacet[]): void {
   const bad = (msg: string): never => {
     throw new TypeError(`describeProviderConformance(${suite}): setup() ${msg}`);
   };
@@ -48,8 +39,7 @@ export function validateFixture(
   if (typeof cloud.providerName !== 'function' || typeof cloud.hasClusterID !== 'function') {
     bad('returned a cloud without providerName()/hasClusterID(); is it a CloudProvider?');
   }
-  const needsNodes =
-    facets.includes('instancesV2') || facets.includes('instances') || facets.includes('zones');
+  const needsNodes = facets.includes('instancesV2') || facets.includes('instances') || facets.includes('zones');
   for (const role of ['existingNode', 'missingNode'] as const) {
     const node = fixture[role];
     if (node === undefined) {
@@ -64,8 +54,7 @@ export function validateFixture(
   if (fixture.stoppedNode !== undefined && !isNodeLike(fixture.stoppedNode))
     bad('returned stoppedNode without metadata.name');
   for (const key of ['breakCloud', 'healCloud', 'teardown', 'listCloudLoadBalancers'] as const) {
-    if (fixture[key] !== undefined && typeof fixture[key] !== 'function')
-      bad(`returned ${key} that is not a function`);
+    if (fixture[key] !== undefined && typeof fixture[key] !== 'function') bad(`returned ${key} that is not a function`);
   }
   if ((fixture.breakCloud === undefined) !== (fixture.healCloud === undefined)) {
     bad('must return both breakCloud and healCloud, or neither');
@@ -92,8 +81,7 @@ export async function buildFixture<F extends ProviderFixture>(
   const controller = new AbortController();
   const release = async () => {
     controller.abort(new Error('conformance check finished'));
-    if (fixture?.teardown)
-      await within('teardown()', timeouts.setupMs, Promise.resolve().then(fixture.teardown));
+    if (fixture?.teardown) await within('teardown()', timeouts.setupMs, Promise.resolve().then(fixture.teardown));
   };
   try {
     const facets = implementedFacets(fixture?.cloud ?? ({} as never));

@@ -26,7 +26,10 @@ export async function providerIDOf(ctx: CheckContext, node: V1Node, role: string
   const instances = facetOf(ctx.cloud, 'instances');
   if (instances !== undefined) {
     const id = await ctx.call(`instanceID(${JSON.stringify(name)})`, () => instances.instanceID(name, ctx.signal));
-    ctx.require(typeof id === 'string' && id !== '', `instanceID(${JSON.stringify(name)}) resolved ${show(id)}, expected an ID`);
+    ctx.require(
+      typeof id === 'string' && id !== '',
+      `instanceID(${JSON.stringify(name)}) resolved ${show(id)}, expected an ID`,
+    );
     return `${ctx.cloud.providerName()}://${id}`;
   }
   const v2 = facetOf(ctx.cloud, 'instancesV2');
@@ -64,10 +67,7 @@ export function instancesV1Checks(probe: ProviderProbe): CheckSpec[] {
         const exists = await ctx.call(`instanceExistsByProviderID(${pid})`, () =>
           i.instanceExistsByProviderID(pid, ctx.signal),
         );
-        ctx.require(
-          exists === true,
-          `instanceExistsByProviderID(${pid}) resolved ${show(exists)}, expected true`,
-        );
+        ctx.require(exists === true, `instanceExistsByProviderID(${pid}) resolved ${show(exists)}, expected true`);
         const missingPID = fixtureNode(ctx, 'missingNode').spec?.providerID;
         if (missingPID) {
           const gone = await ctx.call(`instanceExistsByProviderID(${missingPID})`, () =>
@@ -83,8 +83,7 @@ export function instancesV1Checks(probe: ProviderProbe): CheckSpec[] {
     {
       id: 'instances/instance-id',
       facet: 'instances',
-      title:
-        'instanceID matches the providerID for existingNode and throws InstanceNotFoundError for missingNode',
+      title: 'instanceID matches the providerID for existingNode and throws InstanceNotFoundError for missingNode',
       async run(ctx: CheckContext) {
         const i = ctx.facet('instances');
         const node = fixtureNode(ctx, 'existingNode');
@@ -150,11 +149,9 @@ export function instancesV1Checks(probe: ProviderProbe): CheckSpec[] {
         const byName = await ctx.attempt(`instanceType(${nameOf(node)})`, () =>
           i.instanceType(nameOf(node), ctx.signal),
         );
-        const notImplemented = (r: typeof byID) =>
-          !r.ok && findError(r.error, NotImplementedError) !== undefined;
+        const notImplemented = (r: typeof byID) => !r.ok && findError(r.error, NotImplementedError) !== undefined;
         if (notImplemented(byID) && notImplemented(byName)) return;
-        if (!byID.ok)
-          ctx.fail(`instanceTypeByProviderID(${pid}) rejected: ${describeError(byID.error)}`, byID.error);
+        if (!byID.ok) ctx.fail(`instanceTypeByProviderID(${pid}) rejected: ${describeError(byID.error)}`, byID.error);
         if (!byName.ok)
           ctx.fail(`instanceType(${nameOf(node)}) rejected: ${describeError(byName.error)}`, byName.error);
         ctx.require(
@@ -180,10 +177,7 @@ export function instancesV1Checks(probe: ProviderProbe): CheckSpec[] {
         const unsupported = !down.ok && findError(down.error, NotImplementedError) !== undefined;
         if (!unsupported) {
           if (!down.ok)
-            ctx.fail(
-              `instanceShutdownByProviderID(${pid}) rejected: ${describeError(down.error)}`,
-              down.error,
-            );
+            ctx.fail(`instanceShutdownByProviderID(${pid}) rejected: ${describeError(down.error)}`, down.error);
           ctx.require(
             down.value === false,
             `instanceShutdownByProviderID(${pid}) resolved ${show(down.value)}, expected false`,
@@ -303,9 +297,7 @@ export function zonesChecks(probe: ProviderProbe): CheckSpec[] {
         const z = ctx.facet('zones');
         const node = fixtureNode(ctx, 'existingNode');
         const pid = await providerIDOf(ctx, node, 'existingNode');
-        const byID = await ctx.call(`getZoneByProviderID(${pid})`, () =>
-          z.getZoneByProviderID(pid, ctx.signal),
-        );
+        const byID = await ctx.call(`getZoneByProviderID(${pid})`, () => z.getZoneByProviderID(pid, ctx.signal));
         ctx.require(
           typeof byID?.failureDomain === 'string' && typeof byID.region === 'string',
           `getZoneByProviderID(${pid}) resolved ${show(byID)}; expected { failureDomain: string, region: string }`,

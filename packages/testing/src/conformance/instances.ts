@@ -28,14 +28,11 @@ export function nodeLabel(node: V1Node, role: string): string {
 
 /** Problems of `instanceMetadata`'s answer for a Node whose machine exists. */
 function metadataProblems(meta: InstanceMetadata | undefined, node: V1Node, providerName: string): string[] {
-  if (meta === undefined || meta === null)
-    return ['it resolved undefined (initialization would never finish)'];
+  if (meta === undefined || meta === null) return ['it resolved undefined (initialization would never finish)'];
   const problems = providerIDProblems(meta.providerID, providerName);
   const nodePID = node.spec?.providerID;
   if (nodePID && meta.providerID && meta.providerID !== nodePID) {
-    problems.push(
-      `providerID ${JSON.stringify(meta.providerID)} differs from the Node's ${JSON.stringify(nodePID)}`,
-    );
+    problems.push(`providerID ${JSON.stringify(meta.providerID)} differs from the Node's ${JSON.stringify(nodePID)}`);
   }
   problems.push(...addressProblems(meta.nodeAddresses));
   for (const key of ['instanceType', 'zone', 'region'] as const) {
@@ -75,9 +72,7 @@ export function instancesV2Checks(probe: ProviderProbe): CheckSpec[] {
         const i = ctx.facet('instancesV2');
         const exists = await ctx.call(`instanceExists(${label})`, () => i.instanceExists(node, ctx.signal));
         ctx.require(exists === false, `instanceExists(${label}) resolved ${show(exists)}, expected false`);
-        const meta = await ctx.attempt(`instanceMetadata(${label})`, () =>
-          i.instanceMetadata(node, ctx.signal),
-        );
+        const meta = await ctx.attempt(`instanceMetadata(${label})`, () => i.instanceMetadata(node, ctx.signal));
         ctx.require(
           !meta.ok || meta.value === undefined || meta.value === null,
           `instanceMetadata(${label}) resolved ${show(meta.ok && meta.value)}; for a missing machine reject (InstanceNotFoundError) or resolve undefined`,
@@ -125,22 +120,12 @@ export function instancesV2Checks(probe: ProviderProbe): CheckSpec[] {
           i.instanceMetadata(node, ctx.signal),
         );
         const providerID = meta?.providerID || node.spec?.providerID;
-        ctx.require(
-          !!providerID,
-          'instanceMetadata(existingNode) reported no providerID and the Node has none',
-        );
+        ctx.require(!!providerID, 'instanceMetadata(existingNode) reported no providerID and the Node has none');
         const initialized: V1Node = { ...node, spec: { ...node.spec, providerID } };
         const label = nodeLabel(initialized, 'the initialized existingNode');
-        const exists = await ctx.call(`instanceExists(${label})`, () =>
-          i.instanceExists(initialized, ctx.signal),
-        );
-        ctx.require(
-          exists === true,
-          `instanceExists(${label}) resolved ${show(exists)}, expected true; ${LIFECYCLE}`,
-        );
-        const again = await ctx.call(`instanceMetadata(${label})`, () =>
-          i.instanceMetadata(initialized, ctx.signal),
-        );
+        const exists = await ctx.call(`instanceExists(${label})`, () => i.instanceExists(initialized, ctx.signal));
+        ctx.require(exists === true, `instanceExists(${label}) resolved ${show(exists)}, expected true; ${LIFECYCLE}`);
+        const again = await ctx.call(`instanceMetadata(${label})`, () => i.instanceMetadata(initialized, ctx.signal));
         ctx.require(
           isDeepStrictEqual(again, meta),
           `instanceMetadata differs once the Node has its providerID (before: ${show(meta)}; after: ${show(again)})`,
@@ -188,8 +173,7 @@ function replacedCheck(): CheckSpec {
   return {
     id: 'instancesV2/replaced',
     facet: 'instancesV2',
-    title:
-      'a Node whose providerID names a gone machine does not exist, even when its name matches a running one',
+    title: 'a Node whose providerID names a gone machine does not exist, even when its name matches a running one',
     async run(ctx: CheckContext) {
       const existing = fixtureNode(ctx, 'existingNode');
       const missing = fixtureNode(ctx, 'missingNode');
@@ -221,17 +205,13 @@ function outageCheck(): CheckSpec {
       await ctx.breakCloud();
       for (const [node, role] of nodes) {
         const label = nodeLabel(node, role);
-        const exists = await ctx.attempt(`instanceExists(${label})`, () =>
-          i.instanceExists(node, ctx.signal),
-        );
+        const exists = await ctx.attempt(`instanceExists(${label})`, () => i.instanceExists(node, ctx.signal));
         if (exists.ok) {
           ctx.fail(
             `instanceExists(${label}) resolved ${show(exists.value)} while the cloud API was failing; it must reject when the cloud cannot be asked (${LIFECYCLE})`,
           );
         }
-        const meta = await ctx.attempt(`instanceMetadata(${label})`, () =>
-          i.instanceMetadata(node, ctx.signal),
-        );
+        const meta = await ctx.attempt(`instanceMetadata(${label})`, () => i.instanceMetadata(node, ctx.signal));
         if (meta.ok) {
           ctx.fail(
             `instanceMetadata(${label}) resolved ${show(meta.value)} while the cloud API was failing; it must reject`,
@@ -245,17 +225,12 @@ function outageCheck(): CheckSpec {
       }
       await ctx.healCloud();
       const [existing, missing] = nodes;
-      const back = await ctx.call(
-        `instanceExists(${nodeLabel(existing[0], existing[1])}) after the outage`,
-        () => i.instanceExists(existing[0], ctx.signal),
+      const back = await ctx.call(`instanceExists(${nodeLabel(existing[0], existing[1])}) after the outage`, () =>
+        i.instanceExists(existing[0], ctx.signal),
       );
-      ctx.require(
-        back === true,
-        `after the outage instanceExists(existingNode) resolved ${show(back)}, expected true`,
-      );
-      const gone = await ctx.call(
-        `instanceExists(${nodeLabel(missing[0], missing[1])}) after the outage`,
-        () => i.instanceExists(missing[0], ctx.signal),
+      ctx.require(back === true, `after the outage instanceExists(existingNode) resolved ${show(back)}, expected true`);
+      const gone = await ctx.call(`instanceExists(${nodeLabel(missing[0], missing[1])}) after the outage`, () =>
+        i.instanceExists(missing[0], ctx.signal),
       );
       ctx.require(
         gone === false,

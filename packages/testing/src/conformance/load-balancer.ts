@@ -137,11 +137,7 @@ export class LoadBalancerDriver {
   }
 
   /** With `listCloudLoadBalancers`: the cloud holds `baseline` plus exactly `extra` load balancers. */
-  async expectCloudCount(
-    baseline: readonly string[] | undefined,
-    extra: number,
-    what: string,
-  ): Promise<void> {
+  async expectCloudCount(baseline: readonly string[] | undefined, extra: number, what: string): Promise<void> {
     if (baseline === undefined) return;
     const now = (await this.cloudList()) ?? [];
     const added = now.filter((id) => !baseline.includes(id));
@@ -502,10 +498,7 @@ function abortCheck(probe: ProviderProbe): CheckSpec {
       };
       for (const [method, fn] of Object.entries(calls)) {
         const r = await ctx.attempt(`${method} with an aborted signal`, fn as () => Promise<unknown>);
-        ctx.require(
-          !r.ok,
-          `${method} resolved ${show(r.ok && r.value)} with an already-aborted signal; reject`,
-        );
+        ctx.require(!r.ok, `${method} resolved ${show(r.ok && r.value)} with an already-aborted signal; reject`);
       }
       await lb.expectReported(svc, status, ' after an aborted ensureLoadBalancerDeleted');
       await lb.expectGone(fresh, 'after an aborted ensureLoadBalancer');

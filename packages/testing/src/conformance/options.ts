@@ -190,10 +190,7 @@ export function resolveOptions<F extends ProviderFixture>(
       throw new TypeError('name must be a non-empty string');
     }
     checkFunction(options.setup, 'setup', true);
-    if (
-      options.clusterName !== undefined &&
-      (typeof options.clusterName !== 'string' || !options.clusterName)
-    ) {
+    if (options.clusterName !== undefined && (typeof options.clusterName !== 'string' || !options.clusterName)) {
       throw new TypeError('clusterName must be a non-empty string');
     }
     for (const key of ['initialize', 'abortSignals'] as const) {
@@ -210,9 +207,7 @@ export function resolveOptions<F extends ProviderFixture>(
     for (const [key, value] of Object.entries(options.timeouts ?? {})) {
       if (!(key in DEFAULT_CONFORMANCE_TIMEOUTS)) throw new TypeError(`timeouts.${key}: unknown field`);
       if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-        throw new RangeError(
-          `timeouts.${key} must be a positive number of milliseconds, got ${String(value)}`,
-        );
+        throw new RangeError(`timeouts.${key} must be a positive number of milliseconds, got ${String(value)}`);
       }
       timeouts[key as keyof ResolvedTimeouts] = value;
     }

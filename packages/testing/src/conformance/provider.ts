@@ -10,10 +10,7 @@ import { isValidScheme } from './validate.js';
 import { show } from './violation.js';
 
 /** The `provider` facet's checks. `declared` is the `facets` option, when given. */
-export function providerChecks(
-  _probe: ProviderProbe,
-  declared: readonly ConformanceFacet[] | undefined,
-): CheckSpec[] {
+export function providerChecks(_probe: ProviderProbe, declared: readonly ConformanceFacet[] | undefined): CheckSpec[] {
   const checks: CheckSpec[] = [
     {
       id: 'provider/name',
@@ -27,10 +24,7 @@ export function providerChecks(
           `providerName() ${JSON.stringify(name)} is not a URL scheme (a letter, then letters, digits, + - .); providerIDs are <name>://<id>`,
         );
         const again = ctx.cloud.providerName();
-        ctx.require(
-          again === name,
-          `providerName() changed between calls: ${show(name)} then ${show(again)}`,
-        );
+        ctx.require(again === name, `providerName() changed between calls: ${show(name)} then ${show(again)}`);
       },
     },
     {

@@ -54,10 +54,9 @@ export class RetryDeadlineError extends Error {
     readonly last: RetryError,
     deadlineMs: number,
   ) {
-    super(
-      `still throwing RetryError after ${attempts} attempts in ${deadlineMs} ms (last: ${last.message})`,
-      { cause: last },
-    );
+    super(`still throwing RetryError after ${attempts} attempts in ${deadlineMs} ms (last: ${last.message})`, {
+      cause: last,
+    });
     this.name = 'RetryDeadlineError';
   }
 }

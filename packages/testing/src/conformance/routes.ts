@@ -44,10 +44,7 @@ async function create(ctx: CheckContext, route: Route): Promise<Route> {
     ctx.facet('routes').createRoute(ctx.clusterName, randomUUID(), { ...route }, ctx.signal),
   );
   const listed = (await list(ctx, ' after createRoute')).find((r) => same(r, route));
-  ctx.require(
-    listed !== undefined,
-    `listRoutes does not show ${describeRoute(route)} after createRoute resolved`,
-  );
+  ctx.require(listed !== undefined, `listRoutes does not show ${describeRoute(route)} after createRoute resolved`);
   return listed;
 }
 
@@ -68,12 +65,7 @@ async function cleanup(ctx: CheckContext): Promise<void> {
   }
 }
 
-function routeCheck(
-  id: string,
-  title: string,
-  body: (ctx: CheckContext) => Promise<void>,
-  settle = false,
-): CheckSpec {
+function routeCheck(id: string, title: string, body: (ctx: CheckContext) => Promise<void>, settle = false): CheckSpec {
   return {
     id: `routes/${id}`,
     facet: 'routes',
@@ -92,35 +84,24 @@ function routeCheck(
 /** The Routes checks for a provider implementing the facet. */
 export function routesChecks(probe: ProviderProbe): CheckSpec[] {
   const checks: CheckSpec[] = [
-    routeCheck(
-      'round-trip',
-      'createRoute, listRoutes and deleteRoute round-trip',
-      async (ctx: CheckContext) => {
-        const route = await freshRoute(ctx);
-        const listed = await create(ctx, route);
-        await remove(ctx, listed, '');
-        const after = await list(ctx, ' after deleteRoute');
-        ctx.require(
-          !after.some((r) => same(r, route)),
-          `listRoutes still shows ${describeRoute(route)} after deleteRoute resolved`,
-        );
-      },
-    ),
-    routeCheck(
-      'delete-twice',
-      'deleting a route that is already gone succeeds',
-      async (ctx: CheckContext) => {
-        const route = await freshRoute(ctx);
-        const listed = await create(ctx, route);
-        await remove(ctx, listed, '');
-        await remove(ctx, listed, ' (already gone)');
-        const after = await list(ctx, ' after two deleteRoute calls');
-        ctx.require(
-          !after.some((r) => same(r, route)),
-          `listRoutes shows ${describeRoute(route)} after it was deleted`,
-        );
-      },
-    ),
+    routeCheck('round-trip', 'createRoute, listRoutes and deleteRoute round-trip', async (ctx: CheckContext) => {
+      const route = await freshRoute(ctx);
+      const listed = await create(ctx, route);
+      await remove(ctx, listed, '');
+      const after = await list(ctx, ' after deleteRoute');
+      ctx.require(
+        !after.some((r) => same(r, route)),
+        `listRoutes still shows ${describeRoute(route)} after deleteRoute resolved`,
+      );
+    }),
+    routeCheck('delete-twice', 'deleting a route that is already gone succeeds', async (ctx: CheckContext) => {
+      const route = await freshRoute(ctx);
+      const listed = await create(ctx, route);
+      await remove(ctx, listed, '');
+      await remove(ctx, listed, ' (already gone)');
+      const after = await list(ctx, ' after two deleteRoute calls');
+      ctx.require(!after.some((r) => same(r, route)), `listRoutes shows ${describeRoute(route)} after it was deleted`);
+    }),
   ];
   if (probe.outage.has('routes')) {
     checks.push(
@@ -162,10 +143,7 @@ export function routesChecks(probe: ProviderProbe): CheckSpec[] {
           );
           ctx.require(!listedAborted.ok, 'listRoutes resolved with an already-aborted signal; reject');
           const after = await list(ctx, ' after an aborted createRoute');
-          ctx.require(
-            !after.some((r) => same(r, route)),
-            `an aborted createRoute created ${describeRoute(route)}`,
-          );
+          ctx.require(!after.some((r) => same(r, route)), `an aborted createRoute created ${describeRoute(route)}`);
         },
         true,
       ),

@@ -31,8 +31,7 @@ export function providerIDProblems(providerID: unknown, providerName: string): s
   if (!providerID.startsWith(prefix)) {
     return [`providerID ${JSON.stringify(providerID)} does not start with ${JSON.stringify(prefix)}`];
   }
-  if (providerID.length === prefix.length)
-    return [`providerID ${JSON.stringify(providerID)} has no ID after ://`];
+  if (providerID.length === prefix.length) return [`providerID ${JSON.stringify(providerID)} has no ID after ://`];
   return [];
 }
 
@@ -58,8 +57,7 @@ function ingressProblems(ingress: V1LoadBalancerIngress, i: number): string[] {
   const problems: string[] = [];
   const { ip, hostname, ipMode } = ingress ?? {};
   if (!ip && !hostname) problems.push(`ingress[${i}] has neither ip nor hostname`);
-  if (ip && parseIP(ip) === undefined)
-    problems.push(`ingress[${i}].ip ${JSON.stringify(ip)} is not an IP address`);
+  if (ip && parseIP(ip) === undefined) problems.push(`ingress[${i}].ip ${JSON.stringify(ip)} is not an IP address`);
   if (ipMode !== undefined && ipMode !== 'VIP' && ipMode !== 'Proxy') {
     problems.push(`ingress[${i}].ipMode ${JSON.stringify(ipMode)} is neither VIP nor Proxy`);
   }

@@ -34,8 +34,7 @@ export function show(value: unknown): string {
   if (value instanceof Error) return `${value.name}: ${value.message}`;
   let text: string;
   try {
-    text =
-      JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) ?? String(value);
+    text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) ?? String(value);
   } catch {
     text = String(value);
   }

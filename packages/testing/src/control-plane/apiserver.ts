@@ -31,9 +31,7 @@ export interface ApiServerConfig {
 }
 
 /** envtest's default kube-apiserver flags (upstream `controller-runtime pkg/internal/testing/controlplane/apiserver.go`), plus `--advertise-address=127.0.0.1`. */
-export function apiServerDefaultFlags(
-  cfg: Pick<ApiServerConfig, 'certDir' | 'securePort' | 'etcdUrl'>,
-): FlagMap {
+export function apiServerDefaultFlags(cfg: Pick<ApiServerConfig, 'certDir' | 'securePort' | 'etcdUrl'>): FlagMap {
   const f = API_SERVER_FILES;
   return new Map([
     ['service-cluster-ip-range', ['10.0.0.0/24']],
@@ -63,11 +61,7 @@ export function apiServerArgs(cfg: ApiServerConfig): string[] {
  * Starts kube-apiserver and waits until `/healthz` answers 200 (checked against `caPem`).
  * @throws NotReadyError (from health.ts) with the process output when it exits or misses the deadline.
  */
-export async function startApiServer(
-  cfg: ApiServerConfig,
-  caPem: string,
-  deadline: number,
-): Promise<ManagedProcess> {
+export async function startApiServer(cfg: ApiServerConfig, caPem: string, deadline: number): Promise<ManagedProcess> {
   const proc = new ManagedProcess({
     name: 'kube-apiserver',
     command: cfg.binary,

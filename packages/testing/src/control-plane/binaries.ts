@@ -211,9 +211,7 @@ export async function findControlPlaneBinary(
   const explicit = wanted === undefined ? env[varName] : undefined;
   if (explicit) {
     if (!(await isExecutable(explicit))) {
-      throw new Error(
-        `${varName}=${explicit}: not an executable file (unset it or point it at the ${name} binary)`,
-      );
+      throw new Error(`${varName}=${explicit}: not an executable file (unset it or point it at the ${name} binary)`);
     }
     return { path: explicit, source: 'TEST_ASSET' };
   }
@@ -229,17 +227,13 @@ export async function findControlPlaneBinary(
   for (const dir of await versionDirs(toolsEnvtestCacheDir(env, home), goos, goarch, pinned, wanted)) {
     const p = join(dir, name);
     // VERSION is written last by build.sh, so its presence marks a complete build.
-    if ((await isExecutable(p)) && (await isFile(join(dir, 'VERSION'))))
-      return { path: p, source: 'tools/envtest' };
+    if ((await isExecutable(p)) && (await isFile(join(dir, 'VERSION')))) return { path: p, source: 'tools/envtest' };
   }
   return undefined;
 }
 
 /** Human-readable list of the places {@link findControlPlaneBinary} looks, for error messages. */
-export function describeSearchPath(
-  name: ControlPlaneBinaryName,
-  options: BinaryLookupOptions = {},
-): string[] {
+export function describeSearchPath(name: ControlPlaneBinaryName, options: BinaryLookupOptions = {}): string[] {
   const env = options.env ?? process.env;
   const home = options.home ?? homedir();
   const platform = `${options.goos ?? goOs()}-${options.goarch ?? goArch()}`;

@@ -362,14 +362,11 @@ class ControlPlaneHandle implements ControlPlane, SyncKillable {
       this.#etcd = await startEtcd(this.#etcdCfg, deadline);
       if (this.#api?.running) {
         const url = `${this.server}/healthz`;
-        await waitUntil(
-          async () => (await httpGet(url, { ca: this.#certs.servingCa.certPem })).status === 200,
-          {
-            what: `kube-apiserver ${url} after the etcd restart`,
-            deadline,
-            process: this.#api,
-          },
-        );
+        await waitUntil(async () => (await httpGet(url, { ca: this.#certs.servingCa.certPem })).status === 200, {
+          what: `kube-apiserver ${url} after the etcd restart`,
+          deadline,
+          process: this.#api,
+        });
       }
     });
   }
@@ -432,11 +429,7 @@ function resolveSettings(options: ControlPlaneOptions): Settings {
 }
 
 async function writeCertFiles(certDir: string): Promise<Certs> {
-  const [servingCa, saSigner, clientCa] = await Promise.all([
-    TinyCA.create(),
-    TinyCA.create(),
-    TinyCA.create(),
-  ]);
+  const [servingCa, saSigner, clientCa] = await Promise.all([TinyCA.create(), TinyCA.create(), TinyCA.create()]);
   const serving = await servingCa.issue({
     commonName: 'localhost',
     dnsNames: ['localhost'],

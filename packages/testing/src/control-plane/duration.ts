@@ -29,11 +29,7 @@ export function parseDurationMs(text: string, what = 'duration'): number {
  * Reads a duration from `env[name]`: milliseconds, or `fallbackMs` when unset or empty.
  * @throws Error naming the variable when it is set but not a valid non-negative duration.
  */
-export function durationFromEnv(
-  name: string,
-  fallbackMs: number,
-  env: NodeJS.ProcessEnv = process.env,
-): number {
+export function durationFromEnv(name: string, fallbackMs: number, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallbackMs;
   const ms = parseDurationMs(raw, name);

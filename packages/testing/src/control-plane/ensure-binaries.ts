@@ -53,11 +53,7 @@ export class ControlPlaneBinariesMissingError extends Error {
   }
 }
 
-function instructions(
-  missing: ControlPlaneBinaryName[],
-  options: EnsureBinariesOptions,
-  buildTried: string,
-): string {
+function instructions(missing: ControlPlaneBinaryName[], options: EnsureBinariesOptions, buildTried: string): string {
   const lines = [
     `The Kubernetes control-plane binaries ${missing.join(' and ')}${requestedKubernetesVersion(options) ? ` of Kubernetes ${requestedKubernetesVersion(options)}` : ''} were not found; integration tests need a real kube-apiserver and etcd.`,
   ];
@@ -98,9 +94,7 @@ function result(api: BinaryLocation, etcd: BinaryLocation, kubectl?: BinaryLocat
  * @throws ControlPlaneBinariesMissingError with step-by-step instructions when they cannot be found or built.
  * @throws Error when a `TEST_ASSET_*` variable points at something that is not an executable file.
  */
-export async function ensureControlPlaneBinaries(
-  options: EnsureBinariesOptions = {},
-): Promise<ControlPlaneBinaries> {
+export async function ensureControlPlaneBinaries(options: EnsureBinariesOptions = {}): Promise<ControlPlaneBinaries> {
   let { api, etcd, kubectl } = await lookup(options);
   if (api && etcd) return result(api, etcd, kubectl);
 
@@ -125,8 +119,7 @@ export async function ensureControlPlaneBinaries(
   }
   let buildNote: string;
   if (!options.build) {
-    buildNote =
-      'Building them automatically was not requested (ensureControlPlaneBinaries({ build: true }) does).';
+    buildNote = 'Building them automatically was not requested (ensureControlPlaneBinaries({ build: true }) does).';
   } else if (!envtestBuildAvailable(options.toolsDir)) {
     buildNote =
       'They cannot be built here: tools/envtest/build.sh is not part of this installation (it is in the ccm-kit repository).';
@@ -143,11 +136,7 @@ export async function ensureControlPlaneBinaries(
     } catch (err) {
       throw new ControlPlaneBinariesMissingError(
         missing(),
-        instructions(
-          missing(),
-          options,
-          `Building them with tools/envtest failed:\n${(err as Error).message}`,
-        ),
+        instructions(missing(), options, `Building them with tools/envtest failed:\n${(err as Error).message}`),
       );
     }
     ({ api, etcd, kubectl } = await lookup(options));

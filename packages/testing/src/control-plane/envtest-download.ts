@@ -19,7 +19,14 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract } from 'tar-stream';
 import { parse as parseYaml } from 'yaml';
-import { compareVersions, goArch, goOs, requestedKubernetesVersion, setupEnvtestStoreDir, versionMatches } from './binaries.js';
+import {
+  compareVersions,
+  goArch,
+  goOs,
+  requestedKubernetesVersion,
+  setupEnvtestStoreDir,
+  versionMatches,
+} from './binaries.js';
 
 /** setup-envtest's default index (`remote.DefaultIndexURL`). */
 export const DEFAULT_ENVTEST_INDEX_URL =
@@ -98,7 +105,10 @@ export async function downloadEnvtestBinaries(options: EnvtestDownloadOptions = 
   const indexUrl = options.indexUrl ?? env.CCM_KIT_ENVTEST_INDEX_URL ?? DEFAULT_ENVTEST_INDEX_URL;
   const goos = options.goos ?? goOs();
   const goarch = options.goarch ?? goArch();
-  const wanted = requestedKubernetesVersion({ env, ...(options.kubernetesVersion ? { kubernetesVersion: options.kubernetesVersion } : {}) });
+  const wanted = requestedKubernetesVersion({
+    env,
+    ...(options.kubernetesVersion ? { kubernetesVersion: options.kubernetesVersion } : {}),
+  });
   const progress = options.onProgress ?? (() => {});
 
   // Every scalar a string: a hex SHA-512 of digits only must not become a number.
@@ -123,7 +133,11 @@ export async function downloadEnvtestBinaries(options: EnvtestDownloadOptions = 
         done(null, chunk);
       },
     });
-    await pipeline(Readable.fromWeb(res.body as Parameters<typeof Readable.fromWeb>[0]), hashing, createWriteStream(tarball));
+    await pipeline(
+      Readable.fromWeb(res.body as Parameters<typeof Readable.fromWeb>[0]),
+      hashing,
+      createWriteStream(tarball),
+    );
     const sum = sha512.digest('hex');
     if (sum !== archive.hash) {
       throw new Error(
@@ -132,7 +146,8 @@ export async function downloadEnvtestBinaries(options: EnvtestDownloadOptions = 
     }
     await unpack(tarball, tmp);
     for (const b of ['kube-apiserver', 'etcd']) {
-      if (!(await hasFile(join(tmp, b)))) throw new Error(`envtest archive ${archive.name}: no ${ARCHIVE_DIR}${b} in it`);
+      if (!(await hasFile(join(tmp, b))))
+        throw new Error(`envtest archive ${archive.name}: no ${ARCHIVE_DIR}${b} in it`);
     }
     await fs.rename(tmp, target).catch(async (err: NodeJS.ErrnoException) => {
       // Another process installed the same version meanwhile: keep its copy.

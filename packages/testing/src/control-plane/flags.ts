@@ -20,9 +20,7 @@ export function mergeFlags(defaults: FlagMap, overrides: FlagOverrides = {}): Fl
   const out: FlagMap = new Map([...defaults].map(([k, v]) => [k, [...v]]));
   for (const [name, value] of Object.entries(overrides)) {
     if (name === '' || name.startsWith('-')) {
-      throw new Error(
-        `flag name ${JSON.stringify(name)}: give it without leading dashes, e.g. "feature-gates"`,
-      );
+      throw new Error(`flag name ${JSON.stringify(name)}: give it without leading dashes, e.g. "feature-gates"`);
     }
     if (value === null) out.delete(name);
     else out.set(name, typeof value === 'string' ? [value] : [...value]);

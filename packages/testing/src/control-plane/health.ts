@@ -29,9 +29,7 @@ export function httpGet(url: string, tls: TlsOptions = {}, timeoutMs = 2_000): P
     const req = mod.get(u, { ...tls, agent: false, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-      );
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
@@ -68,9 +66,7 @@ export async function waitUntil(check: () => Promise<boolean>, opts: WaitOptions
     if (opts.process && !opts.process.running) {
       // Let the last output arrive (bounded: a grandchild could hold the pipes open).
       await Promise.race([opts.process.exited, new Promise((r) => setTimeout(r, 1_000))]);
-      throw new NotReadyError(
-        `${opts.what}: the process stopped before it was ready. ${opts.process.describe()}`,
-      );
+      throw new NotReadyError(`${opts.what}: the process stopped before it was ready. ${opts.process.describe()}`);
     }
     try {
       if (await check()) return;

@@ -1,9 +1,4 @@
-export type {
-  BinaryLocation,
-  BinaryLookupOptions,
-  BinarySource,
-  ControlPlaneBinaryName,
-} from './binaries.js';
+export type { BinaryLocation, BinaryLookupOptions, BinarySource, ControlPlaneBinaryName } from './binaries.js';
 export { findControlPlaneBinary, testAssetEnvName } from './binaries.js';
 export {
   type ControlPlane,
@@ -23,8 +18,4 @@ export {
   ensureControlPlaneBinaries,
 } from './ensure-binaries.js';
 export type { FlagOverrides } from './flags.js';
-export {
-  DEFAULT_ENVTEST_INDEX_URL,
-  downloadEnvtestBinaries,
-  type EnvtestDownloadOptions,
-} from './envtest-download.js';
+export { DEFAULT_ENVTEST_INDEX_URL, downloadEnvtestBinaries, type EnvtestDownloadOptions } from './envtest-download.js';

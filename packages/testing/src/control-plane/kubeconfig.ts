@@ -28,9 +28,7 @@ export function kubeconfigYaml(spec: KubeconfigSpec): string {
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [
-      { name: cluster, cluster: { server: spec.server, 'certificate-authority-data': b64(spec.caPem) } },
-    ],
+    clusters: [{ name: cluster, cluster: { server: spec.server, 'certificate-authority-data': b64(spec.caPem) } }],
     users: [
       {
         name: spec.userName,

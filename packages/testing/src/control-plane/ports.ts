@@ -41,8 +41,7 @@ export interface ReservePortOptions {
 
 /** The directory envtest keeps port claims in. */
 export function defaultPortLockDir(env: NodeJS.ProcessEnv = process.env): string {
-  const cache =
-    env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  const cache = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
   return join(cache, 'kubebuilder-envtest');
 }
 

@@ -28,9 +28,7 @@ export function useControlPlane(options: ControlPlaneOptions = {}): () => Contro
   }, 60_000);
   return () => {
     if (!cp)
-      throw new Error(
-        'useControlPlane: the control plane is not started yet; use the getter inside tests or hooks',
-      );
+      throw new Error('useControlPlane: the control plane is not started yet; use the getter inside tests or hooks');
     return cp;
   };
 }

@@ -16,9 +16,7 @@ import {
  * @returns a getter for the running controller.
  * @throws Error from the getter when called before `beforeAll` has run.
  */
-export function useControllerUnderTest(
-  options: () => ControllerUnderTestOptions,
-): () => ControllerUnderTest {
+export function useControllerUnderTest(options: () => ControllerUnderTestOptions): () => ControllerUnderTest {
   let cut: ControllerUnderTest | undefined;
   beforeAll(async () => {
     cut = await startControllerUnderTest(options());

@@ -6,7 +6,6 @@ import { untilAborted } from '@ccm-kit/runtime';
 
 const noop = (): void => {};
 
-
 /**
  * Resolves after `ms` milliseconds, or rejects with `signal.reason` as soon as `signal` aborts
  * (immediately when it already has). `ms <= 0` resolves without a timer.

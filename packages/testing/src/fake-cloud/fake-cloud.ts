@@ -144,16 +144,7 @@ function serviceKey(service: V1Service): string {
  * the instance table grow only with distinct resources.
  */
 export class FakeCloud
-  implements
-    CloudProvider,
-    LoadBalancer,
-    Instances,
-    InstancesV2,
-    Zones,
-    Clusters,
-    Routes,
-    PVLabeler,
-    FakeCloudKnobs
+  implements CloudProvider, LoadBalancer, Instances, InstancesV2, Zones, Clusters, Routes, PVLabeler, FakeCloudKnobs
 {
   /** Upstream `DisableInstances`: `instances()` returns `undefined`. */
   disableInstances = false;
@@ -241,8 +232,7 @@ export class FakeCloud
    * property rather than a method, so that a provider without batch reads is modelled by its absence.
    */
   listInstanceStates:
-    | ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>)
-    | undefined = undefined;
+    ((pageToken: string | undefined, signal?: AbortSignal) => Promise<InstanceStatePage>) | undefined = undefined;
   #instanceStatePageSize: number | undefined = undefined;
 
   /**
@@ -535,12 +525,7 @@ export class FakeCloud
    * Records `update`, adds to {@link updateCalls} and awaits {@link updateCallCb}, then throws
    * {@link err} if set; otherwise updates the stored balancer's hosts (when it exists).
    */
-  updateLoadBalancer(
-    _clusterName: string,
-    service: V1Service,
-    nodes: V1Node[],
-    signal?: AbortSignal,
-  ): Promise<void> {
+  updateLoadBalancer(_clusterName: string, service: V1Service, nodes: V1Node[], signal?: AbortSignal): Promise<void> {
     return this.#invoke('updateLoadBalancer', serviceKey(service), signal, async (entry) => {
       await this.#record(entry, 'update', signal);
       const call: UpdateBalancerCall = { service, hosts: [...nodes] };
@@ -894,13 +879,10 @@ export class FakeCloud
     return this.#invoke('list', String(filter), signal, async (entry) => {
       await this.#record(entry, 'list', signal);
       const re =
-        typeof filter === 'string'
-          ? new RegExp(filter)
-          : new RegExp(filter.source, filter.flags.replace(/[gy]/g, ''));
+        typeof filter === 'string' ? new RegExp(filter) : new RegExp(filter.source, filter.flags.replace(/[gy]/g, ''));
       const matched = this.machines.filter((m) => re.test(m));
       this.#throwErr();
       return matched;
     });
   }
 }
-

@@ -86,14 +86,10 @@ function validateLatency(spec: LatencySpec): LatencySpec {
   }
   const { minMs, maxMs } = spec ?? {};
   if (typeof minMs !== 'number' || !Number.isFinite(minMs) || minMs < 0) {
-    throw new RangeError(
-      `latency.minMs: expected a finite number of milliseconds >= 0, got ${String(minMs)}`,
-    );
+    throw new RangeError(`latency.minMs: expected a finite number of milliseconds >= 0, got ${String(minMs)}`);
   }
   if (typeof maxMs !== 'number' || !Number.isFinite(maxMs) || maxMs < minMs) {
-    throw new RangeError(
-      `latency.maxMs: expected a finite number of milliseconds >= minMs, got ${String(maxMs)}`,
-    );
+    throw new RangeError(`latency.maxMs: expected a finite number of milliseconds >= minMs, got ${String(maxMs)}`);
   }
   return { minMs, maxMs };
 }

@@ -47,8 +47,7 @@ export interface FakeInstance {
   readonly additionalLabels: Record<string, string> | undefined;
 }
 
-const copyAddresses = (addresses: readonly V1NodeAddress[]): V1NodeAddress[] =>
-  addresses.map((a) => ({ ...a }));
+const copyAddresses = (addresses: readonly V1NodeAddress[]): V1NodeAddress[] => addresses.map((a) => ({ ...a }));
 
 /**
  * Machines keyed by node name or providerID, also indexed by their providerID.
@@ -151,7 +150,11 @@ export function metadataOf(instance: FakeInstance): InstanceMetadata {
  * Page `page` (1-based) of the machines that exist and have a providerID, `pageSize` per page, as
  * `listInstanceStates` answers it; `nextPageToken` is the next page's number.
  */
-export function instanceStatePage(machines: readonly FakeInstance[], pageSize: number, page: number): InstanceStatePage {
+export function instanceStatePage(
+  machines: readonly FakeInstance[],
+  pageSize: number,
+  page: number,
+): InstanceStatePage {
   const listed = machines.filter((m) => m.exists && m.providerID !== undefined);
   const instances = listed.slice((page - 1) * pageSize, page * pageSize).map((m) => ({
     providerID: m.providerID!,

@@ -40,11 +40,7 @@ export function listRoutes(table: ReadonlyMap<string, FakeRoute>, clusterName: s
  * Stores a copy of `route` named {@link routeKey} (the name hint is ignored, as upstream).
  * @returns `undefined` on success, or the conflict error `route "<key>" already exists` (not stored).
  */
-export function createRoute(
-  table: Map<string, FakeRoute>,
-  clusterName: string,
-  route: Route,
-): Error | undefined {
+export function createRoute(table: Map<string, FakeRoute>, clusterName: string, route: Route): Error | undefined {
   const key = routeKey(clusterName, route);
   if (table.has(key)) return new Error(`route "${key}" already exists`);
   table.set(key, { clusterName, route: { ...copyRoute(route), name: key } });
@@ -56,11 +52,7 @@ export function createRoute(
  * name is not compared, as upstream).
  * @returns `undefined` on success, or the error `no route found for node:<node> with DestinationCIDR== <cidr>`.
  */
-export function deleteRoute(
-  table: Map<string, FakeRoute>,
-  clusterName: string,
-  route: Route,
-): Error | undefined {
+export function deleteRoute(table: Map<string, FakeRoute>, clusterName: string, route: Route): Error | undefined {
   for (const [key, entry] of table) {
     if (
       entry.clusterName === clusterName &&
@@ -71,7 +63,5 @@ export function deleteRoute(
       return undefined;
     }
   }
-  return new Error(
-    `no route found for node:${route.targetNode} with DestinationCIDR== ${route.destinationCIDR}`,
-  );
+  return new Error(`no route found for node:${route.targetNode} with DestinationCIDR== ${route.destinationCIDR}`);
 }

@@ -122,7 +122,9 @@ export interface MemorySharedInformers extends SharedInformers {
 }
 
 /** `SharedInformers` whose Node and Service informers are {@link MemoryInformer}s over the given objects. */
-export function memoryInformers(objects: { nodes?: Iterable<V1Node>; services?: Iterable<V1Service> } = {}): MemorySharedInformers {
+export function memoryInformers(
+  objects: { nodes?: Iterable<V1Node>; services?: Iterable<V1Service> } = {},
+): MemorySharedInformers {
   const nodeInformer = new MemoryInformer<V1Node>(objects.nodes);
   const serviceInformer = new MemoryInformer<V1Service>(objects.services);
   return { nodeInformer, serviceInformer, nodes: () => nodeInformer, services: () => serviceInformer };

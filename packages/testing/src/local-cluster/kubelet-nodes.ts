@@ -27,7 +27,10 @@ const strategicMerge = setHeaderOptions('Content-Type', 'application/strategic-m
 
 function readyStatus(n: KubeletNode, since: Date) {
   return {
-    addresses: [...(n.internalIP ? [{ type: 'InternalIP', address: n.internalIP }] : []), { type: 'Hostname', address: n.name }],
+    addresses: [
+      ...(n.internalIP ? [{ type: 'InternalIP', address: n.internalIP }] : []),
+      { type: 'Hostname', address: n.name },
+    ],
     conditions: [
       {
         type: 'Ready',
@@ -47,7 +50,10 @@ function readyStatus(n: KubeletNode, since: Date) {
  *   every `--node-status-update-frequency`).
  * @throws the API error when a Node cannot be created or patched.
  */
-export async function registerKubeletNodes(core: CoreV1Api, nodes: readonly KubeletNode[]): Promise<() => Promise<void>> {
+export async function registerKubeletNodes(
+  core: CoreV1Api,
+  nodes: readonly KubeletNode[],
+): Promise<() => Promise<void>> {
   const since = new Date();
   for (const n of nodes) {
     const body: V1Node = {
