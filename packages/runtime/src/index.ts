@@ -9,14 +9,135 @@
  * `/budget`, `/controller`, `/health`). Internals for sibling packages and tests live in
  * `@ccm-kit/runtime/internal`.
  */
-export * from './topics/client.js';
-export * from './topics/budget.js';
-export * from './topics/tracing.js';
-export * from './topics/controller.js';
-export * from './topics/events.js';
-export * from './topics/health.js';
-export * from './topics/informers.js';
-export * from './topics/leader-election.js';
+export {
+  errorStatus,
+  statusCode,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isTooManyRequests,
+  type ErrorStatus,
+  createClientFactory,
+  type ClientFactoryOptions,
+  ClientFactory,
+  loadKubeConfig,
+  type LoadKubeConfigOptions,
+  patchOptions,
+  callOptions,
+  type PatchKind,
+  type CallOptions,
+  type RawRequestOptions,
+  type RestTransport,
+  type RestTransportOptions,
+  type ClientRateLimiter,
+  CoreV1Client,
+  CoordinationV1Client,
+  LeanKubeConfig,
+  type KubeConfigLike,
+  type RawApiConfig,
+  type RawApi,
+  type ApiMethodParams,
+  type AuthRequest,
+  type TransportRequest,
+  type TransportResponse,
+  type ResponseHeaders,
+} from './topics/client.js';
+export {
+  type CloudLane,
+  CLOUD_LANES,
+  withCloudLane,
+  currentCloudLane,
+  withCloudController,
+  currentCloudController,
+  type CloudBudgetCharge,
+  onCloudBudgetCharge,
+  type CloudBudgetOptions,
+  CloudBudget,
+} from './topics/budget.js';
+export { loadTracing, TRACER_NAME, SPAN_ATTRIBUTES } from './topics/tracing.js';
+export {
+  processNextWorkItem,
+  type ReconcileFunc,
+  type ReconcileQueue,
+  type ReconcileFailure,
+  type QueueWorker,
+  runWorkers,
+  type RunWorkersOptions,
+} from './topics/controller.js';
+export {
+  type EventSourceInfo,
+  type EventBroadcasterOptions,
+  EventBroadcaster,
+  coreV1EventSink,
+  type EventType,
+  type EventObject,
+  type EventPatch,
+  type EventSink,
+  type EventRecorder,
+  type CorrelatorOptions,
+  type EventWatcher,
+  type EventClient,
+} from './topics/events.js';
+export {
+  type HealthCheck,
+  type HealthChecksOptions,
+  pingCheck,
+  HealthChecks,
+  type HealthEndpoint,
+  type HealthQuery,
+  type HealthResponse,
+} from './topics/health.js';
+export {
+  type ResourceInformerOptions,
+  type SharedInformerFactoryOptions,
+  SharedInformerFactory,
+  metaNamespaceKey,
+  splitMetaNamespaceKey,
+  type ObjectWithMeta,
+  restListerWatcher,
+  type ListPage,
+  type ListRequest,
+  type WatchRequest,
+  type WatchEvent,
+  type ListerWatcher,
+  type RestListerWatcherOptions,
+  stripManagedFields,
+  identityTransform,
+  type TransformFunc,
+  type SharedInformerOptions,
+  SharedInformer,
+  metaNamespaceIndexFunc,
+  type IndexFunc,
+  namespaceIndex,
+  type IndexedLister,
+  Store,
+  isTombstone,
+  objectOfDelete,
+  waitForCacheSync,
+  type ListFnParams,
+  type ListFnResult,
+  type ReconnectBackoffOptions,
+  stripManagedFieldsAndNodeImages,
+} from './topics/informers.js';
+export {
+  runLeaderElection,
+  type LeaderCallbacks,
+  type LeaderElectionOptions,
+  leaderElectionDefaults,
+  LeaderElector,
+  leaderElectionHealthCheck,
+  type LeaderHealthCheck,
+  type LeaseClient,
+  LeaseLock,
+  type LeaderElectionRecord,
+  isLeaseFencedError,
+  leaseFenceSignal,
+  leaseFenceInterceptor,
+  type LeaseFenceInterceptorOptions,
+  type LeaseFence,
+  LeaseFencedError,
+} from './topics/leader-election.js';
 export {
   setVerbosity,
   getVerbosity,
@@ -49,5 +170,35 @@ export {
   WaitTimeoutError,
   untilAborted,
 } from './util/index.js';
-export * from './topics/workqueue.js';
-export * from './topics/guard.js';
+export {
+  bucketRateLimiter,
+  defaultControllerRateLimiter,
+  parallelizeUntil,
+  type DoWorkPieceFunc,
+  type WorkqueueOptions,
+  Workqueue,
+  itemExponentialFailureRateLimiter,
+  itemFastSlowRateLimiter,
+  maxOfRateLimiter,
+  withMaxWaitRateLimiter,
+  type RateLimiter,
+} from './topics/workqueue.js';
+export {
+  staticCredential,
+  fileCredential,
+  type CredentialProvider,
+  type FileCredentialOptions,
+  classifyCloudError,
+  retryAfterOf,
+  type CloudErrorClass,
+  RETRYABLE_CLASSES,
+  CloudCallTimeoutError,
+  type CloudCallGuardOptions,
+  type CloudCallContext,
+  type CloudCallOptions,
+  CloudCallThrottledError,
+  CloudCallGuard,
+  guardMetrics,
+  type GuardMetrics,
+  parseRetryAfter,
+} from './topics/guard.js';
