@@ -4,23 +4,13 @@
  */
 import { builtInControllers } from '@ccm-kit/controllers';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, FlagError } from '../src/index.js';
+import { FlagError } from '../src/index.js';
 import { configure } from '../src/options/configure.js';
-
-const base = ['--cloud-provider=test', '--secure-port=0'];
-const problemsOf = (argv: string[]): string[] => {
-  try {
-    configure([...base, ...argv], builtInControllers);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-};
+import { baseArgv, problemsOf } from './config-problems.js';
 
 describe('--cloud-api-qps and --cloud-api-burst', () => {
   it('unset: no budget (no limit)', () => {
-    expect(configure(base, builtInControllers).cloudApiBudget).toBeUndefined();
+    expect(configure(baseArgv, builtInControllers).cloudApiBudget).toBeUndefined();
   });
 
   it.each([
@@ -28,7 +18,7 @@ describe('--cloud-api-qps and --cloud-api-burst', () => {
     [['--cloud-api-qps=2.5'], { qps: 2.5, burst: 3 }],
     [['--cloud-api-qps=0.2'], { qps: 0.2, burst: 1 }],
   ])('%j gives %j (burst unset: one second of qps, at least 1)', (argv, budget) => {
-    expect(configure([...base, ...argv], builtInControllers).cloudApiBudget).toEqual(budget);
+    expect(configure([...baseArgv, ...argv], builtInControllers).cloudApiBudget).toEqual(budget);
   });
 
   it.each([
@@ -51,7 +41,7 @@ describe('--cloud-api-qps and --cloud-api-burst', () => {
     ['--cloud-api-qps=fast', '--cloud-api-qps'],
     ['--cloud-api-burst=1.5', '--cloud-api-burst'],
   ])('rejects %s at parsing, naming the flag', (flag, name) => {
-    const bad = () => configure([...base, flag], builtInControllers);
+    const bad = () => configure([...baseArgv, flag], builtInControllers);
     expect(bad).toThrow(FlagError);
     expect(bad).toThrow(`"${name}" flag`);
   });

@@ -6,17 +6,7 @@ import { builtInControllers, DEFAULT_HOST_UPDATE_WINDOW_MS } from '@ccm-kit/cont
 import { describe, expect, it } from 'vitest';
 import { ConfigError, FlagError, startCloudControllerManager } from '../src/index.js';
 import { configure } from '../src/options/configure.js';
-
-const base = ['--cloud-provider=test', '--secure-port=0'];
-const problemsOf = (argv: string[]): string[] => {
-  try {
-    configure([...base, ...argv], builtInControllers);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-};
+import { baseArgv, problemsOf } from './config-problems.js';
 
 describe('leader-election durations (component-base validation + client-go NewLeaderElector rules)', () => {
   it.each([
@@ -38,7 +28,7 @@ describe('leader-election durations (component-base validation + client-go NewLe
   });
 
   it('keeps Go precision: 3.0005s is accepted as 3000.5 ms', () => {
-    const c = configure([...base, '--leader-elect-renew-deadline=3.0005s'], builtInControllers);
+    const c = configure([...baseArgv, '--leader-elect-renew-deadline=3.0005s'], builtInControllers);
     expect(c.leaderElection.renewDeadlineMs).toBeCloseTo(3000.5, 6);
   });
 
@@ -49,7 +39,7 @@ describe('leader-election durations (component-base validation + client-go NewLe
   it('fails before the provider is built', async () => {
     let built = false;
     const err = await startCloudControllerManager({
-      argv: [...base, '--leader-elect-lease-duration=-5s'],
+      argv: [...baseArgv, '--leader-elect-lease-duration=-5s'],
       get cloud() {
         built = true;
         return undefined;
@@ -73,7 +63,7 @@ describe('--concurrent-service-syncs (docs/decisions/0020)', () => {
 describe('--host-update-window (docs/decisions/0206)', () => {
   it("defaults to the controllers' default window and takes a Go duration; 0s is upstream's timing", () => {
     const window = (argv: string[]) =>
-      configure([...base, ...argv], builtInControllers).controllerConfig.hostUpdateWindowMs;
+      configure([...baseArgv, ...argv], builtInControllers).controllerConfig.hostUpdateWindowMs;
     expect(window([])).toBe(DEFAULT_HOST_UPDATE_WINDOW_MS);
     expect(window(['--host-update-window=250ms'])).toBe(250);
     expect(window(['--host-update-window=0s'])).toBe(0);
@@ -87,15 +77,15 @@ describe('--host-update-window (docs/decisions/0206)', () => {
 
 describe('--bind-address and --webhook-bind-address are IP flags (pflag IPVar)', () => {
   it('rejects a value that is not an IP address at parsing', () => {
-    const bad = () => configure([...base, '--bind-address=not-an-ip'], builtInControllers);
+    const bad = () => configure([...baseArgv, '--bind-address=not-an-ip'], builtInControllers);
     expect(bad).toThrow(FlagError);
     expect(bad).toThrow('invalid argument "not-an-ip" for "--bind-address" flag: failed to parse IP: "not-an-ip"');
-    expect(() => configure([...base, '--webhook-bind-address=10.0.0'], builtInControllers)).toThrow(FlagError);
+    expect(() => configure([...baseArgv, '--webhook-bind-address=10.0.0'], builtInControllers)).toThrow(FlagError);
   });
 
   it('accepts IPv4 and IPv6 addresses', () => {
-    expect(configure([...base, '--bind-address=::1'], builtInControllers).secureServing.bindAddress).toBe('::1');
-    expect(configure([...base, '--bind-address= 127.0.0.1'], builtInControllers).secureServing.bindAddress).toBe(
+    expect(configure([...baseArgv, '--bind-address=::1'], builtInControllers).secureServing.bindAddress).toBe('::1');
+    expect(configure([...baseArgv, '--bind-address= 127.0.0.1'], builtInControllers).secureServing.bindAddress).toBe(
       '127.0.0.1',
     );
   });
