@@ -133,10 +133,13 @@ it('dry run reports a Service deleted without its finalizer while the controller
     await eventually(async () => expect(await probe(ingressIP(orphan)!, 18080)).toBe('refused'), { timeoutMs: 20_000 });
     expect(cloud.localLoadBalancer.ipam.get(orphan.metadata!.uid!)).toBeUndefined();
     expect(await probe(ingressIP(alive)!, 18081)).toBe('open');
-    const deleted = (await core.listNamespacedEvent({ namespace })).items.filter(
-      (e) => e.reason === 'DeletedOrphanedLoadBalancer',
-    );
-    expect(deleted.map((e) => e.involvedObject.uid)).toEqual([orphan.metadata?.uid]);
+    // The Event is posted by the event broadcaster after the delete returned: wait for it.
+    await eventually(async () => {
+      const deleted = (await core.listNamespacedEvent({ namespace })).items.filter(
+        (e) => e.reason === 'DeletedOrphanedLoadBalancer',
+      );
+      expect(deleted.map((e) => e.involvedObject.uid)).toEqual([orphan.metadata?.uid]);
+    });
   } finally {
     await gc.stop();
   }

@@ -101,7 +101,18 @@ pools:
     expect(events.items.filter((e) => e.reason === 'UnsupportedServiceField')).toEqual([]);
 
     // TCP: the allowed source is served by a node; the refused one is disconnected before reaching any node.
-    expect(await get(LB, port, { localAddress: ALLOWED })).toMatch(/^[ab]$/);
+    // The ingress can be written while the controller's next host update still reconfigures the proxy: wait until
+    // the allowed source is served, then check the refused one.
+    expect(
+      await eventuallyValue(
+        async () =>
+          get(LB, port, { localAddress: ALLOWED }).then(
+            (body) => body,
+            () => undefined,
+          ),
+        { what: `${ALLOWED} served`, timeoutMs: 30_000 },
+      ),
+    ).toMatch(/^[ab]$/);
     const hitsBefore = tcpNodes.reduce((n, x) => n + x.hits, 0);
     const refused = await failure(get(LB, port, { localAddress: REFUSED }));
     expect(refused.code ?? refused.message).toMatch(/ECONNRESET|socket hang up/);
