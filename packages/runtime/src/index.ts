@@ -64,6 +64,11 @@ export {
   type QueueWorker,
   runWorkers,
   type RunWorkersOptions,
+  runController,
+  type RunControllerOptions,
+  type ControllerQueue,
+  type PeriodicPass,
+  type ControllerLogLines,
 } from './topics/controller.js';
 export {
   type EventSourceInfo,

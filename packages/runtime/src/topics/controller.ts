@@ -1,5 +1,6 @@
 /**
- * `@ccm-kit/runtime/controller`: the reconcile loop every controller runs (`QueueWorker`, `processNextWorkItem`,
+ * `@ccm-kit/runtime/controller`: how every controller runs (`runController`: cache sync, workers, periodic passes,
+ * shutdown) and the reconcile loop inside it (`QueueWorker`, `processNextWorkItem`,
  * `runWorkers`; client-go's `processNextWorkItem` pattern). Public API, covered by semver; the package root re-exports
  * the same names.
  */
@@ -11,4 +12,9 @@ export {
   type QueueWorker,
   runWorkers,
   type RunWorkersOptions,
+  runController,
+  type RunControllerOptions,
+  type ControllerQueue,
+  type PeriodicPass,
+  type ControllerLogLines,
 } from '../controller/index.js';
