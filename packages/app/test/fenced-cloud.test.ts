@@ -73,6 +73,7 @@ describe('fencedCloud', () => {
       cloud: fencedCloud(fake, () => fence),
       recorder: { event: () => {} } as never,
       logger: createLogger('fenced-cloud-test'),
+      config: {},
     });
     await c.monitorNodes();
     expect(deleted).toEqual([]);

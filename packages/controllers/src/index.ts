@@ -1,7 +1,7 @@
 /**
  * `@ccm-kit/controllers`: the four cloud controllers as descriptors the manager starts
  * (`builtInControllers`), the off-by-default orphaned load-balancer collector
- * (`serviceLbGcController`), the contract a vendor's own controller implements (`ControllerDescriptor`, `ControllerContext`, `CloudControllerConfig`) and the helpers a controller shares with the built-in ones
+ * (`serviceLbGcController`), the contract a vendor's own controller implements (`ControllerDescriptor`, `ControllerContext`, `CloudControllerConfig`, the constructor shape `ControllerOptions`) and the helpers a controller shares with the built-in ones
  * (event recording, node ownership). A vendor replaces a built-in controller by passing a descriptor with its
  * name, or adds one with a new name. Every name here is public API, covered by semver; the package README
  * lists them by group.
@@ -28,6 +28,7 @@ export {
   serviceLbGcController,
 } from './service-lb-gc/index.js';
 export {
+  type ControllerOptions,
   startWithEventRecorder,
   type RunController,
   isNodeOwned,

@@ -130,11 +130,12 @@ function initialized(name: string, providerID?: string): V1Node {
 function statusController(nodes: V1Node[], cloud: FakeCloud) {
   const { client, patches } = statusClient();
   const c = new CloudNodeController({
-    informers: { nodes: () => new MemoryInformer(nodes) as never },
-    client: client as never,
     cloud,
+    client: client as never,
+    informers: { nodes: () => new MemoryInformer(nodes) as never },
     recorder: new RecordingEventRecorder(),
     logger: testLogger,
+    config: {},
   });
   return { c, patches };
 }
@@ -226,6 +227,7 @@ function lifecycle(nodes: V1Node[], cloud: FakeCloud) {
     cloud,
     recorder,
     logger: testLogger,
+    config: {},
   });
   return { c, writes, recorder, informer };
 }

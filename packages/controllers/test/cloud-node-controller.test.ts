@@ -7,7 +7,7 @@ import { FakeCloud, MemoryInformer, RecordingEventRecorder, uninitializedTaint }
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { CloudNodeController } from '../src/cloud-node/controller.js';
+import { type CloudNodeConfig, CloudNodeController } from '../src/cloud-node/controller.js';
 import { CLOUD_ADDRESSES, testLogger } from './cloud-node-harness.js';
 
 interface StubCall {
@@ -56,16 +56,16 @@ function controller(
   informer: MemoryInformer<V1Node>,
   cloud: FakeCloud,
   client: CoreV1Api,
-  extra: Partial<ConstructorParameters<typeof CloudNodeController>[0]> = {},
+  config: CloudNodeConfig = {},
 ) {
   const recorder = new RecordingEventRecorder();
   const c = new CloudNodeController({
-    informers: { nodes: () => informer },
-    client,
     cloud,
+    client,
+    informers: { nodes: () => informer },
     recorder,
     logger: testLogger,
-    ...extra,
+    config,
   });
   return { c, recorder };
 }
@@ -82,7 +82,7 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
       for (let i = 0; i < 100; i++) informer.set(node(`node${i}`));
       const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES, requestDelayMs: 10 });
       const { client, calls } = stubClient();
-      const { c } = controller(informer, cloud, client, { statusUpdateWorkerCount: workers });
+      const { c } = controller(informer, cloud, client, { concurrentNodeStatusUpdates: workers });
       await c.updateNodeStatus();
       const maxInFlight = cloud.callLog.maxConcurrency('nodeAddressesByProviderID');
       expect(cloud.calls).toHaveLength(100);
@@ -92,12 +92,12 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
     });
   }
 
-  it('statusUpdateWorkerCount 0 falls back to workerCount', async () => {
+  it('concurrentNodeStatusUpdates 0 falls back to concurrentNodeSyncs', async () => {
     const informer = new MemoryInformer<V1Node>();
     for (let i = 0; i < 20; i++) informer.set(node(`n${i}`));
     const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES, requestDelayMs: 10 });
     const { client } = stubClient();
-    const { c } = controller(informer, cloud, client, { workerCount: 4, statusUpdateWorkerCount: 0 });
+    const { c } = controller(informer, cloud, client, { concurrentNodeSyncs: 4, concurrentNodeStatusUpdates: 0 });
     await c.updateNodeStatus();
     const maxInFlight = cloud.callLog.maxConcurrency('nodeAddressesByProviderID');
     expect(maxInFlight).toBe(4);
@@ -108,7 +108,7 @@ describe('UpdateNodeStatus (TestUpdateNodeStatus)', () => {
     for (let i = 0; i < 3; i++) informer.set(node(`n${i}`));
     const cloud = new FakeCloud({ addresses: CLOUD_ADDRESSES });
     const { client, calls } = stubClient();
-    const { c } = controller(informer, cloud, client, { workerCount: 0, statusUpdateWorkerCount: 0 });
+    const { c } = controller(informer, cloud, client, { concurrentNodeSyncs: 0, concurrentNodeStatusUpdates: 0 });
     await c.updateNodeStatus();
     expect(cloud.calls).toEqual([]);
     expect(calls).toEqual([]);
@@ -323,9 +323,9 @@ describe('construction', () => {
   });
   it('rejects bad periods and worker counts, naming the field', () => {
     const { client } = stubClient();
-    expect(() => controller(new MemoryInformer<V1Node>(), new FakeCloud(), client, { workerCount: -1 })).toThrow(
-      /workerCount/,
-    );
+    expect(() =>
+      controller(new MemoryInformer<V1Node>(), new FakeCloud(), client, { concurrentNodeSyncs: -1 }),
+    ).toThrow(/concurrentNodeSyncs/);
     expect(() =>
       controller(new MemoryInformer<V1Node>(), new FakeCloud(), client, { nodeStatusUpdateFrequencyMs: 0 }),
     ).toThrow(/nodeStatusUpdateFrequencyMs/);

@@ -300,11 +300,12 @@ const scenarios: Scenario[] = [
 
 function controllerFor(cloud: FakeCloud, recorder = new RecordingEventRecorder()): CloudNodeController {
   return new CloudNodeController({
-    informers: env.informers,
-    client: env.core,
     cloud,
+    client: env.core,
+    informers: env.informers,
     recorder,
     logger: testLogger,
+    config: {},
   });
 }
 

@@ -35,8 +35,8 @@ function setup(nodes: V1Node[], cloud: FakeCloud, nodeOwnership?: (n: V1Node) =>
     client,
     cloud,
     recorder,
-    nodeOwnership,
     logger: testLogger,
+    config: { nodeOwnership },
   });
   return { c, calls, recorder, maxInFlight: () => maxInFlight };
 }
@@ -52,6 +52,7 @@ describe('CloudNodeLifecycleController', () => {
           client: undefined as never,
           cloud: undefined as never,
           recorder,
+          config: {},
         }),
     ).toThrow('kubernetes client is nil');
     expect(
@@ -61,6 +62,7 @@ describe('CloudNodeLifecycleController', () => {
           client: {} as never,
           cloud: undefined as never,
           recorder,
+          config: {},
         }),
     ).toThrow('no cloud provider provided');
     expect(
@@ -70,6 +72,7 @@ describe('CloudNodeLifecycleController', () => {
           client: {} as never,
           cloud: new FakeCloud({ disableInstances: true }),
           recorder,
+          config: {},
         }),
     ).toThrow('cloud provider does not support instances');
     expect(
@@ -79,7 +82,7 @@ describe('CloudNodeLifecycleController', () => {
           client: {} as never,
           cloud: new FakeCloud(),
           recorder,
-          nodeMonitorPeriodMs: -5,
+          config: { nodeMonitorPeriodMs: -5 },
         }),
     ).toThrow(/nodeMonitorPeriodMs/);
     // Decision 0101: zero would be upstream's busy loop against the cloud.
@@ -90,7 +93,7 @@ describe('CloudNodeLifecycleController', () => {
           client: {} as never,
           cloud: new FakeCloud(),
           recorder,
-          nodeMonitorPeriodMs: 0,
+          config: { nodeMonitorPeriodMs: 0 },
         }),
     ).toThrow('CloudNodeLifecycleController: nodeMonitorPeriodMs must be > 0, got 0');
   });
@@ -182,6 +185,7 @@ describe('CloudNodeLifecycleController taint writes', () => {
       cloud,
       recorder: new RecordingEventRecorder(),
       logger: testLogger,
+      config: {},
     });
     await c.monitorNodes(abort.signal);
     // Without the signal the helper would re-read and re-patch up to 5 times after the stop.

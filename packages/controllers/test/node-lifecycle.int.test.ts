@@ -171,6 +171,7 @@ async function monitorOnly(name: string, cloud: FakeCloud, recorder: RecordingEv
     cloud,
     recorder,
     logger: testLogger,
+    config: {},
   });
   await controller.monitorNodes();
 }
@@ -259,6 +260,7 @@ describe('MonitorNodes: Test_NodesShutdown', () => {
       cloud: new FakeCloud({ existsByProviderID: false }),
       recorder,
       logger: testLogger,
+      config: {},
     });
     await controller.monitorNodes();
     expect(recorder.events.map((e) => `${e.type} ${e.reason}`)).toEqual([

@@ -16,13 +16,10 @@ import {
   type NodeClient,
   nodeClientFromCoreV1Api,
   retryOnConflict,
-  type SharedInformers,
 } from '@ccm-kit/cloud-provider';
 import { errorMessage, UPDATE_NODE_SPEC_BACKOFF } from '@ccm-kit/cloud-provider/internal';
 import {
   callOptions,
-  controllerStarted,
-  controllerStopped,
   createLogger,
   defaultControllerRateLimiter,
   type EventRecorder,
@@ -30,15 +27,21 @@ import {
   parallelizeUntil,
   patchOptions,
   type QueueWorker,
-  runWorkers,
-  until,
+  runController,
+  splitMetaNamespaceKey,
   Workqueue,
-  waitForCacheSync,
   withCloudLane,
 } from '@ccm-kit/runtime';
 import { parseTime } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import { isNodeOwned, nodeReference, ownedNodeHandler, PassInstanceListing } from '../shared/index.js';
+import type { CloudControllerConfig } from '../context.js';
+import {
+  type ControllerOptions,
+  isNodeOwned,
+  nodeReference,
+  ownedNodeHandler,
+  PassInstanceListing,
+} from '../shared/index.js';
 import { desiredNodeAddresses, nodeAddressesStatusPatch } from './addresses.js';
 import { isUninitialized } from './cloud-taint.js';
 import { getInstanceMetadata, getInstanceNodeAddresses } from './instance-metadata.js';
@@ -56,30 +59,31 @@ export const DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_MS = 5 * 60_000;
 /** The Node calls of the controller. */
 export type CloudNodeApi = NodeApi & Pick<CoreV1Api, 'replaceNode' | 'patchNodeStatus'>;
 
-/** Construction options of {@link CloudNodeController}. Durations in milliseconds. */
-export interface CloudNodeControllerOptions {
-  /** Shared informers; the controller uses `nodes()` (lister + add/update handlers). */
-  informers: Pick<SharedInformers, 'nodes'>;
-  /** The `node-controller` API client (client-node's `CoreV1Api` or the runtime's `CoreV1Client`). */
-  client: CloudNodeApi;
-  /** The provider; must support InstancesV2 or Instances. */
-  cloud: CloudProvider;
-  /** Records the `Synced` event (component `cloud-node-controller`). */
-  recorder: EventRecorder;
-  /** Status-loop period (`--node-status-update-frequency`), default 300 000 ms; sliding, as upstream. */
-  nodeStatusUpdateFrequencyMs?: number;
-  /** Initialization workers (`--concurrent-node-syncs`), default 1; 0 starts none (accepted upstream). */
-  workerCount?: number;
-  /**
-   * Status-loop parallelism (`--concurrent-node-status-updates`); 0 or unset falls back to `workerCount`. When
-   * that is 0 too, the status loop refreshes no Node, as upstream (`ParallelizeUntil` with 0 workers).
-   */
-  statusUpdateWorkerCount?: number;
-  /** Beyond upstream: Nodes for which this returns false are ignored (never queued, never refreshed). */
-  nodeOwnership?: (node: V1Node) => boolean;
-  /** Logger; default `createLogger('cloud-node-controller')`. */
-  logger?: Logger;
-}
+/**
+ * The settings of {@link CloudNodeController} (durations in ms; unset: the default noted):
+ * - `nodeStatusUpdateFrequencyMs` (`--node-status-update-frequency`): status-loop period, default 300 000 ms;
+ *   sliding, as upstream;
+ * - `concurrentNodeSyncs` (`--concurrent-node-syncs`): initialization workers, default 1; 0 starts none (accepted
+ *   upstream);
+ * - `concurrentNodeStatusUpdates` (`--concurrent-node-status-updates`): status-loop parallelism; 0 or unset falls
+ *   back to `concurrentNodeSyncs`. When that is 0 too, the status loop refreshes no Node, as upstream
+ *   (`ParallelizeUntil` with 0 workers);
+ * - `nodeOwnership` (beyond upstream): Nodes for which this returns false are ignored (never queued, never refreshed).
+ */
+export type CloudNodeConfig = Partial<
+  Pick<
+    CloudControllerConfig,
+    'nodeStatusUpdateFrequencyMs' | 'concurrentNodeSyncs' | 'concurrentNodeStatusUpdates' | 'nodeOwnership'
+  >
+>;
+
+/**
+ * Construction options of {@link CloudNodeController}: the `node-controller` client (client-node's `CoreV1Api`
+ * or the runtime's `CoreV1Client`), the Node informer (lister + add/update handlers), a provider supporting
+ * InstancesV2 or Instances, the recorder of the `Synced` event (component `cloud-node-controller`), the logger
+ * (default `createLogger('cloud-node-controller')`) and {@link CloudNodeConfig}.
+ */
+export type CloudNodeControllerOptions = ControllerOptions<CloudNodeApi, CloudNodeConfig, 'nodes'>;
 
 function nonNegativeInt(value: number | undefined, fallback: number, field: string): number {
   if (value === undefined) return fallback;
@@ -115,7 +119,7 @@ export class CloudNodeController {
   readonly #periodMs: number;
   readonly #workers: number;
   readonly #statusWorkers: number;
-  readonly #ownership: Pick<CloudNodeControllerOptions, 'nodeOwnership'>;
+  readonly #ownership: Pick<CloudNodeConfig, 'nodeOwnership'>;
   readonly #log: Logger;
   readonly #listing: PassInstanceListing;
   /** The `Nodes` queue: names of Nodes to sync (client-go default controller rate limiter). */
@@ -129,16 +133,16 @@ export class CloudNodeController {
    * @throws RangeError naming the field for a bad period or worker count.
    */
   constructor(options: CloudNodeControllerOptions) {
-    const { cloud } = options;
+    const { cloud, config } = options;
     if (!cloud.instances?.() && !cloud.instancesV2?.()) {
       throw new Error('cloud provider does not support instances');
     }
-    const period = options.nodeStatusUpdateFrequencyMs ?? DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_MS;
+    const period = config.nodeStatusUpdateFrequencyMs ?? DEFAULT_NODE_STATUS_UPDATE_FREQUENCY_MS;
     if (!Number.isFinite(period) || period <= 0) {
       throw new RangeError(`CloudNodeController: nodeStatusUpdateFrequencyMs must be > 0, got ${period}`);
     }
-    this.#workers = nonNegativeInt(options.workerCount, 1, 'workerCount');
-    const statusWorkers = nonNegativeInt(options.statusUpdateWorkerCount, 0, 'statusUpdateWorkerCount');
+    this.#workers = nonNegativeInt(config.concurrentNodeSyncs, 1, 'concurrentNodeSyncs');
+    const statusWorkers = nonNegativeInt(config.concurrentNodeStatusUpdates, 0, 'concurrentNodeStatusUpdates');
     // Upstream hands `statusUpdateWorkerCount` (already defaulted to `--concurrent-node-syncs` by the options)
     // to ParallelizeUntil, which processes nothing with 0 workers; so does this.
     this.#statusWorkers = statusWorkers > 0 ? statusWorkers : this.#workers;
@@ -147,7 +151,7 @@ export class CloudNodeController {
     this.#client = options.client;
     this.#nodeClient = nodeClientFromCoreV1Api(options.client);
     this.#recorder = options.recorder;
-    this.#ownership = { nodeOwnership: options.nodeOwnership };
+    this.#ownership = { nodeOwnership: config.nodeOwnership };
     this.#log = options.logger ?? createLogger('cloud-node-controller');
     this.#listing = new PassInstanceListing(1, this.#log);
     this.#informer = options.informers.nodes();
@@ -180,34 +184,26 @@ export class CloudNodeController {
   }
 
   /**
-   * Runs until `signal` aborts: waits for the Node cache to sync, starts the status loop (immediately, then
-   * every `nodeStatusUpdateFrequencyMs` after each pass ends) and the initialization workers. Resolves once
-   * everything has stopped; the queue is shut down and the event handlers are removed on the way out.
+   * Runs until `signal` aborts ({@link runController}): waits for the Node cache to sync, starts the status loop
+   * (immediately, then every `nodeStatusUpdateFrequencyMs` after each pass ends) and the initialization workers.
+   * Resolves once everything has stopped; the queue is shut down and the event handlers are removed on the way out.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    controllerStarted(CLOUD_NODE_METRICS_NAME);
-    try {
-      this.#log.info('Waiting for informer caches to sync');
-      if (!(await waitForCacheSync(signal, this.#informer))) {
-        this.#log.error(new Error('failed to wait for caches to sync'), 'Cannot start cloud-node controller');
-        return;
-      }
-      // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
-      const statusLoop = until(signal, (loopSignal) => this.updateNodeStatus(loopSignal), this.#periodMs, this.#log);
+  run(signal: AbortSignal): Promise<void> {
+    return runController(signal, {
+      name: 'cloud-node-controller',
+      metricsName: CLOUD_NODE_METRICS_NAME,
+      logger: this.#log,
+      logLines: {
+        waitingForSync: 'Waiting for informer caches to sync',
+        syncFailed: 'Cannot start cloud-node controller',
+      },
+      informers: [this.#informer],
       // Upstream starts `--concurrent-node-syncs` workers; 0 is accepted and starts none.
-      const workers =
-        this.#workers > 0 ? runWorkers({ ...this.worker(), workers: this.#workers, signal }) : Promise.resolve();
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
-      this.queue.shutDown();
-      await Promise.all([statusLoop, workers]);
-    } finally {
-      this.queue.shutDown();
-      for (const remove of this.#removeHandlers) remove();
-      controllerStopped(CLOUD_NODE_METRICS_NAME);
-    }
+      queues: [{ ...this.worker(), workers: this.#workers }],
+      // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
+      passes: [{ run: (loopSignal) => this.updateNodeStatus(loopSignal), periodMs: this.#periodMs }],
+      removeHandlers: this.#removeHandlers,
+    });
   }
 
   /**
@@ -226,9 +222,10 @@ export class CloudNodeController {
   }
 
   async #syncHandler(key: string, signal: AbortSignal): Promise<void> {
-    const parts = key.split('/');
-    const name = parts.at(-1) ?? '';
-    if (parts.length > 2 || name === '') {
+    let name: string;
+    try {
+      ({ name } = splitMetaNamespaceKey(key));
+    } catch {
       this.#log.error(new Error(`invalid resource key: ${key}`), 'Dropping key');
       return;
     }
@@ -363,7 +360,7 @@ export class CloudNodeController {
   /**
    * One pass of the status loop (upstream `UpdateNodeStatus`): for every owned, initialized Node in the lister,
    * asks the cloud for its addresses (InstancesV2 metadata, or v1 addresses by providerID then name) and calls
-   * {@link CloudNodeController.updateNodeAddress}, `statusUpdateWorkerCount` Nodes at a time. Cloud errors and
+   * {@link CloudNodeController.updateNodeAddress}, `concurrentNodeStatusUpdates` Nodes at a time. Cloud errors and
    * nil metadata skip the Node (decision 0100). Stops handing out Nodes when `signal` aborts.
    *
    * Beyond upstream: when the provider offers `InstancesV2.listInstanceStates`, the pass first reads that

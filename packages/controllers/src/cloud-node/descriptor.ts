@@ -22,19 +22,15 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     log.warn('Failed to start cloud node controller', { err: NO_INSTANCES });
     return { started: false, reason: NO_INSTANCES };
   }
-  const { config } = ctx;
   const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Client);
   return startWithEventRecorder(client, CLOUD_NODE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new CloudNodeController({
-      informers: ctx.informers,
-      client,
       cloud: ctx.cloud,
+      client,
+      informers: ctx.informers,
       recorder,
-      nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
-      workerCount: config.concurrentNodeSyncs,
-      statusUpdateWorkerCount: config.concurrentNodeStatusUpdates,
-      nodeOwnership: config.nodeOwnership,
       logger: log,
+      config: ctx.config,
     }).run(ctx.signal),
   );
 }

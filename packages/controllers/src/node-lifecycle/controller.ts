@@ -14,22 +14,20 @@ import {
   type NodeClient,
   nodeClientFromCoreV1Api,
   removeTaintOffNode,
-  type SharedInformers,
 } from '@ccm-kit/cloud-provider';
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import {
   callOptions,
-  controllerStarted,
-  controllerStopped,
   createLogger,
   type EventRecorder,
   errorStatus,
   type Logger,
-  until,
+  runController,
   withCloudLane,
 } from '@ccm-kit/runtime';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import { isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';
+import type { CloudControllerConfig } from '../context.js';
+import { type ControllerOptions, isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';
 import { instanceExists, instanceShutdown } from './instance-state.js';
 import { readyConditionStatus, SHUTDOWN_TAINT } from './node-state.js';
 
@@ -45,23 +43,25 @@ export const DELETE_NODE_FAILED_EVENT = 'DeletingNodeFailed';
 /** The Node calls of the controller. */
 export type NodeLifecycleApi = NodeApi & Pick<CoreV1Api, 'deleteNode'>;
 
-/** Construction options of {@link CloudNodeLifecycleController}. Durations in milliseconds. */
-export interface CloudNodeLifecycleControllerOptions {
-  /** Shared informers; only the Node **lister** is used (no handlers, no wait for sync, as upstream). */
-  informers: Pick<SharedInformers, 'nodes'>;
-  /** The `node-controller` API client (client-node's `CoreV1Api` or the runtime's `CoreV1Client`). */
-  client: NodeLifecycleApi;
-  /** The provider; must support InstancesV2 or Instances. */
-  cloud: CloudProvider;
-  /** Records `DeletingNode` / `DeletingNodeFailed` (component `cloud-node-lifecycle-controller`). */
-  recorder: EventRecorder;
-  /** `--node-monitor-period`, default 5000 ms. */
-  nodeMonitorPeriodMs?: number;
-  /** Beyond upstream: Nodes for which this returns false are never checked, tainted or deleted. */
-  nodeOwnership?: (node: V1Node) => boolean;
-  /** Logger; default `createLogger('cloud-node-lifecycle-controller')`. */
-  logger?: Logger;
-}
+/**
+ * The settings of {@link CloudNodeLifecycleController} (durations in ms): `nodeMonitorPeriodMs`
+ * (`--node-monitor-period`, default 5000 ms); `nodeOwnership` (beyond upstream): Nodes for which this returns
+ * false are never checked, tainted or deleted.
+ */
+export type CloudNodeLifecycleConfig = Partial<Pick<CloudControllerConfig, 'nodeMonitorPeriodMs' | 'nodeOwnership'>>;
+
+/**
+ * Construction options of {@link CloudNodeLifecycleController}: the `node-controller` client (client-node's
+ * `CoreV1Api` or the runtime's `CoreV1Client`), the Node informer (only its **lister** is used: no handlers, no
+ * wait for sync, as upstream), a provider supporting InstancesV2 or Instances, the recorder of `DeletingNode` /
+ * `DeletingNodeFailed` (component `cloud-node-lifecycle-controller`), the logger (default
+ * `createLogger('cloud-node-lifecycle-controller')`) and {@link CloudNodeLifecycleConfig}.
+ */
+export type CloudNodeLifecycleControllerOptions = ControllerOptions<
+  NodeLifecycleApi,
+  CloudNodeLifecycleConfig,
+  'nodes'
+>;
 
 /**
  * The cloud-node-lifecycle controller (upstream `CloudNodeLifecycleController`). Every period, one Node after
@@ -80,7 +80,7 @@ export class CloudNodeLifecycleController {
   readonly #cloud: CloudProvider;
   readonly #recorder: EventRecorder;
   readonly #periodMs: number;
-  readonly #ownership: Pick<CloudNodeLifecycleControllerOptions, 'nodeOwnership'>;
+  readonly #ownership: Pick<CloudNodeLifecycleConfig, 'nodeOwnership'>;
   readonly #log: Logger;
   readonly #listing: PassInstanceListing;
 
@@ -95,7 +95,7 @@ export class CloudNodeLifecycleController {
     if (!options.cloud.instances?.() && !options.cloud.instancesV2?.()) {
       throw new Error('cloud provider does not support instances');
     }
-    const period = options.nodeMonitorPeriodMs ?? DEFAULT_NODE_MONITOR_PERIOD_MS;
+    const period = options.config.nodeMonitorPeriodMs ?? DEFAULT_NODE_MONITOR_PERIOD_MS;
     if (!Number.isFinite(period) || period <= 0) {
       throw new RangeError(`CloudNodeLifecycleController: nodeMonitorPeriodMs must be > 0, got ${period}`);
     }
@@ -104,7 +104,7 @@ export class CloudNodeLifecycleController {
     this.#nodeClient = nodeClientFromCoreV1Api(options.client);
     this.#cloud = options.cloud;
     this.#recorder = options.recorder;
-    this.#ownership = { nodeOwnership: options.nodeOwnership };
+    this.#ownership = { nodeOwnership: options.config.nodeOwnership };
     this.#log = options.logger ?? createLogger('cloud-node-lifecycle-controller');
     this.#listing = new PassInstanceListing(2, this.#log);
     this.#lister = options.informers.nodes().lister;
@@ -114,14 +114,14 @@ export class CloudNodeLifecycleController {
    * Runs {@link CloudNodeLifecycleController.monitorNodes} now and then `nodeMonitorPeriodMs` after each pass
    * ends (upstream `wait.UntilWithContext`, sliding) until `signal` aborts; resolves once the last pass is done.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    controllerStarted(CLOUD_NODE_LIFECYCLE_METRICS_NAME);
-    try {
+  run(signal: AbortSignal): Promise<void> {
+    return runController(signal, {
+      name: 'cloud-node-lifecycle-controller',
+      metricsName: CLOUD_NODE_LIFECYCLE_METRICS_NAME,
+      logger: this.#log,
       // Sliding, as upstream's wait.UntilWithContext: the period starts after each pass ends.
-      await until(signal, (loopSignal) => this.monitorNodes(loopSignal), this.#periodMs, this.#log);
-    } finally {
-      controllerStopped(CLOUD_NODE_LIFECYCLE_METRICS_NAME);
-    }
+      passes: [{ run: (loopSignal) => this.monitorNodes(loopSignal), periodMs: this.#periodMs }],
+    });
   }
 
   /**

@@ -25,13 +25,12 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Client);
   return startWithEventRecorder(client, CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new CloudNodeLifecycleController({
-      informers: ctx.informers,
-      client,
       cloud: ctx.cloud,
+      client,
+      informers: ctx.informers,
       recorder,
-      nodeMonitorPeriodMs: ctx.config.nodeMonitorPeriodMs,
-      nodeOwnership: ctx.config.nodeOwnership,
       logger: log,
+      config: ctx.config,
     }).run(ctx.signal),
   );
 }

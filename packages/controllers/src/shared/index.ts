@@ -1,4 +1,5 @@
 /** Small utilities shared by the ccm-kit controllers. */
+export * from './controller-options.js';
 export * from './deep-equal.js';
 export * from './event-recording.js';
 export * from './instance-listing.js';
