@@ -36,12 +36,11 @@ function harness(capabilities: LoadBalancerCapabilities | undefined, services: V
   const controller = new ServiceController({
     cloud,
     client,
-    serviceInformer,
-    nodeInformer,
-    clusterName: 'c',
+    informers: { services: () => serviceInformer, nodes: () => nodeInformer },
     recorder,
     serviceQueue,
     nodeQueue,
+    config: { clusterName: 'c' },
   });
   /** Processes the next queued Service key with the controller's real worker. */
   const work = () => processNextWorkItem(controller.serviceWorker(), new AbortController().signal);

@@ -8,6 +8,7 @@ import {
   ImplementedElsewhereError,
   LOAD_BALANCER_CLEANUP_FINALIZER,
   RetryError,
+  STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
 } from '@ccm-kit/cloud-provider';
 import { type Logger, metricsRegistry, processNextWorkItem, Workqueue } from '@ccm-kit/runtime';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
@@ -38,6 +39,7 @@ function newController(
     nodes?: V1Node[];
     loadBalancerClass?: string;
     nodeOwnership?: (n: V1Node) => boolean;
+    concurrentServiceSyncs?: number;
   } = {},
 ): Harness {
   const cloud = new FakeCloud({ zone: { failureDomain: '', region: 'us-central' } });
@@ -52,16 +54,18 @@ function newController(
   const controller = new ServiceController({
     cloud,
     client,
-    serviceInformer: services,
-    nodeInformer: nodes,
-    clusterName: 'test-cluster',
+    informers: { services: () => services, nodes: () => nodes },
     recorder,
     serviceQueue,
     nodeQueue,
-    loadBalancerClass: opts.loadBalancerClass,
-    nodeOwnership: opts.nodeOwnership,
     // Upstream's timing: a node sync queued at once for every Node change (the window has its own tests).
-    hostUpdateWindowMs: 0,
+    config: {
+      clusterName: 'test-cluster',
+      loadBalancerClass: opts.loadBalancerClass,
+      nodeOwnership: opts.nodeOwnership,
+      hostUpdateWindowMs: 0,
+      concurrentServiceSyncs: opts.concurrentServiceSyncs,
+    },
   });
   return { controller, cloud, services, nodes, client, recorder, serviceQueue, nodeQueue };
 }
@@ -121,6 +125,14 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
       ]);
     });
   }
+
+  it('the finalizer and status patches go to services/<namespace>/<name>/status as strategic merge patches', async () => {
+    const h = newController({ nodes: [node('node1')] });
+    const svc = newService('balancer', 'LoadBalancer');
+    await h.controller.syncLoadBalancerIfNeeded(svc, key(svc));
+    expect(h.client.actions.map((a) => `${a.namespace}/${a.name}`)).toEqual(['default/balancer', 'default/balancer']);
+    expect(h.client.contentTypes).toEqual([STRATEGIC_MERGE_PATCH_CONTENT_TYPE, STRATEGIC_MERGE_PATCH_CONTENT_TYPE]);
+  });
 
   it('SVC-05: service specifies loadBalancerClass', async () => {
     const h = newController();
@@ -933,12 +945,12 @@ describe('node worker', () => {
 describe('start-up order (decision 0204)', () => {
   it('the node sync queued by the initial Node adds runs before any Service is cached: no update at start', async () => {
     const services = ['a', 'b', 'c'].map((n) => newService(n, 'LoadBalancer'));
-    const h = newController({ services, nodes: [node('node1'), node('node2')] });
+    const h = newController({ services, nodes: [node('node1'), node('node2')], concurrentServiceSyncs: 3 });
     // As after the informers' initial lists: every Service key and the node key are queued.
     for (const s of services) h.serviceQueue.add(key(s));
     h.nodeQueue.add(NODE_SYNC_KEY);
     const ac = new AbortController();
-    const running = h.controller.run(ac.signal, 3);
+    const running = h.controller.run(ac.signal);
     // Finalizer and status patches of all three.
     await eventuallyValue(() => h.client.actions.length >= 6, { timeoutMs: 5_000, intervalMs: 10 });
     ac.abort();
@@ -1038,22 +1050,22 @@ describe('construction', () => {
         new ServiceController({
           cloud,
           client: new RecordingClient(),
-          serviceInformer: new MemoryInformer<V1Service>(),
-          nodeInformer: new MemoryInformer<V1Node>(),
-          clusterName: 'c',
+          informers: { services: () => new MemoryInformer<V1Service>(), nodes: () => new MemoryInformer<V1Node>() },
           recorder: new RecordingEventRecorder(),
           serviceQueue: new RecordingQueue(),
           nodeQueue: new RecordingQueue(),
+          config: { clusterName: 'c' },
         }),
     ).toThrow('the cloud provider does not support external load balancers');
   });
   it('run() waits for both caches, then works the queues until aborted, and refuses bad worker counts', async () => {
     const svc = newService('lb', 'LoadBalancer');
-    const h = newController({ services: [svc], nodes: [node('node1')] });
+    const h = newController({ services: [svc], nodes: [node('node1')], concurrentServiceSyncs: 2 });
     h.nodes.synced = false;
     const ac = new AbortController();
-    await expect(h.controller.run(ac.signal, -1)).rejects.toThrow(/workers/);
-    const running = h.controller.run(ac.signal, 2);
+    const bad = newController({ services: [svc], concurrentServiceSyncs: -1 });
+    await expect(bad.controller.run(ac.signal)).rejects.toThrow(/workers/);
+    const running = h.controller.run(ac.signal);
     h.serviceQueue.add(key(svc));
     await new Promise((r) => setTimeout(r, 150));
     expect(h.cloud.ensureCalls).toHaveLength(0);
@@ -1185,12 +1197,11 @@ describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () 
     const controller = new ServiceController({
       cloud,
       client: new RecordingClient(),
-      serviceInformer: services,
-      nodeInformer: nodes,
-      clusterName: 'test-cluster',
+      informers: { services: () => services, nodes: () => nodes },
       recorder: new RecordingEventRecorder(),
       serviceQueue,
       nodeQueue: new Workqueue<string>({ rateLimiter: serviceQueueRateLimiter<string>() }),
+      config: { clusterName: 'test-cluster' },
     });
     serviceQueue.add('default/external-balancer');
     return { controller, serviceQueue };

@@ -4,8 +4,8 @@
  * its calls); the informers and the event recorder are the test kit's `MemoryInformer` and
  * `RecordingEventRecorder`.
  */
-import type { ServiceStatusClient } from '@ccm-kit/cloud-provider';
-import { ApiException, type V1Node, type V1Service } from '@kubernetes/client-node';
+import type { ServiceStatusApi } from '@ccm-kit/cloud-provider';
+import { ApiException, type ConfigurationOptions, type V1Node, type V1Service } from '@kubernetes/client-node';
 import type { KeyQueue } from '../src/service/types.js';
 
 /** A queue recording every call; `get` hands out queued keys in order and waits when empty. */
@@ -72,14 +72,34 @@ export interface PatchAction {
 }
 
 /** A status client that records `patch services/status` actions and fails with `error` when set. */
-export class RecordingClient implements ServiceStatusClient {
+export class RecordingClient implements ServiceStatusApi {
   readonly actions: PatchAction[] = [];
   error: unknown;
-  async patchServiceStatus(namespace: string, name: string, patch: object): Promise<V1Service> {
-    this.actions.push({ namespace, name, patch: patch as Record<string, unknown> });
+  async patchNamespacedServiceStatus(
+    { namespace, name, body }: { namespace: string; name: string; body: object },
+    options?: ConfigurationOptions,
+  ): Promise<V1Service> {
+    this.actions.push({ namespace, name, patch: body as Record<string, unknown> });
+    this.contentTypes.push(contentTypeOf(options));
     if (this.error !== undefined) throw this.error;
     return {};
   }
+  /** The `Content-Type` each patch was sent with (read from the per-call middleware). */
+  readonly contentTypes: (string | undefined)[] = [];
+}
+
+/** The `Content-Type` the per-call middleware of `options` sets on a request. */
+function contentTypeOf(options: ConfigurationOptions | undefined): string | undefined {
+  let contentType: string | undefined;
+  const ctx = {
+    setHeaderParam: (name: string, value: string) => {
+      if (name === 'Content-Type') contentType = value;
+    },
+  };
+  for (const mw of (options as { middleware?: { pre(c: unknown): unknown }[] } | undefined)?.middleware ?? []) {
+    mw.pre(ctx);
+  }
+  return contentType;
 }
 
 /**

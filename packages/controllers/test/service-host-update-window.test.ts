@@ -121,13 +121,11 @@ async function joinNodes(
   const controller = new ServiceController({
     cloud,
     client: new RecordingClient(),
-    serviceInformer: services,
-    nodeInformer: nodes,
-    clusterName: 'test-cluster',
+    informers: { services: () => services, nodes: () => nodes },
     recorder: new RecordingEventRecorder(),
     serviceQueue: new RecordingQueue(),
     nodeQueue,
-    hostUpdateWindowMs: windowMs,
+    config: { clusterName: 'test-cluster', hostUpdateWindowMs: windowMs },
   });
   for (const s of svcs) await controller.syncService(`default/${s.metadata!.name}`);
   const ac = new AbortController();
@@ -160,12 +158,11 @@ describe('coalesced host updates', () => {
     new ServiceController({
       cloud: new FakeCloud(),
       client: new RecordingClient(),
-      serviceInformer: new MemoryInformer<V1Service>(),
-      nodeInformer: nodes,
-      clusterName: 'c',
+      informers: { services: () => new MemoryInformer<V1Service>(), nodes: () => nodes },
       recorder: new RecordingEventRecorder(),
       serviceQueue: new RecordingQueue(),
       nodeQueue,
+      config: { clusterName: 'c' },
     });
     nodes.add(makeNode({ name: 'n1' }));
     vi.advanceTimersByTime(DEFAULT_HOST_UPDATE_WINDOW_MS - 1);
@@ -216,13 +213,11 @@ describe('coalesced host updates', () => {
     new ServiceController({
       cloud: new FakeCloud(),
       client: new RecordingClient(),
-      serviceInformer: new MemoryInformer<V1Service>(),
-      nodeInformer: nodes,
-      clusterName: 'c',
+      informers: { services: () => new MemoryInformer<V1Service>(), nodes: () => nodes },
       recorder: new RecordingEventRecorder(),
       serviceQueue: new RecordingQueue(),
       nodeQueue,
-      hostUpdateWindowMs: 100,
+      config: { clusterName: 'c', hostUpdateWindowMs: 100 },
     });
     const initial = makeNode({ name: 'initial' });
     for (const h of nodes.handlers) h.onAdd?.(initial, true);

@@ -18,29 +18,31 @@ import {
   type LoadBalancer,
   type LoadBalancerCapabilities,
   loadBalancerStatusEqual,
-  patchService,
   removeLBFinalizer,
-  type ServiceStatusClient,
+  type ServiceStatusApi,
   validateLoadBalancerCapabilities,
 } from '@ccm-kit/cloud-provider';
-import { errorMessage } from '@ccm-kit/cloud-provider/internal';
+import { errorMessage, servicePatch } from '@ccm-kit/cloud-provider/internal';
 import {
-  controllerStarted,
-  controllerStopped,
   createLogger,
+  type EventRecorder,
   formatGoDuration,
   isNotFound,
   type Logger,
+  metaNamespaceKey,
   parallelizeUntil,
+  patchOptions,
   type QueueWorker,
-  runWorkers,
+  runController,
+  splitMetaNamespaceKey,
   Workqueue,
-  waitForCacheSync,
   withCloudLane,
   type CloudLane,
 } from '@ccm-kit/runtime';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
+import type { CloudControllerConfig } from '../context.js';
+import type { ControllerOptions } from '../shared/controller-options.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import {
   checkServiceCapabilities,
@@ -72,7 +74,7 @@ import { filterWithPredicates, type NodeConditionPredicate, stableNodeSetPredica
 import { ServiceCache } from './service-cache.js';
 import { ServiceLanes } from './service-lanes.js';
 import { isForeignLoadBalancer, leftByClassChange, needsCleanup, wantsLoadBalancer } from './service-predicates.js';
-import type { KeyQueue, ServiceEventRecorder } from './types.js';
+import type { KeyQueue } from './types.js';
 
 /** Upstream `minRetryDelay`: first per-key backoff of the `service` and `node` queues, in ms. */
 export const SERVICE_MIN_RETRY_DELAY_MS = 5_000;
@@ -92,58 +94,43 @@ export const NODE_SYNC_KEY = 'node-sync';
 /** What a sync did: upstream `loadBalancerOperation`. */
 export type LoadBalancerOperation = 'delete' | 'ensure';
 
-/** Construction options of {@link ServiceController}. */
-export interface ServiceControllerOptions {
-  /** The provider; it must support the LoadBalancer facet. */
-  cloud: CloudProvider;
-  /** Sends the finalizer and status strategic merge patches to `services/<name>/status`. */
-  client: ServiceStatusClient;
-  /** The shared Service informer (its lister is read on every sync). */
-  serviceInformer: Informer<V1Service>;
-  /** The shared Node informer. */
-  nodeInformer: Informer<V1Node>;
-  /** `--cluster-name`, passed to every LoadBalancer call. */
-  clusterName: string;
-  /** Event recorder with source component `service-controller`. */
-  recorder: ServiceEventRecorder;
-  /** Replaces the `service` queue (tests pass a recording queue); default: as upstream `New`. */
-  serviceQueue?: KeyQueue;
-  /** Replaces the `node` queue (tests pass a recording queue); default: as upstream `New`. */
-  nodeQueue?: KeyQueue;
-  /** Logger (default `createLogger('service-lb-controller')`). */
-  logger?: Logger;
-  /** Beyond upstream: serve Services of this `loadBalancerClass` instead of those without a class. */
-  loadBalancerClass?: string;
-  /** Beyond upstream: Nodes for which this returns false are never load-balancer hosts and their events are ignored. */
-  nodeOwnership?: (node: V1Node) => boolean;
-  /** Metrics (default: the process-wide service controller metrics). */
-  metrics?: ServiceControllerMetrics;
-  /** Period of {@link ServiceController.resyncServices} in ms (default {@link SERVICE_SYNC_PERIOD_MS}). */
-  serviceResyncPeriodMs?: number;
-  /**
-   * Beyond upstream: Node changes within this many ms of the first are merged into one node sync (default
-   * {@link DEFAULT_HOST_UPDATE_WINDOW_MS}; 0 queues a sync at once for every change, as upstream).
-   * See docs/decisions/0206-host-update-window.md.
-   */
-  hostUpdateWindowMs?: number;
-}
-
-/** A Service key as client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` without a namespace. */
-export function serviceKey(svc: Pick<V1Service, 'metadata'>): string {
-  const ns = svc.metadata?.namespace ?? '';
-  const name = svc.metadata?.name ?? '';
-  return ns === '' ? name : `${ns}/${name}`;
-}
+/**
+ * The settings of {@link ServiceController}, named as the `CloudControllerConfig` fields they come from:
+ * - `clusterName` (`--cluster-name`, required): passed to every LoadBalancer call;
+ * - `concurrentServiceSyncs` (`--concurrent-service-syncs`, default 1; ≥ 0, 0 starts no service worker as
+ *   upstream): the service workers, and the fan-out of each node sync;
+ * - `loadBalancerClass` (beyond upstream): serve Services of this class instead of those without a class;
+ * - `nodeOwnership` (beyond upstream): Nodes for which this returns false are never load-balancer hosts and their
+ *   events are ignored;
+ * - `hostUpdateWindowMs` (beyond upstream): Node changes within this many ms of the first are merged into one
+ *   node sync (default {@link DEFAULT_HOST_UPDATE_WINDOW_MS}; 0 queues a sync at once for every change, as
+ *   upstream; docs/decisions/0206-host-update-window.md).
+ */
+export type ServiceControllerConfig = Pick<CloudControllerConfig, 'clusterName'> &
+  Partial<
+    Pick<CloudControllerConfig, 'concurrentServiceSyncs' | 'loadBalancerClass' | 'nodeOwnership' | 'hostUpdateWindowMs'>
+  >;
 
 /**
- * Splits a key as client-go's `SplitMetaNamespaceKey`.
- * @throws Error `unexpected key format: "<key>"` when the key has more than one `/`.
+ * Construction options of {@link ServiceController}: the `service-controller` client (it sends the finalizer and
+ * status strategic merge patches to `services/<name>/status`; client-node's `CoreV1Api` or the runtime's
+ * `CoreV1Client`), the Service and Node informers (the Service lister is read on every sync), a provider with the
+ * LoadBalancer facet, the recorder (source component `service-controller`), the logger (default
+ * `createLogger('service-lb-controller')`) and {@link ServiceControllerConfig}; plus what tests replace.
  */
-export function splitServiceKey(key: string): { namespace: string; name: string } {
-  const parts = key.split('/');
-  if (parts.length === 1) return { namespace: '', name: parts[0]! };
-  if (parts.length === 2) return { namespace: parts[0]!, name: parts[1]! };
-  throw new Error(`unexpected key format: ${JSON.stringify(key)}`);
+export interface ServiceControllerOptions extends ControllerOptions<
+  ServiceStatusApi,
+  ServiceControllerConfig,
+  'services' | 'nodes'
+> {
+  /** Replaces the `service` queue (tests pass a recording queue); default: as upstream `New`. */
+  readonly serviceQueue?: KeyQueue;
+  /** Replaces the `node` queue (tests pass a recording queue); default: as upstream `New`. */
+  readonly nodeQueue?: KeyQueue;
+  /** Metrics (default: the process-wide service controller metrics). */
+  readonly metrics?: ServiceControllerMetrics;
+  /** Period of {@link ServiceController.resyncServices} in ms (default {@link SERVICE_SYNC_PERIOD_MS}). */
+  readonly serviceResyncPeriodMs?: number;
 }
 
 /** The ObjectReference events about `svc` use (`apiVersion: v1`, `kind: Service`). */
@@ -180,11 +167,11 @@ export class ServiceController {
   readonly #balancer: LoadBalancer;
   readonly #capabilities: LoadBalancerCapabilities | undefined;
   readonly #cloud: CloudProvider;
-  readonly #client: ServiceStatusClient;
+  readonly #client: ServiceStatusApi;
   readonly #services: Informer<V1Service>;
   readonly #nodes: Informer<V1Node>;
   readonly #clusterName: string;
-  readonly #recorder: ServiceEventRecorder;
+  readonly #recorder: EventRecorder;
   readonly #log: Logger;
   readonly #lbClass: string | undefined;
   readonly #ownership: ((node: V1Node) => boolean) | undefined;
@@ -193,6 +180,7 @@ export class ServiceController {
   readonly #removeHandlers: (() => void)[] = [];
   readonly #lanes = new ServiceLanes();
   readonly #servicesResyncMs: number;
+  readonly #workers: number;
   /** Node syncs under way; while any runs, forgotten keys keep their last synced nodes (decision 0202). */
   #nodeSyncsRunning = 0;
   /** Merges Node changes into one node sync (decision 0206). */
@@ -206,12 +194,13 @@ export class ServiceController {
    *   (`validateLoadBalancerCapabilities`).
    */
   constructor(opts: ServiceControllerOptions) {
+    const { config } = opts;
     const balancer = opts.cloud.loadBalancer?.();
     if (balancer === undefined || balancer === null) {
       throw new Error('the cloud provider does not support external load balancers');
     }
-    if (typeof opts.clusterName !== 'string') {
-      throw new TypeError(`clusterName must be a string, got ${typeof opts.clusterName}`);
+    if (typeof config.clusterName !== 'string') {
+      throw new TypeError(`clusterName must be a string, got ${typeof config.clusterName}`);
     }
     this.#balancer = balancer;
     this.#capabilities = balancer.capabilities;
@@ -220,16 +209,17 @@ export class ServiceController {
     }
     this.#cloud = opts.cloud;
     this.#client = opts.client;
-    this.#services = opts.serviceInformer;
-    this.#nodes = opts.nodeInformer;
-    this.#clusterName = opts.clusterName;
+    this.#services = opts.informers.services();
+    this.#nodes = opts.informers.nodes();
+    this.#clusterName = config.clusterName;
+    this.#workers = config.concurrentServiceSyncs ?? 1;
     this.#recorder = opts.recorder;
     this.serviceQueue =
       opts.serviceQueue ?? new Workqueue<string>({ name: 'service', rateLimiter: serviceQueueRateLimiter() });
     this.nodeQueue = opts.nodeQueue ?? new Workqueue<string>({ name: 'node', rateLimiter: serviceQueueRateLimiter() });
     this.#log = opts.logger ?? createLogger('service-lb-controller');
-    this.#lbClass = opts.loadBalancerClass;
-    this.#ownership = opts.nodeOwnership;
+    this.#lbClass = config.loadBalancerClass;
+    this.#ownership = config.nodeOwnership;
     const owned = this.#ownership;
     this.#nodePredicates =
       owned === undefined ? stableNodeSetPredicates : [...stableNodeSetPredicates, (n: V1Node) => owned(n)];
@@ -238,7 +228,7 @@ export class ServiceController {
     if (!(Number.isFinite(this.#servicesResyncMs) && this.#servicesResyncMs > 0)) {
       throw new RangeError(`serviceResyncPeriodMs must be a positive number of ms, got ${opts.serviceResyncPeriodMs}`);
     }
-    this.#hostUpdates = new HostUpdateWindow(opts.hostUpdateWindowMs ?? DEFAULT_HOST_UPDATE_WINDOW_MS, () =>
+    this.#hostUpdates = new HostUpdateWindow(config.hostUpdateWindowMs ?? DEFAULT_HOST_UPDATE_WINDOW_MS, () =>
       this.nodeQueue.add(NODE_SYNC_KEY),
     );
     this.#registerEventHandlers();
@@ -252,15 +242,15 @@ export class ServiceController {
           if (this.wantsLoadBalancer(svc) || this.needsCleanup(svc)) {
             // Provisioned before (finalizer and ingress): seeing it again at start-up is a resync, not a user's wait.
             const provisioned = hasLBFinalizer(svc) && (svc.status?.loadBalancer?.ingress?.length ?? 0) > 0;
-            this.#enqueueService(serviceKey(svc), provisioned && !this.needsCleanup(svc) ? 'periodic' : 'user');
+            this.#enqueueService(metaNamespaceKey(svc), provisioned && !this.needsCleanup(svc) ? 'periodic' : 'user');
           }
         },
         onUpdate: (oldSvc, newSvc) => {
           const reason = needsUpdateReason(oldSvc, newSvc, this.#lbClass);
           if (reason !== undefined) {
-            this.#log.v(2).info('Service needs a load balancer update', { service: serviceKey(newSvc), reason });
+            this.#log.v(2).info('Service needs a load balancer update', { service: metaNamespaceKey(newSvc), reason });
           }
-          if (reason !== undefined || this.needsCleanup(newSvc)) this.#enqueueService(serviceKey(newSvc), 'user');
+          if (reason !== undefined || this.needsCleanup(newSvc)) this.#enqueueService(metaNamespaceKey(newSvc), 'user');
         },
         // No delete handler: deletions are handled through the finalizer when the deletion timestamp appears.
       }),
@@ -301,47 +291,38 @@ export class ServiceController {
   }
 
   /**
-   * Runs the controller until `signal` aborts: waits for both caches, starts `workers` service workers and one
-   * node worker, and resolves once they have all stopped (the queues are shut down on abort).
-   * @param workers - `--concurrent-service-syncs` (≥ 0, as upstream 0 starts no service worker); also the fan-out
-   *   of each node sync.
-   * @throws RangeError when `workers` is negative or not an integer.
+   * Runs the controller until `signal` aborts ({@link runController}): waits for both caches, starts
+   * `concurrentServiceSyncs` service workers and one node worker, re-delivers the Services every
+   * `serviceResyncPeriodMs`, and resolves once they have all stopped (the queues are shut down on abort).
+   * @throws RangeError when `concurrentServiceSyncs` is negative or not an integer.
    */
-  async run(signal: AbortSignal, workers: number): Promise<void> {
+  async run(signal: AbortSignal): Promise<void> {
+    const workers = this.#workers;
     if (!Number.isInteger(workers) || workers < 0) {
       throw new RangeError(`workers (concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`);
     }
     if (workers === 0) this.#log.warn('concurrent-service-syncs is 0: no service workers, node syncs update nothing');
-    const onAbort = () => {
-      this.#hostUpdates.stop();
-      this.serviceQueue.shutDown();
-      this.nodeQueue.shutDown();
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    this.#log.info('Starting service controller');
-    controllerStarted(SERVICE_CONTROLLER_METRICS_NAME);
-    let resync: NodeJS.Timeout | undefined;
-    try {
-      if (!(await waitForCacheSync(signal, this.#services, this.#nodes))) return;
-      resync = setInterval(() => this.resyncServices(), this.#servicesResyncMs);
-      resync.unref?.();
-      await Promise.all([
+    await runController(signal, {
+      name: 'service-lb-controller',
+      metricsName: SERVICE_CONTROLLER_METRICS_NAME,
+      logger: this.#log,
+      logLines: { starting: 'Starting service controller', shuttingDown: 'Shutting down service controller' },
+      informers: [this.#services, this.#nodes],
+      queues: [
         // One node worker, so that one node sync runs at a time. Started before the service workers: the
         // node sync queued by the initial Node adds takes its snapshot of the Service cache before any
         // Service is cached, so it updates no load balancer whose first ensure is still to come
         // (docs/decisions/0204).
-        runWorkers({ ...this.nodeWorker(workers), workers: 1, signal }),
-        workers > 0 ? runWorkers({ ...this.serviceWorker(), workers, signal }) : undefined,
-      ]);
-    } finally {
-      if (resync !== undefined) clearInterval(resync);
-      signal.removeEventListener('abort', onAbort);
-      onAbort();
-      for (const remove of this.#removeHandlers) remove();
-      controllerStopped(SERVICE_CONTROLLER_METRICS_NAME);
-      this.#log.info('Shutting down service controller');
-    }
+        { ...this.nodeWorker(workers), workers: 1 },
+        { ...this.serviceWorker(), workers },
+      ],
+      // Upstream's informer resync: first after one period, then every period.
+      passes: [
+        { run: () => this.resyncServices(), periodMs: this.#servicesResyncMs, sliding: false, delayFirst: true },
+      ],
+      removeHandlers: this.#removeHandlers,
+      onStop: () => this.#hostUpdates.stop(),
+    });
   }
 
   /**
@@ -351,7 +332,7 @@ export class ServiceController {
    */
   resyncServices(): void {
     for (const svc of this.#services.lister.list()) {
-      if (this.needsCleanup(svc)) this.#enqueueService(serviceKey(svc), 'periodic');
+      if (this.needsCleanup(svc)) this.#enqueueService(metaNamespaceKey(svc), 'periodic');
     }
   }
 
@@ -423,7 +404,7 @@ export class ServiceController {
   async syncService(key: string, signal?: AbortSignal): Promise<void> {
     const start = performance.now();
     try {
-      splitServiceKey(key);
+      splitMetaNamespaceKey(key);
       const svc = this.#services.lister.get(key);
       if (svc === undefined) {
         await this.processServiceDeletion(key, signal);
@@ -654,7 +635,7 @@ export class ServiceController {
         EVENT_UNAVAILABLE_LOAD_BALANCER.message,
       );
     }
-    this.lastSyncedNodes.set(serviceKey(svc), nodes);
+    this.lastSyncedNodes.set(metaNamespaceKey(svc), nodes);
     return this.#balancer.ensureLoadBalancer(this.#clusterName, svc, nodes, signal);
   }
 
@@ -662,16 +643,16 @@ export class ServiceController {
   async addFinalizer(svc: V1Service): Promise<void> {
     const updated = addLBFinalizer(svc);
     if (updated === undefined) return;
-    this.#log.v(2).info('Adding finalizer to service', { service: serviceKey(svc) });
-    await patchService(this.#client, svc, updated);
+    this.#log.v(2).info('Adding finalizer to service', { service: metaNamespaceKey(svc) });
+    await this.#patchService(svc, updated);
   }
 
   /** Removes every occurrence of the cleanup finalizer with a status-subresource SMP, when present. */
   async removeFinalizer(svc: V1Service): Promise<void> {
     const updated = removeLBFinalizer(svc);
     if (updated === undefined) return;
-    this.#log.v(2).info('Removing finalizer from service', { service: serviceKey(svc) });
-    await patchService(this.#client, svc, updated);
+    this.#log.v(2).info('Removing finalizer from service', { service: metaNamespaceKey(svc) });
+    await this.#patchService(svc, updated);
   }
 
   /** Replaces `status.loadBalancer` with `newStatus` unless it is semantically equal to `previousStatus`. */
@@ -683,8 +664,20 @@ export class ServiceController {
     if (loadBalancerStatusEqual(previousStatus, newStatus)) return;
     const updated = structuredClone(svc);
     updated.status = { ...updated.status, loadBalancer: newStatus };
-    this.#log.v(2).info('Patching status for service', { service: serviceKey(svc) });
-    await patchService(this.#client, svc, updated);
+    this.#log.v(2).info('Patching status for service', { service: metaNamespaceKey(svc) });
+    await this.#patchService(svc, updated);
+  }
+
+  /**
+   * Upstream `PatchService` (`service/helpers/helper.go`): the strategic merge patch from `svc` to `updated`
+   * (`servicePatch`: metadata and status, never spec) on `services/<namespace>/<name>/status`, always sent.
+   */
+  async #patchService(svc: V1Service, updated: V1Service): Promise<void> {
+    const { namespace = '', name = '' } = svc.metadata ?? {};
+    await this.#client.patchNamespacedServiceStatus(
+      { namespace, name, body: servicePatch(svc, updated) },
+      patchOptions('strategic'),
+    );
   }
 
   /**
@@ -732,7 +725,7 @@ export class ServiceController {
         this.#log.error(err, 'node sync of a service failed unexpectedly');
         retry = true;
       }
-      if (retry && svc !== undefined) toRetry.add(serviceKey(svc));
+      if (retry && svc !== undefined) toRetry.add(metaNamespaceKey(svc));
     });
     return toRetry;
   }
@@ -752,7 +745,7 @@ export class ServiceController {
       this.#metrics.nodeSyncErrorCount.inc();
       return true;
     }
-    const key = serviceKey(svc);
+    const key = metaNamespaceKey(svc);
     const newNodes = filterWithPredicates(all, this.#nodePredicates);
     const oldNodes = filterWithPredicates(this.lastSyncedNodes.get(key) ?? [], this.#nodePredicates);
     // Stored before the outcome is known: a failed update is retried through the service queue (full ensure).
@@ -782,7 +775,7 @@ export class ServiceController {
       this.#log
         .v(2)
         .info(
-          `Updating backends for load balancer ${serviceKey(svc)} with ${hosts.length} nodes: ${formatGoStringSlice(loggableNodeNames(hosts))}`,
+          `Updating backends for load balancer ${metaNamespaceKey(svc)} with ${hosts.length} nodes: ${formatGoStringSlice(loggableNodeNames(hosts))}`,
         );
       let updateErr: unknown;
       try {
@@ -803,7 +796,7 @@ export class ServiceController {
         if (status === undefined) return;
       } catch (err) {
         this.#log.error(err, 'failed to check if load balancer exists for service', {
-          service: serviceKey(svc),
+          service: metaNamespaceKey(svc),
         });
       }
       this.#event(

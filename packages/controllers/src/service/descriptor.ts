@@ -8,7 +8,6 @@ import {
   SERVICE_CONTROLLER_CLIENT_NAME,
   SERVICE_CONTROLLER_EVENT_SOURCE,
   SERVICE_LB_CONTROLLER,
-  serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
 import { CoreV1Client } from '@ccm-kit/runtime';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
@@ -34,16 +33,12 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   return startWithEventRecorder(core, SERVICE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new ServiceController({
       cloud: ctx.cloud,
-      client: serviceStatusClientFromCoreV1Api(core),
-      serviceInformer: ctx.informers.services(),
-      nodeInformer: ctx.informers.nodes(),
-      clusterName: config.clusterName,
+      client: core,
+      informers: ctx.informers,
       recorder,
       logger: log,
-      loadBalancerClass: config.loadBalancerClass,
-      nodeOwnership: config.nodeOwnership,
-      hostUpdateWindowMs: config.hostUpdateWindowMs,
-    }).run(ctx.signal, workers),
+      config,
+    }).run(ctx.signal),
   );
 }
 

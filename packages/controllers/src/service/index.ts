@@ -25,4 +25,4 @@ export {
   stableNodeSetPredicates,
 } from './predicates.js';
 export { type CachedService, ServiceCache } from './service-cache.js';
-export type { KeyQueue, ServiceEventRecorder } from './types.js';
+export type { KeyQueue } from './types.js';
