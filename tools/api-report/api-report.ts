@@ -131,6 +131,41 @@ const compilerOptions = {
   types: ['node'],
 };
 
+/** `./internal`: shared by sibling packages and tests, not public API. */
+function isInternal(entry: EntryPoint): boolean {
+  return entry.subpath === './internal';
+}
+
+/** The names a report declares at its top level (`export class Name`, `export function name`, …). */
+export function exportedNames(report: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of report.split('\n')) {
+    const declared = declarationName.exec(line);
+    if (declared) names.add(declared[1]!);
+  }
+  return names;
+}
+
+/**
+ * Drops the forgotten-export problems of a public entry point whose symbol another public entry point of the
+ * same package exports: a topic entry point (`@ccm-kit/runtime/client`) may use a type that a sibling topic
+ * (`@ccm-kit/runtime/wait`'s `Clock`) or the package root makes nameable.
+ */
+export function withoutSiblingExports(
+  problems: readonly string[],
+  entry: EntryPoint,
+  exportedBy: ReadonlyMap<EntryPoint, ReadonlySet<string>>,
+): string[] {
+  return problems.filter((problem) => {
+    const symbol = /^forgotten export: (\S+)/.exec(problem)?.[1];
+    if (!symbol) return true;
+    return ![...exportedBy].some(
+      ([other, names]) =>
+        other !== entry && other.packageDir === entry.packageDir && !isInternal(other) && names.has(symbol),
+    );
+  });
+}
+
 function reportTempFolder(root: string): string {
   return join(root, 'node_modules', '.cache', 'api-report');
 }
@@ -161,11 +196,14 @@ function extractorConfig(entry: EntryPoint, root: string): ExtractorConfig {
         'ae-unresolved-link': { logLevel: 'none' as never, addToApiReportFile: false },
         // Docstrings are reviewed in the source, not counted here.
         'ae-undocumented': { logLevel: 'none' as never, addToApiReportFile: false },
-        // A subpath (`/internal`, `/vitest`) names types its package root exports; only a root entry
-        // point must export every type its signatures use.
-        ...(entry.subpath === '.'
-          ? {}
-          : { 'ae-forgotten-export': { logLevel: 'none' as never, addToApiReportFile: false } }),
+        // `/internal` may name any type of its package; every public entry point must make the types its
+        // signatures use nameable (checked across the package's public entry points by `runApiReports`).
+        // Reported through the message callback rather than written into the report, so that a type a sibling
+        // entry point exports leaves no stale warning in the committed report.
+        'ae-forgotten-export': {
+          logLevel: (isInternal(entry) ? 'none' : 'warning') as never,
+          addToApiReportFile: false,
+        },
       },
       tsdocMessageReporting: { default: { logLevel: 'none' as never } },
     },
@@ -191,23 +229,39 @@ export function runApiReports(
   const compilerState = CompilerState.create(configs[0]!, {
     additionalEntryPoints: entries.map((entry) => entry.declarations),
   });
-  return entries.map((entryPoint, i) => {
+  const results = entries.map((entryPoint, i) => {
     const errors: string[] = [];
+    const forgotten: string[] = [];
     const result = Extractor.invoke(configs[i]!, {
       localBuild: options.update === true,
       compilerState,
       messageCallback: (message: ExtractorMessage) => {
         if (message.logLevel === 'error') errors.push(message.formatMessageWithLocation(root));
-        // The report carries the warnings; keep the console quiet.
+        if (message.messageId === 'ae-forgotten-export' && message.logLevel !== 'none')
+          forgotten.push(`Warning: (ae-forgotten-export) ${message.text}`);
+        // The report and `problems` carry the warnings; keep the console quiet.
         message.handled = true;
       },
     });
     // api-extractor writes the report it built to the temp folder, whether or not it differs.
     const built = join(reportTempFolder(root), `${entryPoint.reportName}.api.md`);
     const allowUndocumented = (options.undocumentedAllowed ?? UNDOCUMENTED_ALLOWED).has(entryPoint.specifier);
-    const problems = existsSync(built) ? reportProblems(readFileSync(built, 'utf8'), allowUndocumented) : [];
-    return { entryPoint, changed: result.apiReportChanged, errors, problems };
+    const report = existsSync(built) ? readFileSync(built, 'utf8') : '';
+    return {
+      entryPoint,
+      changed: result.apiReportChanged,
+      errors,
+      problems: [...reportProblems(forgotten.join('\n')), ...reportProblems(report, allowUndocumented)],
+      exported: exportedNames(report),
+    };
   });
+  const exportedBy = new Map(results.map((r) => [r.entryPoint, r.exported]));
+  return results.map(({ entryPoint, changed, errors, problems }) => ({
+    entryPoint,
+    changed,
+    errors,
+    problems: withoutSiblingExports(problems, entryPoint, exportedBy),
+  }));
 }
 
 // `node tools/api-report/api-report.ts [--update]`

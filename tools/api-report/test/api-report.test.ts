@@ -61,6 +61,54 @@ describe('the report check itself', () => {
   }, 60_000);
 });
 
+describe('forgotten exports across entry points', () => {
+  // Not under node_modules, where TypeScript would treat the fixture's own modules as an external library; in a
+  // git-ignored `dist/` so that an interrupted run leaves nothing to commit.
+  const fixtures = join(REPO_ROOT, 'tools', 'api-report', 'dist');
+  mkdirSync(fixtures, { recursive: true });
+  const root = mkdtempSync(join(fixtures, 'topics-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const pkgDir = join(root, 'packages', 'demo');
+  mkdirSync(join(pkgDir, 'dist'), { recursive: true });
+  const entry = (file: string) => ({ types: `./dist/${file}.d.ts` });
+  writeFileSync(
+    join(pkgDir, 'package.json'),
+    JSON.stringify({
+      name: '@demo/demo',
+      version: '1.0.0',
+      type: 'module',
+      exports: { '.': entry('index'), './topic': entry('topic'), './internal': entry('internal') },
+    }),
+  );
+  const files = {
+    'clock.d.ts': '/** A clock. */\nexport interface Clock {\n  /** Milliseconds. */\n  now(): number;\n}\n',
+    'hidden.d.ts': '/** Nobody exports it. */\nexport interface Hidden { id: string }\n',
+    'index.d.ts': "export type { Clock } from './clock.js';\n",
+    'topic.d.ts': [
+      "import type { Clock } from './clock.js';",
+      "import type { Hidden } from './hidden.js';",
+      '/** Uses a type the root exports and one nobody exports. */',
+      'export declare function start(clock: Clock, hidden: Hidden): void;',
+      '',
+    ].join('\n'),
+    'internal.d.ts':
+      "import type { Hidden } from './hidden.js';\n/** Internal. */\nexport declare function peek(h: Hidden): void;\n",
+  };
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(pkgDir, 'dist', name), text);
+
+  it('a public subpath may use a type a sibling public entry point exports, not one that no public entry point does', () => {
+    const results = runApiReports({ root, update: true });
+    const problems = Object.fromEntries(results.map((r) => [r.entryPoint.specifier, r.problems]));
+    expect(problems).toEqual({
+      '@demo/demo': [],
+      '@demo/demo/topic': ['forgotten export: Hidden (export it, or keep it out of public signatures)'],
+      '@demo/demo/internal': [],
+    });
+    // The warning is a problem to fix, not a line of the committed report.
+    expect(readFileSync(join(pkgDir, 'api', 'demo-topic.api.md'), 'utf8')).not.toContain('ae-forgotten-export');
+  }, 60_000);
+});
+
 describe('reportProblems', () => {
   const report = [
     '// @public',
