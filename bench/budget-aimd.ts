@@ -7,7 +7,8 @@
  *   npm run build && node bench/budget-aimd.ts [--rate=10] [--seconds=60] [--callers=20] [--decrease=0.5,0.7]
  */
 import { parseArgs } from 'node:util';
-import { CloudBudget, setLogWriter, withCloudLane } from '@ccm-kit/runtime';
+import { setLogWriter } from '@ccm-kit/runtime';
+import { CloudBudget, withCloudLane } from '@ccm-kit/runtime/budget';
 import { Registry } from 'prom-client';
 
 const { values } = parseArgs({

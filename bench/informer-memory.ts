@@ -13,14 +13,9 @@
  *   npx tsc -b && node --expose-gc bench/informer-memory.ts [counts, default 1000,5000]
  */
 
-import {
-  type ClientFactory,
-  createClientFactory,
-  identityTransform,
-  patchOptions,
-  SharedInformerFactory,
-  setVerbosity,
-} from '@ccm-kit/runtime';
+import { setVerbosity } from '@ccm-kit/runtime';
+import { type ClientFactory, createClientFactory, patchOptions } from '@ccm-kit/runtime/client';
+import { identityTransform, SharedInformerFactory } from '@ccm-kit/runtime/informers';
 import { startControlPlane } from '@ccm-kit/testing';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 

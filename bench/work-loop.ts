@@ -15,8 +15,22 @@ const runtimePath = arg('runtime');
 const keys = Number(arg('keys') ?? 200_000);
 const rounds = Number(arg('rounds') ?? 7);
 
-type Runtime = typeof import('@ccm-kit/runtime');
-const rt = (await import(runtimePath ? pathToFileURL(runtimePath).href : '@ccm-kit/runtime')) as Runtime;
+type Runtime = typeof import('@ccm-kit/runtime') &
+  typeof import('@ccm-kit/runtime/controller') &
+  typeof import('@ccm-kit/runtime/tracing') &
+  typeof import('@ccm-kit/runtime/workqueue');
+/** The runtime's names: a build from before the topic entry points has them all at its root. */
+async function loadRuntime(): Promise<Runtime> {
+  if (!runtimePath) {
+    const topics = ['@ccm-kit/runtime/controller', '@ccm-kit/runtime/tracing', '@ccm-kit/runtime/workqueue'];
+    return Object.assign({}, await import('@ccm-kit/runtime'), ...(await Promise.all(topics.map((t) => import(t)))));
+  }
+  const root = (await import(pathToFileURL(runtimePath).href)) as Partial<Runtime>;
+  if ('Workqueue' in root) return root as Runtime;
+  const topic = (name: string) => import(new URL(`topics/${name}.js`, pathToFileURL(runtimePath)).href);
+  return Object.assign({}, root, await topic('controller'), await topic('tracing'), await topic('workqueue'));
+}
+const rt = await loadRuntime();
 if ('loadTracing' in rt && (await rt.loadTracing()))
   throw new Error('a tracer provider is registered: this measures tracing off');
 

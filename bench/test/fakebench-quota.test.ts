@@ -1,4 +1,4 @@
-import { classifyCloudError } from '@ccm-kit/runtime';
+import { classifyCloudError } from '@ccm-kit/runtime/guard';
 import { describe, expect, it } from 'vitest';
 import { FakeBench } from '../fakebench.ts';
 import { CloudThrottledError, parseRps, RETRY_AFTER_MS, TokenBucket } from '../fakebench-quota.ts';

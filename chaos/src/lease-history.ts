@@ -3,7 +3,7 @@
  * faults), and its terms — who held it from when to when — from the audit log of its writes
  * ({@link termsFromAudit}). (Everything runs on this machine, so all clocks are one.)
  */
-import { callOptions } from '@ccm-kit/runtime';
+import { callOptions } from '@ccm-kit/runtime/client';
 import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 
 export interface Term {

@@ -6,7 +6,7 @@
  * reporting). Every operation is logged; a failed one (the API server may be down) is logged and not retried.
  */
 import type { MockCloudApiServer } from '@ccm-kit/example-mockcloud/api-server';
-import { patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime/client';
 import { CoreV1Api, type KubeConfig, type V1Service } from '@kubernetes/client-node';
 import type { Rng } from './rng.ts';
 

@@ -2,7 +2,7 @@
 // A vendor binary embedding ccm-kit's cloud controllers (src/operator.ts): its own flags, its own signals.
 // Usage: embedded-operator --kubeconfig <file> --cloud-config <file> [--controllers a,b] [--identity <id>]
 import { parseArgs } from 'node:util';
-import { loadKubeConfig } from '@ccm-kit/runtime';
+import { loadKubeConfig } from '@ccm-kit/runtime/client';
 import { runEmbeddedControllers } from './operator.js';
 import { PROVIDER_NAME, register } from './provider.js';
 

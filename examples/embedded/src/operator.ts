@@ -21,13 +21,10 @@ import {
   type ControllerDescriptor,
   defaultCloudControllerConfig,
 } from '@ccm-kit/controllers';
-import {
-  createClientFactory,
-  createLogger,
-  type KubeConfigLike,
-  runLeaderElection,
-  SharedInformerFactory,
-} from '@ccm-kit/runtime';
+import { createLogger } from '@ccm-kit/runtime';
+import { createClientFactory, type KubeConfigLike } from '@ccm-kit/runtime/client';
+import { SharedInformerFactory } from '@ccm-kit/runtime/informers';
+import { runLeaderElection } from '@ccm-kit/runtime/leader-election';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 
 /** Options of {@link runEmbeddedControllers}; durations in milliseconds. */

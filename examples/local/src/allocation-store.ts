@@ -9,7 +9,7 @@
  * write retried (client-go `RetryOnConflict` style; 5 attempts).
  */
 import { retryOnConflict } from '@ccm-kit/cloud-provider';
-import { callOptions, isNotFound, patchOptions } from '@ccm-kit/runtime';
+import { callOptions, isNotFound, patchOptions } from '@ccm-kit/runtime/client';
 import type { CoreV1Api, V1Service } from '@kubernetes/client-node';
 import { ANNOTATION_ALLOCATED_IPS, parseAllocatedIPs } from './annotations.js';
 

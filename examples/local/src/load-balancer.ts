@@ -25,7 +25,8 @@ import {
   type LoadBalancerCapabilities,
   type LoadBalancerListPage,
 } from '@ccm-kit/cloud-provider';
-import { createLogger, type EventRecorder, type Logger } from '@ccm-kit/runtime';
+import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { type EventRecorder } from '@ccm-kit/runtime/events';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import { type ServiceStore, writeAllocation } from './allocation-store.js';
 import {

@@ -18,7 +18,8 @@ import {
   type LoadBalancer,
   registerCloudProvider,
 } from '@ccm-kit/cloud-provider';
-import { coreV1EventSink, createLogger, EventBroadcaster, type EventRecorder, type Logger } from '@ccm-kit/runtime';
+import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { coreV1EventSink, EventBroadcaster, type EventRecorder } from '@ccm-kit/runtime/events';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { coreV1ServiceStore, type ServiceStore } from './allocation-store.js';
 import { type LocalConfig, parseConfig } from './config.js';

@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ClientFactory, patchOptions } from '@ccm-kit/runtime';
+import { type ClientFactory, patchOptions } from '@ccm-kit/runtime/client';
 import { eventuallyValue, useTestCluster } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

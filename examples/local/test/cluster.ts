@@ -4,7 +4,7 @@
  */
 import { type CloudControllerManager, startCloudControllerManager } from '@ccm-kit/app';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER } from '@ccm-kit/cloud-provider';
-import { patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime/client';
 import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { register } from '../src/provider.js';
 

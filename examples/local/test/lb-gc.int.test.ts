@@ -14,7 +14,7 @@ import { serviceLbController, serviceLbGcController } from '@ccm-kit/controllers
 import { isGone, TestCluster } from '@ccm-kit/testing';
 import { eventually, startControllerUnderTest, useControlPlane } from '@ccm-kit/testing/vitest';
 import type { V1Service } from '@kubernetes/client-node';
-import { patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LocalCloud } from '../src/provider.js';
 

@@ -2,7 +2,7 @@
  * Lease fencing in the provider's client (ccm-kit decision 0050): while the process' lease fence is closed, no
  * request reaches the cloud, also not a retry of a call that started before.
  */
-import { isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime';
+import { isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime/leader-election';
 import { setProcessLeaseFence } from '@ccm-kit/runtime/internal';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileCredential, metricsRegistry } from '@ccm-kit/runtime';
+import { metricsRegistry } from '@ccm-kit/runtime';
+import { fileCredential } from '@ccm-kit/runtime/guard';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fetch as undiciFetch } from 'undici';
 import type { MockCloudApiServer } from '../src/api-server/index.js';

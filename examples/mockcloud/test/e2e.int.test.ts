@@ -3,7 +3,7 @@
  * running the mockcloud provider with the tagger enabled (`--controllers=*,mockcloud-tagger-controller`).
  */
 import { startCloudControllerManager } from '@ccm-kit/app';
-import { patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime/client';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER } from '@ccm-kit/cloud-provider';
 import { type ControlPlane, isGone } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';

@@ -7,7 +7,7 @@
  */
 import { startCloudControllerManager } from '@ccm-kit/app';
 import { LOAD_BALANCER_CLEANUP_FINALIZER } from '@ccm-kit/cloud-provider';
-import { patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime/client';
 import { isGone } from '@ccm-kit/testing';
 import { eventually, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type V1Service } from '@kubernetes/client-node';

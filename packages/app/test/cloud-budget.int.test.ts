@@ -7,7 +7,8 @@
  *   its ingress seconds after the throttling ends: its backoff did not grow (upstream's 5 s doubling would wait
  *   160 s after the sixth failure).
  */
-import { type CloudBudgetCharge, metricsRegistry, onCloudBudgetCharge, setLogWriter } from '@ccm-kit/runtime';
+import { metricsRegistry, setLogWriter } from '@ccm-kit/runtime';
+import { type CloudBudgetCharge, onCloudBudgetCharge } from '@ccm-kit/runtime/budget';
 import { type ControlPlane, FakeCloud } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';

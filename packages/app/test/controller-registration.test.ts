@@ -4,7 +4,9 @@
  */
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import { builtInControllers, defaultCloudControllerConfig, nodeRouteController } from '@ccm-kit/controllers';
-import { createLogger, HealthChecks, type SharedInformerFactory } from '@ccm-kit/runtime';
+import { createLogger } from '@ccm-kit/runtime';
+import { HealthChecks } from '@ccm-kit/runtime/health';
+import { type SharedInformerFactory } from '@ccm-kit/runtime/informers';
 import { FakeCloud, memoryInformers } from '@ccm-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { allControllers, StartupError } from '../src/index.js';

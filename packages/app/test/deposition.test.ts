@@ -5,14 +5,10 @@
  */
 import type { CloudProvider, LoadBalancer } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
-import {
-  CoreV1Client,
-  coreV1EventSink,
-  EventBroadcaster,
-  isLeaseFencedError,
-  type LeaseFence,
-  setLogWriter,
-} from '@ccm-kit/runtime';
+import { setLogWriter } from '@ccm-kit/runtime';
+import { CoreV1Client } from '@ccm-kit/runtime/client';
+import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime/events';
+import { isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime/leader-election';
 import { leaseWriteGuard } from '@ccm-kit/runtime/internal';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LeaderElectionLostError, startCloudControllerManager } from '../src/index.js';

@@ -4,15 +4,11 @@
  * was charged to and the milliseconds it waited for its token; a refusal at the lease fence is an error span; a
  * reconcile the cloud throttled says so.
  */
-import {
-  CloudBudget,
-  type LeaseFence,
-  loadTracing,
-  processNextWorkItem,
-  SPAN_ATTRIBUTES as A,
-  withCloudLane,
-  Workqueue,
-} from '@ccm-kit/runtime';
+import { CloudBudget, withCloudLane } from '@ccm-kit/runtime/budget';
+import { processNextWorkItem } from '@ccm-kit/runtime/controller';
+import { type LeaseFence } from '@ccm-kit/runtime/leader-election';
+import { loadTracing, SPAN_ATTRIBUTES as A } from '@ccm-kit/runtime/tracing';
+import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { setProcessCloudBudget } from '@ccm-kit/runtime/internal';
 import { FakeCloud, ThrottledError } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';

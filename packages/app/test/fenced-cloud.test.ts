@@ -3,7 +3,8 @@
  * are refused while fenced without reaching the cloud, and a refusal never leads to a Node deletion.
  */
 import { CloudNodeLifecycleController } from '@ccm-kit/controllers/internal';
-import { createLogger, isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime';
+import { createLogger } from '@ccm-kit/runtime';
+import { isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime/leader-election';
 import { FakeCloud, MemoryInformer } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';

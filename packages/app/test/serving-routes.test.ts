@@ -4,7 +4,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { getVerbosity, HealthChecks, setVerbosity } from '@ccm-kit/runtime';
+import { getVerbosity, setVerbosity } from '@ccm-kit/runtime';
+import { HealthChecks } from '@ccm-kit/runtime/health';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseFlags } from '../src/flags/flag-set.js';
 import { cloudControllerManagerFlagSets } from '../src/options/ccm-flags.js';

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SPAN_ATTRIBUTES as A } from '@ccm-kit/runtime';
+import { SPAN_ATTRIBUTES as A } from '@ccm-kit/runtime/tracing';
 import { type ControlPlane, FakeCloud } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';

@@ -4,7 +4,7 @@
  * listed — complete listing or failed page — is asked per Node, and only that answer can delete it.
  */
 import type { InstanceStatePage, InstancesV2 } from '@ccm-kit/cloud-provider';
-import { type CloudLane, currentCloudLane } from '@ccm-kit/runtime';
+import { type CloudLane, currentCloudLane } from '@ccm-kit/runtime/budget';
 import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';

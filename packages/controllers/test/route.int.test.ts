@@ -5,7 +5,7 @@
  * removes its Nodes afterwards.
  */
 import type { Route } from '@ccm-kit/cloud-provider';
-import { patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime/client';
 import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
 import {
   type ControllerUnderTest,

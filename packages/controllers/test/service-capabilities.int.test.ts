@@ -5,7 +5,7 @@
  * loop, and is ensured once the ranges are removed; a Service whose load balancer exists keeps it as it was.
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER } from '@ccm-kit/cloud-provider';
-import { patchOptions } from '@ccm-kit/runtime';
+import { patchOptions } from '@ccm-kit/runtime/client';
 import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
 import { eventually, useControllerUnderTest } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, CoreV1Event, V1Service } from '@kubernetes/client-node';

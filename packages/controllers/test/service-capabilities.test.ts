@@ -5,7 +5,7 @@
  * ensured with; other unsupported fields warn and proceed; without a declaration nothing changes.
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, type LoadBalancerCapabilities } from '@ccm-kit/cloud-provider';
-import { processNextWorkItem } from '@ccm-kit/runtime';
+import { processNextWorkItem } from '@ccm-kit/runtime/controller';
 import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';

@@ -10,7 +10,9 @@ import {
   RetryError,
   STRATEGIC_MERGE_PATCH_CONTENT_TYPE,
 } from '@ccm-kit/cloud-provider';
-import { type Logger, metricsRegistry, processNextWorkItem, Workqueue } from '@ccm-kit/runtime';
+import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
+import { processNextWorkItem } from '@ccm-kit/runtime/controller';
+import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import { FakeCloud, MemoryInformer, RecordingEventRecorder, type UpdateBalancerCall } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';

@@ -3,7 +3,8 @@
  * the window merge into one node sync, never more `UpdateLoadBalancer` rounds than upstream's node queue makes
  * for the same changes at the same times, and the final host sets are the same. Fake timers are the clock.
  */
-import { runWorkers, Workqueue } from '@ccm-kit/runtime';
+import { runWorkers } from '@ccm-kit/runtime/controller';
+import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';

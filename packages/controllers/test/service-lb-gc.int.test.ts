@@ -5,7 +5,7 @@
  * mode it records the Event and deletes nothing.
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER } from '@ccm-kit/cloud-provider';
-import { isNotFound, patchOptions } from '@ccm-kit/runtime';
+import { isNotFound, patchOptions } from '@ccm-kit/runtime/client';
 import { FakeCloud } from '@ccm-kit/testing';
 import { eventually, startControllerUnderTest, useTestCluster } from '@ccm-kit/testing/vitest';
 import type { CoreV1Event, V1Service } from '@kubernetes/client-node';

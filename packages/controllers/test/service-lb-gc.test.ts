@@ -3,7 +3,8 @@
  * two-pass grace rule, dry run against delete, and the descriptor's start-up errors.
  */
 import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import { currentCloudLane, type Logger, metricsRegistry } from '@ccm-kit/runtime';
+import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
+import { currentCloudLane } from '@ccm-kit/runtime/budget';
 import { FakeCloud, MemoryInformer, memoryInformers, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';

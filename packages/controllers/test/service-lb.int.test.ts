@@ -4,7 +4,7 @@
  * for the file; each test uses its own namespace and Node names and removes its Nodes afterwards.
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, RetryError, serviceStatusClientFromCoreV1Api } from '@ccm-kit/cloud-provider';
-import { isNotFound, patchOptions } from '@ccm-kit/runtime';
+import { isNotFound, patchOptions } from '@ccm-kit/runtime/client';
 import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
 import { eventually, useControllerUnderTest } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, CoreV1Event, V1Node, V1Service } from '@kubernetes/client-node';

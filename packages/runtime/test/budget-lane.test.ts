@@ -7,7 +7,7 @@ import {
   onCloudBudgetCharge,
   withCloudController,
   withCloudLane,
-} from '../src/index.js';
+} from '../src/topics/budget.js';
 import { publishCloudBudgetCharge } from '../src/budget/charge.js';
 
 describe('withCloudLane', () => {

@@ -5,21 +5,19 @@
  */
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { setLogWriter } from '../src/index.js';
 import {
   CloudBudget,
   type CloudBudgetOptions,
-  CloudCallGuard,
-  CloudCallThrottledError,
   type CloudLane,
   currentCloudController,
   onCloudBudgetCharge,
-  processNextWorkItem,
-  setLogWriter,
   withCloudController,
   withCloudLane,
-  Workqueue,
-  itemExponentialFailureRateLimiter,
-} from '../src/index.js';
+} from '../src/topics/budget.js';
+import { processNextWorkItem } from '../src/topics/controller.js';
+import { CloudCallGuard, CloudCallThrottledError } from '../src/topics/guard.js';
+import { Workqueue, itemExponentialFailureRateLimiter } from '../src/topics/workqueue.js';
 import { setProcessCloudBudget } from '../src/internal.js';
 
 let registry: Registry;

@@ -8,7 +8,7 @@ import {
   isNotFound,
   isTooManyRequests,
   statusCode,
-} from '../src/index.js';
+} from '../src/topics/client.js';
 
 const apiErr = (code: number, reason?: string, message = 'm') =>
   new ApiException(code, 'HTTP', JSON.stringify({ kind: 'Status', code, ...(reason ? { reason } : {}), message }), {});

@@ -1,14 +1,14 @@
 import { CoordinationV1Api, CoreV1Api, V1MicroTime } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { metricsRegistry } from '../src/index.js';
 import {
   callOptions,
   createClientFactory,
   isConflict,
   isNotFound,
-  metricsRegistry,
   patchOptions,
   statusCode,
-} from '../src/index.js';
+} from '../src/topics/client.js';
 import { defaultUserAgent } from '../src/client/factory.js';
 import { type RecordedRequest, sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 

@@ -6,7 +6,8 @@ import diagnostics from 'node:diagnostics_channel';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { createClientFactory, isNotFound, metricsRegistry, patchOptions, statusCode } from '../src/index.js';
+import { metricsRegistry } from '../src/index.js';
+import { createClientFactory, isNotFound, patchOptions, statusCode } from '../src/topics/client.js';
 
 const cp = useControlPlane();
 

@@ -3,17 +3,16 @@
  * processNextWorkItem), worker restarts, workqueue metrics; and running_managed_controllers.
  */
 import { RetryError } from '@ccm-kit/cloud-provider';
+import { metricsRegistry } from '@ccm-kit/runtime';
 import {
   controllerStarted,
   controllerStopped,
-  itemExponentialFailureRateLimiter,
-  metricsRegistry,
   processNextWorkItem,
   type QueueWorker,
   type ReconcileFailure,
   runWorkers,
-  Workqueue,
-} from '@ccm-kit/runtime';
+} from '@ccm-kit/runtime/controller';
+import { itemExponentialFailureRateLimiter, Workqueue } from '@ccm-kit/runtime/workqueue';
 import { ControllerManagerMetrics, WORKER_RESTART_MS } from '@ccm-kit/runtime/internal';
 import { eventuallyValue, useLogCapture } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,5 @@
-import { coreV1EventSink, EventBroadcaster, type EventPatch, type EventSink, setVerbosity } from '@ccm-kit/runtime';
+import { setVerbosity } from '@ccm-kit/runtime';
+import { coreV1EventSink, EventBroadcaster, type EventPatch, type EventSink } from '@ccm-kit/runtime/events';
 import { getReference } from '@ccm-kit/runtime/internal';
 import {
   ApiException,

@@ -1,4 +1,4 @@
-import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime';
+import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime/events';
 import { uniqueName as uniq } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setLogWriter } from '../src/index.js';
 import {
   CloudCallGuard,
   type CloudCallGuardOptions,
@@ -17,9 +18,8 @@ import {
   classifyCloudError,
   fileCredential,
   parseRetryAfter,
-  setLogWriter,
   staticCredential,
-} from '../src/index.js';
+} from '../src/topics/guard.js';
 
 /** What the server answers next: a queue of scripted answers, then 200. */
 type Answer = { status: number; retryAfter?: string; delayMs?: number };

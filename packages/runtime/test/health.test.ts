@@ -1,4 +1,4 @@
-import { HealthChecks, pingCheck } from '@ccm-kit/runtime';
+import { HealthChecks, pingCheck } from '@ccm-kit/runtime/health';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const text = { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' };

@@ -1,5 +1,5 @@
 /** A scriptable in-memory ListerWatcher for the informer unit tests. */
-import type { ListerWatcher, ListPage, ListRequest, WatchEvent, WatchRequest } from '../src/index.js';
+import type { ListerWatcher, ListPage, ListRequest, WatchEvent, WatchRequest } from '../src/topics/informers.js';
 
 export class FakeWatch implements AsyncIterable<WatchEvent> {
   readonly req: WatchRequest;

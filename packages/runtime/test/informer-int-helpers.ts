@@ -2,7 +2,8 @@
 import type { ControlPlane } from '@ccm-kit/testing';
 import { useTestCluster } from '@ccm-kit/testing/vitest';
 import { type Cluster, type CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
-import { isTombstone, metricsRegistry, type SharedInformer } from '../src/index.js';
+import { metricsRegistry } from '../src/index.js';
+import { isTombstone, type SharedInformer } from '../src/topics/informers.js';
 import { until as untilHolds } from './until.js';
 
 /** A KubeConfig identical to `kc` but pointing at `server` (e.g. a TCP proxy). */

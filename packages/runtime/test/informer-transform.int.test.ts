@@ -6,15 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { type ClientFactory, CoreV1Client, createClientFactory, patchOptions } from '../src/topics/client.js';
 import {
-  type ClientFactory,
-  CoreV1Client,
-  createClientFactory,
   identityTransform,
-  patchOptions,
   SharedInformerFactory,
   type SharedInformerFactoryOptions,
-} from '../src/index.js';
+} from '../src/topics/informers.js';
 import { until, useAdminCore } from './informer-int-helpers.js';
 
 const cp = useControlPlane();

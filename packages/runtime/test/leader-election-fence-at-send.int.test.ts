@@ -6,7 +6,8 @@
 import diagnostics from 'node:diagnostics_channel';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createClientFactory, isLeaseFencedError } from '../src/index.js';
+import { createClientFactory } from '../src/topics/client.js';
+import { isLeaseFencedError } from '../src/topics/leader-election.js';
 import { leaseWriteGuard } from '../src/internal.js';
 
 const cp = useControlPlane();

@@ -12,13 +12,13 @@ import { Registry } from 'prom-client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestTransport } from '../src/client/transport.js';
+import { CloudCallGuard } from '../src/topics/guard.js';
 import {
-  CloudCallGuard,
   isLeaseFencedError,
   type LeaseFence,
   LeaseFencedError,
   leaseFenceInterceptor,
-} from '../src/index.js';
+} from '../src/topics/leader-election.js';
 import { leaseWriteGuard, setProcessLeaseFence } from '../src/internal.js';
 import { startTestServer, type TestServer } from './client-test-server.js';
 

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { metricsRegistry } from '../src/index.js';
 import {
   type LeaderElectionOptions,
   LeaderElector,
   leaderElectionHealthCheck,
-  metricsRegistry,
   runLeaderElection,
-} from '../src/index.js';
+} from '../src/topics/leader-election.js';
 import { FakeLeaseServer } from './leader-election-fake-lease.js';
 import { until } from './until.js';
 

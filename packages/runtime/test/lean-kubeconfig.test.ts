@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import * as clientNodeIndex from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as parts from '../src/client/client-node-parts.js';
-import { LeanKubeConfig } from '../src/index.js';
+import { LeanKubeConfig } from '../src/topics/client.js';
 import { asClientNodeKubeConfig, clientNode } from '../src/internal.js';
 
 /** Headers the config adds to a request. */

@@ -1,5 +1,5 @@
 /** parallelizeUntil, as client-go util/workqueue/parallelizer_test.go. */
-import { parallelizeUntil } from '@ccm-kit/runtime';
+import { parallelizeUntil } from '@ccm-kit/runtime/workqueue';
 import { describe, expect, it } from 'vitest';
 
 const tick = () => new Promise((r) => setTimeout(r, 1));

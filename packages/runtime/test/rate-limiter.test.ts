@@ -5,7 +5,7 @@ import {
   itemFastSlowRateLimiter,
   maxOfRateLimiter,
   withMaxWaitRateLimiter,
-} from '@ccm-kit/runtime';
+} from '@ccm-kit/runtime/workqueue';
 import { routeQueueRateLimiter, serviceQueueRateLimiter, TokenBucket } from '@ccm-kit/runtime/internal';
 import { describe, expect, it } from 'vitest';
 

@@ -8,7 +8,7 @@ import {
   createClientFactory,
   isNotFound,
   patchOptions,
-} from '../src/index.js';
+} from '../src/topics/client.js';
 import { type RecordedRequest, sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 
 /** What must be identical on the wire: verb, path and query, content type, and the JSON body. */

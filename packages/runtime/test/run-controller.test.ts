@@ -2,7 +2,10 @@
  * runController: the start and stop of every controller (cache sync, running_managed_controllers, start and stop
  * lines, workers over several queues, periodic passes in their cloud lane, queue shutdown on abort, handler removal).
  */
-import { currentCloudLane, metricsRegistry, runController, Workqueue } from '@ccm-kit/runtime';
+import { metricsRegistry } from '@ccm-kit/runtime';
+import { currentCloudLane } from '@ccm-kit/runtime/budget';
+import { runController } from '@ccm-kit/runtime/controller';
+import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { useLogCapture } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 

@@ -13,16 +13,11 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { publishCloudBudgetCharge } from '../src/budget/charge.js';
-import {
-  CloudCallGuard,
-  loadTracing,
-  processNextWorkItem,
-  type QueueWorker,
-  SPAN_ATTRIBUTES as A,
-  withCloudController,
-  withCloudLane,
-  Workqueue,
-} from '../src/index.js';
+import { withCloudController, withCloudLane } from '../src/topics/budget.js';
+import { processNextWorkItem, type QueueWorker } from '../src/topics/controller.js';
+import { CloudCallGuard } from '../src/topics/guard.js';
+import { loadTracing, SPAN_ATTRIBUTES as A } from '../src/topics/tracing.js';
+import { Workqueue } from '../src/topics/workqueue.js';
 import { kubeResourceOf, traceCloudCall } from '../src/internal.js';
 import { traceApiWrite } from '../src/tracing/index.js';
 import { Registry } from 'prom-client';

@@ -1,12 +1,5 @@
-import {
-  createLogger,
-  jitterUntil,
-  nonSlidingUntil,
-  pollUntil,
-  sleep,
-  until,
-  WaitTimeoutError,
-} from '@ccm-kit/runtime';
+import { createLogger } from '@ccm-kit/runtime';
+import { jitterUntil, nonSlidingUntil, pollUntil, sleep, until, WaitTimeoutError } from '@ccm-kit/runtime/wait';
 import {
   BackoffStepper,
   defaultBackoff,

@@ -1,4 +1,5 @@
-import { itemExponentialFailureRateLimiter, metricsRegistry, type RateLimiter, Workqueue } from '@ccm-kit/runtime';
+import { metricsRegistry } from '@ccm-kit/runtime';
+import { itemExponentialFailureRateLimiter, type RateLimiter, Workqueue } from '@ccm-kit/runtime/workqueue';
 import { workqueueDurationBuckets } from '@ccm-kit/runtime/internal';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

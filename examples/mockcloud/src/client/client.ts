@@ -1,5 +1,5 @@
 /**
- * A typed client for the mockcloud API. Every call goes through `@ccm-kit/runtime`'s `CloudCallGuard`, which
+ * A typed client for the mockcloud API. Every call goes through `CloudCallGuard` (`@ccm-kit/runtime/guard`), which
  * gives it what every serious CCM puts in front of its cloud: a concurrency limit, retries with backoff and
  * jitter on 429, 5xx, network errors and timeouts (never on other 4xx), `Retry-After` honoured for the whole
  * client, a per-request timeout combined with the caller's signal, per-operation metrics
@@ -17,11 +17,10 @@ import {
   CloudCallTimeoutError,
   classifyCloudError,
   type CredentialProvider,
-  isLeaseFencedError,
-  leaseFenceSignal,
   parseRetryAfter,
   staticCredential,
-} from '@ccm-kit/runtime';
+} from '@ccm-kit/runtime/guard';
+import { isLeaseFencedError, leaseFenceSignal } from '@ccm-kit/runtime/leader-election';
 import { fetch as undiciFetch } from 'undici';
 import { VERSION } from '../version.js';
 import type { WireLoadBalancer, WireRoute, WireServer, WireServerList } from '../wire.js';
@@ -60,7 +59,7 @@ export interface RetryOptions {
 export interface MockCloudClientOptions {
   /** Base URL of the API, for example `https://api.mockcloud.example/v1`. */
   apiURL: string;
-  /** The bearer token, or where to read it (`fileCredential` from `@ccm-kit/runtime` for a rotated file). */
+  /** The bearer token, or where to read it (`fileCredential` from `@ccm-kit/runtime/guard` for a rotated file). */
   token: string | CredentialProvider;
   retry?: RetryOptions;
   /** Timeout of each attempt, in ms; default 15000 (Hetzner's value). */

@@ -2,10 +2,10 @@
  * Errors of the mockcloud client. The provider relies on the split between them: only
  * {@link isNotFound} means "does not exist"; auth errors, 5xx, timeouts and network errors are
  * errors and must never be read as "the instance is gone". Which of them are retried is decided by the
- * guard's classification (`classifyCloudError` from `@ccm-kit/runtime`): 429, 5xx but 501, network errors and
+ * guard's classification (`classifyCloudError` from `@ccm-kit/runtime/guard`): 429, 5xx but 501, network errors and
  * timeouts.
  */
-import { CloudCallTimeoutError } from '@ccm-kit/runtime';
+import { CloudCallTimeoutError } from '@ccm-kit/runtime/guard';
 import { redactURL } from './redact.js';
 
 /** The API answered with an error status. */

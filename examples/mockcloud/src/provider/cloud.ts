@@ -15,7 +15,8 @@ import {
   type ServiceStatusClient,
   serviceStatusClientFromCoreV1Api,
 } from '@ccm-kit/cloud-provider';
-import { createLogger, fileCredential, type Logger } from '@ccm-kit/runtime';
+import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { fileCredential } from '@ccm-kit/runtime/guard';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { isAuthError, MockCloudClient, redactURL } from '../client/index.js';
 import { formatConfig, type MockCloudConfig, parseConfig } from './config.js';

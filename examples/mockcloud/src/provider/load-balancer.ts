@@ -28,7 +28,8 @@ import {
   RetryError,
   type ServiceStatusClient,
 } from '@ccm-kit/cloud-provider';
-import { isNotFound, type Logger, statusCode } from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { isNotFound, statusCode } from '@ccm-kit/runtime/client';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
 import {
   type CloudLoadBalancer,

@@ -6,7 +6,7 @@
  * The snapshot only answers "found". A miss is never taken as "does not exist": callers confirm it
  * with a direct call, because a stale cache is one of the ways real CCMs deleted live Nodes.
  */
-import { untilAborted } from '@ccm-kit/runtime';
+import { untilAborted } from '@ccm-kit/runtime/wait';
 import type { MockCloudClient, Server } from '../client/index.js';
 
 /** One listing of all servers. */

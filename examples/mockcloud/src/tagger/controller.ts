@@ -10,16 +10,11 @@
  * Nodes are read from the shared informer's cache, so a pass costs no Kubernetes API calls.
  */
 import { type Informer, LABEL_TOPOLOGY_ZONE } from '@ccm-kit/cloud-provider';
-import {
-  itemExponentialFailureRateLimiter,
-  type Logger,
-  metricsRegistry,
-  type QueueWorker,
-  runWorkers,
-  until,
-  Workqueue,
-  waitForCacheSync,
-} from '@ccm-kit/runtime';
+import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
+import { type QueueWorker, runWorkers } from '@ccm-kit/runtime/controller';
+import { waitForCacheSync } from '@ccm-kit/runtime/informers';
+import { until } from '@ccm-kit/runtime/wait';
+import { itemExponentialFailureRateLimiter, Workqueue } from '@ccm-kit/runtime/workqueue';
 import type { V1Node } from '@kubernetes/client-node';
 import { Counter } from 'prom-client';
 import type { MockCloudClient } from '../client/index.js';

@@ -5,13 +5,8 @@
  * service accounts with `--use-service-account-credentials`.
  */
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import {
-  type ClientFactory,
-  createClientFactory,
-  type KubeConfigLike,
-  type Logger,
-  loadKubeConfig,
-} from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { type ClientFactory, createClientFactory, type KubeConfigLike, loadKubeConfig } from '@ccm-kit/runtime/client';
 import { StartupError } from '../errors.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { anonymousKubeConfig, ServiceAccountClientBuilder } from './service-account-clients.js';

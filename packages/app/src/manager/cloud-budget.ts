@@ -3,7 +3,8 @@
  * the process budget, which every `CloudCallGuard` and the workqueue loop read; the controllers draw from it
  * through the fenced provider (docs/cloud-call-guard.md).
  */
-import { CloudBudget, type Logger } from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { CloudBudget } from '@ccm-kit/runtime/budget';
 import { processCloudBudget, setProcessCloudBudget } from '@ccm-kit/runtime/internal';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 

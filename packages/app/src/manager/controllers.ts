@@ -5,13 +5,11 @@
  */
 import { type CloudProvider, type ControllerClientBuilder, isInformerUser } from '@ccm-kit/cloud-provider';
 import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
-import {
-  type HealthChecks,
-  type Logger,
-  type SharedInformerFactory,
-  sleep,
-  withCloudController,
-} from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { withCloudController } from '@ccm-kit/runtime/budget';
+import { type HealthChecks } from '@ccm-kit/runtime/health';
+import { type SharedInformerFactory } from '@ccm-kit/runtime/informers';
+import { sleep } from '@ccm-kit/runtime/wait';
 import { jitter } from '@ccm-kit/runtime/internal';
 import { isControllerEnabled } from '../options/controller-selection.js';
 import { forgetCheck, instrumentedCheck } from '../serving/slis.js';

@@ -7,7 +7,7 @@
  * `onDeposed` reports the lost lease, which the manager turns into upstream's exit (`leaderelection lost`,
  * status 1). A refusal is therefore never retried, never becomes a Warning Event, and cannot repeat in a loop.
  */
-import { type LeaseFence, LeaseFencedError } from '@ccm-kit/runtime';
+import { type LeaseFence, LeaseFencedError } from '@ccm-kit/runtime/leader-election';
 
 export class Deposition {
   readonly #fence: () => LeaseFence | undefined;

@@ -5,13 +5,10 @@
  * controllers under the migration lease. Losing a lease is fatal (upstream exits with `leaderelection lost`).
  * Without `--leader-elect`, the controllers simply run.
  */
-import {
-  CoordinationV1Client,
-  type EventRecorder,
-  type LeaderCallbacks,
-  LeaderElector,
-  type Logger,
-} from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { CoordinationV1Client } from '@ccm-kit/runtime/client';
+import { type EventRecorder } from '@ccm-kit/runtime/events';
+import { type LeaderCallbacks, LeaderElector } from '@ccm-kit/runtime/leader-election';
 import type { LeaderElectionConfig } from '../options/config.js';
 import type { ManagerClients } from './clients.js';
 import type { ManagerHealth } from './health.js';

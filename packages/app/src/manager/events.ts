@@ -2,14 +2,9 @@
  * The app-level event recorder (component `cloud-controller-manager`), used for leader-election events:
  * logged and written to the API, as upstream's `EventBroadcaster` in `app.Run`.
  */
-import {
-  type ClientFactory,
-  CoreV1Client,
-  coreV1EventSink,
-  EventBroadcaster,
-  type EventRecorder,
-  type Logger,
-} from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { type ClientFactory, CoreV1Client } from '@ccm-kit/runtime/client';
+import { coreV1EventSink, EventBroadcaster, type EventRecorder } from '@ccm-kit/runtime/events';
 
 /** The recorder and how to stop it. */
 export interface AppEvents {

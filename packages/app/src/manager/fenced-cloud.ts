@@ -11,7 +11,9 @@
  * (docs/tracing.md).
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
-import type { CloudBudget, LeaseFence, RestTransport } from '@ccm-kit/runtime';
+import type { CloudBudget } from '@ccm-kit/runtime/budget';
+import type { RestTransport } from '@ccm-kit/runtime/client';
+import type { LeaseFence } from '@ccm-kit/runtime/leader-election';
 import { checkFence, leaseWriteGuard, setProcessLeaseFence, traceCloudCall } from '@ccm-kit/runtime/internal';
 import type { Deposition } from './deposition.js';
 

@@ -4,7 +4,8 @@
  * (readiness only: the leader is ready once its informer caches synced, a standby replica is ready at once).
  * Controllers add their own checks while they run.
  */
-import { HealthChecks, type LeaderElector, leaderElectionHealthCheck, pingCheck } from '@ccm-kit/runtime';
+import { HealthChecks, pingCheck } from '@ccm-kit/runtime/health';
+import { type LeaderElector, leaderElectionHealthCheck } from '@ccm-kit/runtime/leader-election';
 import { instrumentedCheck } from '../serving/slis.js';
 
 /** The checks, and the switch the leader-elected controllers flip once synced. */

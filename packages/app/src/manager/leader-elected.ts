@@ -6,7 +6,8 @@
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
-import { type Logger, SharedInformerFactory, type TransformFunc } from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { SharedInformerFactory, type TransformFunc } from '@ccm-kit/runtime/informers';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import type { ManagerClients } from './clients.js';
 import { renamedClients } from './controller-registry.js';

@@ -7,17 +7,11 @@
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import type { CloudControllerConfig, ControllerDescriptor } from '@ccm-kit/controllers';
-import {
-  createLogger,
-  type HealthChecks,
-  type KubeConfigLike,
-  type Logger,
-  loadTracing,
-  setLogFormat,
-  setLogStreams,
-  setVerbosity,
-  type TransformFunc,
-} from '@ccm-kit/runtime';
+import { createLogger, type Logger, setLogFormat, setLogStreams, setVerbosity } from '@ccm-kit/runtime';
+import { type KubeConfigLike } from '@ccm-kit/runtime/client';
+import { type HealthChecks } from '@ccm-kit/runtime/health';
+import { type TransformFunc } from '@ccm-kit/runtime/informers';
+import { loadTracing } from '@ccm-kit/runtime/tracing';
 import { loadClientNode, markProcessDeposed } from '@ccm-kit/runtime/internal';
 import type { FlagSet } from '../flags/flag-set.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';

@@ -7,14 +7,14 @@
  * sent with these clients, only the service account's bearer token.
  */
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
+import { type Logger } from '@ccm-kit/runtime';
 import {
   type ClientFactory,
   isAlreadyExists,
   isNotFound,
   type KubeConfigLike,
-  type Logger,
   type RawApiConfig,
-} from '@ccm-kit/runtime';
+} from '@ccm-kit/runtime/client';
 import { cachedApiClient, clientNode } from '@ccm-kit/runtime/internal';
 // client-node's generated API is loaded (clientNode()) only when these clients are used.
 import type { Configuration, KubeConfig, RequestContext } from '@kubernetes/client-node';

@@ -4,7 +4,9 @@
  * (health, metrics, configz, debug flags behind delegated authentication and authorization) and the webhook
  * port. New serving features (extra routes, features loaded only when their flags ask for them) belong here.
  */
-import type { HealthChecks, KubeConfigLike, Logger } from '@ccm-kit/runtime';
+import type { Logger } from '@ccm-kit/runtime';
+import type { KubeConfigLike } from '@ccm-kit/runtime/client';
+import type { HealthChecks } from '@ccm-kit/runtime/health';
 import { StartupError } from '../errors.js';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { serviceRoutes } from '../serving/routes.js';

@@ -8,7 +8,8 @@
  *   unless `--authentication-tolerate-lookup-failure`.
  */
 import { readFile } from 'node:fs/promises';
-import { type KubeConfigLike, type Logger, loadKubeConfig } from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { type KubeConfigLike, loadKubeConfig } from '@ccm-kit/runtime/client';
 import { asClientNodeKubeConfig, loadClientNode } from '@ccm-kit/runtime/internal';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { StartupError } from '../errors.js';

@@ -4,7 +4,8 @@
  * /debug/pprof/profile and /debug/pprof/heap.
  * Upstream's CCM serves only /healthz; ccm-kit adds /livez and /readyz (docs/decisions/0001-health-endpoints.md).
  */
-import { collectProcessMetrics, type HealthChecks, metricsRegistry } from '@ccm-kit/runtime';
+import { collectProcessMetrics, metricsRegistry } from '@ccm-kit/runtime';
+import { type HealthChecks } from '@ccm-kit/runtime/health';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { configzBody } from '../options/configz.js';
 import { debugFlagsVerbosity } from './debug-flags.js';

@@ -4,7 +4,7 @@
  * evaluation) and `kubernetes_healthchecks_total{name,status,type}` (`status` is `success` or `error`).
  * Checks are instrumented when registered; every evaluation (any health endpoint) is recorded.
  */
-import type { HealthCheck } from '@ccm-kit/runtime';
+import type { HealthCheck } from '@ccm-kit/runtime/health';
 import { Counter, Gauge, Registry } from 'prom-client';
 
 /** The registry `/metrics/slis` serves. */

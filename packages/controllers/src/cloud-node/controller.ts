@@ -18,20 +18,13 @@ import {
   retryOnConflict,
 } from '@ccm-kit/cloud-provider';
 import { errorMessage, UPDATE_NODE_SPEC_BACKOFF } from '@ccm-kit/cloud-provider/internal';
-import {
-  callOptions,
-  createLogger,
-  defaultControllerRateLimiter,
-  type EventRecorder,
-  type Logger,
-  parallelizeUntil,
-  patchOptions,
-  type QueueWorker,
-  runController,
-  splitMetaNamespaceKey,
-  Workqueue,
-  withCloudLane,
-} from '@ccm-kit/runtime';
+import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { withCloudLane } from '@ccm-kit/runtime/budget';
+import { callOptions, patchOptions } from '@ccm-kit/runtime/client';
+import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
+import { type EventRecorder } from '@ccm-kit/runtime/events';
+import { splitMetaNamespaceKey } from '@ccm-kit/runtime/informers';
+import { defaultControllerRateLimiter, parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
 import { parseTime } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { CloudControllerConfig } from '../context.js';

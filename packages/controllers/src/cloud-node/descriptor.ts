@@ -9,7 +9,7 @@ import {
   CLOUD_NODE_CONTROLLER_EVENT_SOURCE,
   NODE_CONTROLLER_CLIENT_NAME,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Client } from '@ccm-kit/runtime';
+import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { CloudNodeController } from './controller.js';

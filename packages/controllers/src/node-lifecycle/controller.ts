@@ -16,15 +16,11 @@ import {
   removeTaintOffNode,
 } from '@ccm-kit/cloud-provider';
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
-import {
-  callOptions,
-  createLogger,
-  type EventRecorder,
-  errorStatus,
-  type Logger,
-  runController,
-  withCloudLane,
-} from '@ccm-kit/runtime';
+import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { withCloudLane } from '@ccm-kit/runtime/budget';
+import { callOptions, errorStatus } from '@ccm-kit/runtime/client';
+import { runController } from '@ccm-kit/runtime/controller';
+import { type EventRecorder } from '@ccm-kit/runtime/events';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { CloudControllerConfig } from '../context.js';
 import { type ControllerOptions, isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';

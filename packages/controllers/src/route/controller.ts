@@ -6,19 +6,12 @@
  */
 import { type CIDR, type Informer, type Route, type Routes, retryOnConflict } from '@ccm-kit/cloud-provider';
 import { errorMessage, UPDATE_NODE_BACKOFF } from '@ccm-kit/cloud-provider/internal';
-import {
-  controllerStarted,
-  controllerStopped,
-  createLogger,
-  formatGoDuration,
-  type Logger,
-  nonSlidingUntil,
-  type QueueWorker,
-  runWorkers,
-  Workqueue,
-  waitForCacheSync,
-  withCloudLane,
-} from '@ccm-kit/runtime';
+import { createLogger, formatGoDuration, type Logger } from '@ccm-kit/runtime';
+import { withCloudLane } from '@ccm-kit/runtime/budget';
+import { controllerStarted, controllerStopped, type QueueWorker, runWorkers } from '@ccm-kit/runtime/controller';
+import { waitForCacheSync } from '@ccm-kit/runtime/informers';
+import { nonSlidingUntil } from '@ccm-kit/runtime/wait';
+import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { routeQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1Node, V1ObjectReference } from '@kubernetes/client-node';
 import pLimit, { type LimitFunction } from 'p-limit';

@@ -8,7 +8,7 @@ import {
   ROUTE_CONTROLLER_CLIENT_NAME,
   ROUTE_CONTROLLER_EVENT_SOURCE,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Client, patchOptions } from '@ccm-kit/runtime';
+import { CoreV1Client, patchOptions } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { parseClusterCIDRs } from './cluster-cidrs.js';

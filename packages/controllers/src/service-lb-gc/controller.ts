@@ -10,7 +10,10 @@
  */
 import type { Informer, LoadBalancer, ListedLoadBalancer, OwnedLoadBalancer } from '@ccm-kit/cloud-provider';
 import { isMalformedLoadBalancerRecord } from '@ccm-kit/cloud-provider';
-import { type EventObject, type EventRecorder, type Logger, nonSlidingUntil, waitForCacheSync } from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { type EventObject, type EventRecorder } from '@ccm-kit/runtime/events';
+import { waitForCacheSync } from '@ccm-kit/runtime/informers';
+import { nonSlidingUntil } from '@ccm-kit/runtime/wait';
 import type { V1Service } from '@kubernetes/client-node';
 import {
   classify,

@@ -4,7 +4,8 @@
  * cannot list its load balancers (docs/controllers/service-lb-gc-controller.md).
  */
 import { SERVICE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
-import { callOptions, CoreV1Client, isNotFound, withCloudLane } from '@ccm-kit/runtime';
+import { withCloudLane } from '@ccm-kit/runtime/budget';
+import { callOptions, CoreV1Client, isNotFound } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from './config.js';

@@ -23,22 +23,13 @@ import {
   validateLoadBalancerCapabilities,
 } from '@ccm-kit/cloud-provider';
 import { errorMessage, servicePatch } from '@ccm-kit/cloud-provider/internal';
-import {
-  createLogger,
-  type EventRecorder,
-  formatGoDuration,
-  isNotFound,
-  type Logger,
-  metaNamespaceKey,
-  parallelizeUntil,
-  patchOptions,
-  type QueueWorker,
-  runController,
-  splitMetaNamespaceKey,
-  Workqueue,
-  withCloudLane,
-  type CloudLane,
-} from '@ccm-kit/runtime';
+import { createLogger, formatGoDuration, type Logger } from '@ccm-kit/runtime';
+import { withCloudLane, type CloudLane } from '@ccm-kit/runtime/budget';
+import { isNotFound, patchOptions } from '@ccm-kit/runtime/client';
+import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
+import { type EventRecorder } from '@ccm-kit/runtime/events';
+import { metaNamespaceKey, splitMetaNamespaceKey } from '@ccm-kit/runtime/informers';
+import { parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import type { CloudControllerConfig } from '../context.js';

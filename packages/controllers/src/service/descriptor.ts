@@ -9,7 +9,7 @@ import {
   SERVICE_CONTROLLER_EVENT_SOURCE,
   SERVICE_LB_CONTROLLER,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Client } from '@ccm-kit/runtime';
+import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { ServiceController } from './controller.js';

@@ -4,7 +4,7 @@
  * a resync queued (the cleanup resync, a Service already provisioned seen again at start-up). A key queued for
  * several reasons keeps the highest lane. A key with no record syncs as `user`, so nothing unclassified waits.
  */
-import { CLOUD_LANES, type CloudLane } from '@ccm-kit/runtime';
+import { CLOUD_LANES, type CloudLane } from '@ccm-kit/runtime/budget';
 
 const rank = (lane: CloudLane) => CLOUD_LANES.indexOf(lane);
 

@@ -2,7 +2,7 @@
  * The queue shape of the service load-balancer controller, so that tests can supply a recording queue and the
  * controller its `@ccm-kit/runtime` `Workqueue`.
  */
-import type { ReconcileQueue } from '@ccm-kit/runtime';
+import type { ReconcileQueue } from '@ccm-kit/runtime/controller';
 
 /**
  * The workqueue operations the controller uses: what the runtime loop needs plus `add` and `numRequeues`

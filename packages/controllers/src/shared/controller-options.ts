@@ -4,7 +4,8 @@
  * as one object, with the controller's settings under `config` named as in `CloudControllerConfig`.
  */
 import type { CloudProvider, SharedInformers } from '@ccm-kit/cloud-provider';
-import type { EventRecorder, Logger } from '@ccm-kit/runtime';
+import type { Logger } from '@ccm-kit/runtime';
+import type { EventRecorder } from '@ccm-kit/runtime/events';
 
 /**
  * `{ cloud, client, informers, recorder, logger?, config }`: the options of every controller's constructor.

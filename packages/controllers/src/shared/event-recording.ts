@@ -3,7 +3,8 @@
  * core/v1 Events through the controller's client (Nodes' events land in namespace `default`) plus a
  * structured log line per event. Shut down (flushing queued events) when the controller stops.
  */
-import { coreV1EventSink, EventBroadcaster, type EventClient, type EventRecorder, type Logger } from '@ccm-kit/runtime';
+import { type Logger } from '@ccm-kit/runtime';
+import { coreV1EventSink, EventBroadcaster, type EventClient, type EventRecorder } from '@ccm-kit/runtime/events';
 import type { ControllerStartResult } from '../context.js';
 
 /** What {@link startWithEventRecorder} runs: resolves when the controller has stopped. */

@@ -1,7 +1,6 @@
 /**
  * `@ccm-kit/runtime/budget`: the process' cloud budget: one token bucket shared by every cloud call, with priority
- * lanes (`CloudBudget`, `withCloudLane`, docs/decisions/0063-cloud-budget.md). Public API, covered by semver; the
- * package root re-exports the same names.
+ * lanes (`CloudBudget`, `withCloudLane`, docs/decisions/0063-cloud-budget.md). Public API, covered by semver.
  */
 export {
   type CloudLane,

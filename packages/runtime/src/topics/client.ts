@@ -1,7 +1,7 @@
 /**
  * `@ccm-kit/runtime/client`: the API client factory, the transport and its request/response types, the raw-JSON
  * clients, kubeconfig loading and the API error helpers (client-go `rest`, `clientcmd`, apimachinery `api/errors`).
- * Public API, covered by semver; the package root re-exports the same names.
+ * Public API, covered by semver.
  */
 export {
   errorStatus,

@@ -1,8 +1,8 @@
 /**
  * `@ccm-kit/runtime/controller`: how every controller runs (`runController`: cache sync, workers, periodic passes,
- * shutdown) and the reconcile loop inside it (`QueueWorker`, `processNextWorkItem`,
- * `runWorkers`; client-go's `processNextWorkItem` pattern). Public API, covered by semver; the package root re-exports
- * the same names.
+ * shutdown), the reconcile loop inside it (`QueueWorker`, `processNextWorkItem`, `runWorkers`; client-go's
+ * `processNextWorkItem` pattern) and the `running_managed_controllers` gauge (`controllerStarted`,
+ * `controllerStopped`). Public API, covered by semver.
  */
 export {
   processNextWorkItem,
@@ -18,3 +18,4 @@ export {
   type PeriodicPass,
   type ControllerLogLines,
 } from '../controller/index.js';
+export { controllerStarted, controllerStopped } from '../metrics/controller-manager.js';

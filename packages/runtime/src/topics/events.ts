@@ -1,6 +1,5 @@
 /**
- * `@ccm-kit/runtime/events`: the event broadcaster, recorder and API sink (client-go `tools/record`). Public API,
- * covered by semver; the package root re-exports the same names.
+ * `@ccm-kit/runtime/events`: the event broadcaster, recorder and API sink (client-go `tools/record`). Public API, covered by semver.
  */
 export {
   type EventSourceInfo,

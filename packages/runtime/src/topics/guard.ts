@@ -1,7 +1,6 @@
 /**
  * `@ccm-kit/runtime/guard`: the cloud-call guard a provider wraps its cloud API client in: concurrency limit, retries,
- * Retry-After, timeouts, metrics, credentials (`CloudCallGuard`). Public API, covered by semver; the package root
- * re-exports the same names.
+ * Retry-After, timeouts, metrics, credentials (`CloudCallGuard`). Public API, covered by semver.
  */
 export {
   staticCredential,

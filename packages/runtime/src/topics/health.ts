@@ -1,6 +1,6 @@
 /**
  * `@ccm-kit/runtime/health`: health checks served at `/healthz`, `/livez`, `/readyz` (k8s.io/apiserver
- * `server/healthz`). Public API, covered by semver; the package root re-exports the same names.
+ * `server/healthz`). Public API, covered by semver.
  */
 export {
   type HealthCheck,

@@ -1,6 +1,6 @@
 /**
  * `@ccm-kit/runtime/informers`: shared informers, listers, the indexed store and the list/watch layer (client-go
- * `tools/cache`, `informers`). Public API, covered by semver; the package root re-exports the same names.
+ * `tools/cache`, `informers`). Public API, covered by semver.
  */
 export {
   type ResourceInformerOptions,

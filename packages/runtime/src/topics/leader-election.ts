@@ -1,6 +1,6 @@
 /**
  * `@ccm-kit/runtime/leader-election`: leader election on a Lease and the lease fence a provider's cloud client can use
- * (client-go `tools/leaderelection`). Public API, covered by semver; the package root re-exports the same names.
+ * (client-go `tools/leaderelection`). Public API, covered by semver.
  */
 export {
   runLeaderElection,

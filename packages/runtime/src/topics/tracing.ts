@@ -1,6 +1,5 @@
 /**
  * `@ccm-kit/runtime/tracing`: OpenTelemetry tracing through the optional peer `@opentelemetry/api` (`loadTracing`,
- * `SPAN_ATTRIBUTES`, `TRACER_NAME`; docs/tracing.md). Public API, covered by semver; the package root re-exports the
- * same names.
+ * `SPAN_ATTRIBUTES`, `TRACER_NAME`; docs/tracing.md). Public API, covered by semver.
  */
 export { loadTracing, TRACER_NAME, SPAN_ATTRIBUTES } from '../tracing/index.js';

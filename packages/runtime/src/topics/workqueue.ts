@@ -1,6 +1,6 @@
 /**
  * `@ccm-kit/runtime/workqueue`: the rate-limited work queue, its rate limiters and `parallelizeUntil` (client-go
- * `util/workqueue`). Public API, covered by semver; the package root re-exports the same names.
+ * `util/workqueue`). Public API, covered by semver.
  */
 export {
   bucketRateLimiter,

@@ -43,8 +43,8 @@ export function tracing(): TracingState | undefined {
 /**
  * Turns ccm-kit's spans on when `@opentelemetry/api` is installed and a tracer provider is registered, and off
  * otherwise. The app calls it once at start, before the controllers run; a program that builds its own manager
- * from `@ccm-kit/runtime` calls it after registering its tracer provider. Calling it again re-evaluates (for
- * example after `trace.disable()`).
+ * from the runtime's parts calls it (`@ccm-kit/runtime/tracing`) after registering its tracer provider. Calling it
+ * again re-evaluates (for example after `trace.disable()`).
  *
  * @returns true when spans are made from now on. Never throws: a missing or broken `@opentelemetry/api` means
  *   no tracing.

@@ -2,7 +2,8 @@
  * What most tests against a control plane build first: a client factory, a CoreV1 client, shared informers
  * that live as long as the cluster handle, unique names, and deletion of the objects a test created.
  */
-import { type ClientFactory, createClientFactory, isNotFound, SharedInformerFactory } from '@ccm-kit/runtime';
+import { type ClientFactory, createClientFactory, isNotFound } from '@ccm-kit/runtime/client';
+import { SharedInformerFactory } from '@ccm-kit/runtime/informers';
 import { CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import type { ControlPlane } from '../control-plane/control-plane.js';
 import { uniqueName } from './names.js';

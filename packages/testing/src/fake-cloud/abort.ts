@@ -2,7 +2,7 @@
  * Abortable waiting helpers used by the fake cloud. Every rejection caused by an abort carries the
  * signal's `reason` unchanged (a `DOMException` named `AbortError` unless the caller gave one).
  */
-import { untilAborted } from '@ccm-kit/runtime';
+import { untilAborted } from '@ccm-kit/runtime/wait';
 
 const noop = (): void => {};
 

@@ -2,7 +2,7 @@
  * An `EventRecorder` that keeps every event in memory, for unit tests (client-go
  * `tools/record/fake.go` `FakeRecorder`, without its channel).
  */
-import type { EventObject, EventRecorder, EventType } from '@ccm-kit/runtime';
+import type { EventObject, EventRecorder, EventType } from '@ccm-kit/runtime/events';
 import { sprintf } from '@ccm-kit/runtime/internal';
 
 /** One event a {@link RecordingEventRecorder} received. */
