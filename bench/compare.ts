@@ -15,7 +15,8 @@
  * --out=<dir> (default ~/.cache/ccm-kit/bench/results), --ts-node-args='<node flags for the TS CCM>' (for example
  * '--cpu-prof --cpu-prof-dir=/tmp/prof'; NODE_OPTIONS refuses --cpu-prof), --ts-entry=bundle|unbundled (default
  * bundle: bench/ts-ccm.ts built by `ccm-kit build` and run as the scaffolded image runs it; unbundled: the tsc
- * output through node_modules).
+ * output through node_modules), --ts-repo=<checkout> (the ccm-kit side from another checkout's bench/ts-ccm.ts,
+ * built there with `tsc -b`; default this one: to compare two commits, run twice and alternate).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -76,6 +77,7 @@ const known = [
   'out',
   'ts-node-args',
   'ts-entry',
+  'ts-repo',
 ];
 for (const a of argv) {
   const name = a.replace(/^--/, '').split('=')[0]!;
@@ -106,7 +108,10 @@ const tsEntry = opt('ts-entry') ?? 'bundle';
 if (tsEntry !== 'bundle' && tsEntry !== 'unbundled')
   throw new Error(`--ts-entry must be bundle or unbundled, got ${JSON.stringify(tsEntry)}`);
 // As a vendor ships it: the `ccm-kit build` bundle; or the tsc output for comparison. Both with the image's NODE_OPTIONS.
-const tsProgram = tsEntry === 'bundle' ? await tsCcmBundle(repo, (l) => console.log(l)) : join(here, 'ts-ccm.ts');
+// --ts-repo: the ccm-kit side from another checkout (built with `tsc -b`, with node_modules), to compare two commits.
+const tsRepo = opt('ts-repo') ?? repo;
+const tsProgram =
+  tsEntry === 'bundle' ? await tsCcmBundle(tsRepo, (l) => console.log(l)) : join(tsRepo, 'bench', 'ts-ccm.ts');
 const allImpls: Record<ImplId, Impl> = {
   ts: {
     id: 'ts',
@@ -152,7 +157,7 @@ const versions = {
   kubeApiServer: firstLine(binaries.kubeApiServer, ['--version']),
   etcd: firstLine(binaries.etcd, ['--version']),
   clientNode: pkgVersion(join(repo, 'node_modules', '@kubernetes', 'client-node', 'package.json')),
-  ccmKit: pkgVersion(join(repo, 'packages', 'app', 'package.json')),
+  ccmKit: `${pkgVersion(join(tsRepo, 'packages', 'app', 'package.json'))} (${firstLine('git', ['-C', tsRepo, 'describe', '--always', '--dirty'])})`,
   cpus: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
   pinning: pinned ? 'taskset: CCM on core 1; harness, etcd, kube-apiserver on core 0' : 'none (taskset not found)',
 };
