@@ -3,6 +3,7 @@
  * are NOT public API. Not covered by semver: anything here may change or disappear in any release. Vendors
  * import from `@ccm-kit/cloud-provider` only.
  */
+export { deepCopy } from './helpers/deep-copy.js';
 export { errorMessage } from './helpers/error-message.js';
 export { nodeLabelsPatch } from './helpers/node-labels.js';
 export { nodeTaintsPatch } from './helpers/node-taints.js';

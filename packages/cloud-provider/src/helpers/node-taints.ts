@@ -5,6 +5,7 @@
  */
 import type { V1Node, V1Taint } from '@kubernetes/client-node';
 import type { NodeClient } from './clients.js';
+import { deepCopy } from './deep-copy.js';
 import { type RetryOnConflictOptions, retryOnConflict } from './retry-on-conflict.js';
 import { createTwoWayMergePatch, type JsonObject } from './strategic-merge-patch.js';
 
@@ -56,7 +57,7 @@ export function deleteTaint(
 }
 
 function copyNode(node: V1Node): V1Node {
-  return structuredClone(node);
+  return deepCopy(node);
 }
 
 /**
@@ -86,13 +87,13 @@ export function addOrUpdateTaint(node: V1Node, taint: V1Taint): { node: V1Node; 
   for (const t of taints) {
     if (taintMatches(t, taint)) {
       if (taintsEqual(t, taint)) return { node: copy, changed: false };
-      out.push(structuredClone(taint));
+      out.push(deepCopy(taint));
       updated = true;
     } else {
       out.push(t);
     }
   }
-  if (!updated) out.push(structuredClone(taint));
+  if (!updated) out.push(deepCopy(taint));
   copy.spec = { ...copy.spec, taints: out };
   return { node: copy, changed: true };
 }

@@ -6,6 +6,7 @@
  */
 import type { V1Service } from '@kubernetes/client-node';
 import { LOAD_BALANCER_CLEANUP_FINALIZER } from '../well-known.js';
+import { deepCopy } from './deep-copy.js';
 
 /** True when `metadata.finalizers` contains exactly `service.kubernetes.io/load-balancer-cleanup`. */
 export function hasLBFinalizer(service: Pick<V1Service, 'metadata'>): boolean {
@@ -18,7 +19,7 @@ export function hasLBFinalizer(service: Pick<V1Service, 'metadata'>): boolean {
  */
 export function addLBFinalizer<T extends Pick<V1Service, 'metadata'>>(service: T): T | undefined {
   if (hasLBFinalizer(service)) return undefined;
-  const copy = structuredClone(service);
+  const copy = deepCopy(service);
   copy.metadata = {
     ...copy.metadata,
     finalizers: [...(copy.metadata?.finalizers ?? []), LOAD_BALANCER_CLEANUP_FINALIZER],
@@ -32,7 +33,7 @@ export function addLBFinalizer<T extends Pick<V1Service, 'metadata'>>(service: T
  */
 export function removeLBFinalizer<T extends Pick<V1Service, 'metadata'>>(service: T): T | undefined {
   if (!hasLBFinalizer(service)) return undefined;
-  const copy = structuredClone(service);
+  const copy = deepCopy(service);
   const rest = (copy.metadata?.finalizers ?? []).filter((f) => f !== LOAD_BALANCER_CLEANUP_FINALIZER);
   copy.metadata = { ...copy.metadata, finalizers: rest.length > 0 ? rest : undefined };
   return copy;

@@ -17,7 +17,7 @@ import {
   nodeClientFromCoreV1Api,
   retryOnConflict,
 } from '@ccm-kit/cloud-provider';
-import { errorMessage, UPDATE_NODE_SPEC_BACKOFF } from '@ccm-kit/cloud-provider/internal';
+import { deepCopy, errorMessage, UPDATE_NODE_SPEC_BACKOFF } from '@ccm-kit/cloud-provider/internal';
 import { createLogger, type Logger } from '@ccm-kit/runtime';
 import { withCloudLane } from '@ccm-kit/runtime/budget';
 import { callOptions, patchOptions } from '@ccm-kit/runtime/client';
@@ -243,7 +243,7 @@ export class CloudNodeController {
       return;
     }
     this.#log.info('Initializing node with cloud provider', { node: name });
-    const copy = structuredClone(cached);
+    const copy = deepCopy(cached);
     let metadata: InstanceMetadata | undefined;
     try {
       metadata = await getInstanceMetadata(this.#cloud, copy, this.#log, signal);
@@ -405,7 +405,7 @@ export class CloudNodeController {
         this.#log.v(5).info('This node is still tainted. Will not process.', { node: name });
         return;
       }
-      const node = structuredClone(cached);
+      const node = deepCopy(cached);
       let metadata: InstanceMetadata | undefined = listed?.get(node.spec?.providerID ?? '')?.metadata;
       if (!metadata) {
         try {

@@ -13,7 +13,7 @@ import {
   LABEL_TOPOLOGY_REGION,
   LABEL_TOPOLOGY_ZONE,
 } from '@ccm-kit/cloud-provider';
-import { errorMessage } from '@ccm-kit/cloud-provider/internal';
+import { deepCopy, errorMessage } from '@ccm-kit/cloud-provider/internal';
 import type { V1Node } from '@kubernetes/client-node';
 import { applyProvidedNodeIP } from './addresses.js';
 import { excludeCloudTaint } from './cloud-taint.js';
@@ -93,7 +93,7 @@ export const removeCloudTaint: NodeModifier = (n) => {
 
 /** Applies `modifiers` in order to a deep copy of `node` and returns the copy. */
 export function applyModifiers(node: V1Node, modifiers: readonly NodeModifier[]): V1Node {
-  const copy = structuredClone(node);
+  const copy = deepCopy(node);
   for (const modify of modifiers) modify(copy);
   return copy;
 }

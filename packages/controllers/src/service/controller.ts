@@ -22,7 +22,7 @@ import {
   type ServiceStatusApi,
   validateLoadBalancerCapabilities,
 } from '@ccm-kit/cloud-provider';
-import { errorMessage, servicePatch } from '@ccm-kit/cloud-provider/internal';
+import { deepCopy, errorMessage, servicePatch } from '@ccm-kit/cloud-provider/internal';
 import { createLogger, formatGoDuration, type Logger } from '@ccm-kit/runtime';
 import { withCloudLane, type CloudLane } from '@ccm-kit/runtime/budget';
 import { isNotFound, patchOptions } from '@ccm-kit/runtime/client';
@@ -401,7 +401,7 @@ export class ServiceController {
         await this.processServiceDeletion(key, signal);
         return;
       }
-      await this.processServiceCreateOrUpdate(structuredClone(svc), key, signal);
+      await this.processServiceCreateOrUpdate(deepCopy(svc), key, signal);
     } finally {
       this.#log.v(4).info('Finished syncing service', { service: key, durationMs: performance.now() - start });
     }
@@ -522,7 +522,7 @@ export class ServiceController {
       this.#log.v(4).info('Service has a different loadBalancerClass, leaving it alone', { service: key });
       return 'delete';
     }
-    const previousStatus = structuredClone(svc.status?.loadBalancer ?? {});
+    const previousStatus = deepCopy(svc.status?.loadBalancer ?? {});
     let newStatus: V1LoadBalancerStatus;
     let op: LoadBalancerOperation;
     const ref = serviceReference(svc);
@@ -653,7 +653,7 @@ export class ServiceController {
     newStatus: V1LoadBalancerStatus,
   ): Promise<void> {
     if (loadBalancerStatusEqual(previousStatus, newStatus)) return;
-    const updated = structuredClone(svc);
+    const updated = deepCopy(svc);
     updated.status = { ...updated.status, loadBalancer: newStatus };
     this.#log.v(2).info('Patching status for service', { service: metaNamespaceKey(svc) });
     await this.#patchService(svc, updated);
