@@ -1,5 +1,5 @@
 import { metricsRegistry } from '@ccm-kit/runtime';
-import { FakeCloud, MemoryInformer, silentLogger } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
@@ -15,18 +15,22 @@ function mkNode(rv: string, podCIDRs: string[], address: string): V1Node {
   };
 }
 
-function build(opts: { watchBased: boolean; nodes?: V1Node[]; synced?: boolean }) {
+function build(opts: { watchBased: boolean; nodes?: V1Node[]; synced?: boolean; periodMs?: number }) {
   const cloud = new FakeCloud();
   const informer = new MemoryInformer<V1Node>(opts.nodes ?? []);
   informer.synced = opts.synced ?? true;
   const controller = new NodeRouteController({
-    routes: cloud,
-    nodes: informer,
-    patchNodeStatus: async () => {},
-    clusterName: 'my-k8s',
-    clusterCIDRs: parseClusterCIDRs('10.120.0.0/16'),
-    watchBased: opts.watchBased,
+    cloud,
+    client: { patchNodeStatus: async () => ({}) },
+    informers: { nodes: () => informer },
+    recorder: new RecordingEventRecorder(),
     logger: silent,
+    config: {
+      clusterName: 'my-k8s',
+      clusterCIDRs: parseClusterCIDRs('10.120.0.0/16'),
+      watchBased: opts.watchBased,
+      routeReconciliationPeriodMs: opts.periodMs,
+    },
   });
   return { cloud, controller, informer };
 }
@@ -76,10 +80,10 @@ describe('watch-based mode (TestHandleNodeUpdate, gate CloudControllerManagerWat
 
   it('node add/delete events drive passes through the single key; passes stop with the signal', async () => {
     const node = mkNode('1', ['10.120.0.0/24'], '10.0.1.1');
-    const { cloud, controller, informer } = build({ watchBased: true, nodes: [node] });
+    const { cloud, controller, informer } = build({ watchBased: true, nodes: [node], periodMs: 10_000 });
     expect(informer.handlers).toHaveLength(1);
     const ac = new AbortController();
-    const done = controller.run(ac.signal, 10_000);
+    const done = controller.run(ac.signal);
     informer.add(node, true);
     await settle(100);
     expect(cloud.calls).toEqual(['list-routes', 'create-route']);
@@ -93,9 +97,9 @@ describe('watch-based mode (TestHandleNodeUpdate, gate CloudControllerManagerWat
 
 describe('NodeRouteController.run (periodic mode)', () => {
   it('waits for the Node cache, then reconciles at once and every period (non-sliding); reports running_managed_controllers', async () => {
-    const { cloud, controller, informer } = build({ watchBased: false, synced: false });
+    const { cloud, controller, informer } = build({ watchBased: false, synced: false, periodMs: 60 });
     const ac = new AbortController();
-    const done = controller.run(ac.signal, 60);
+    const done = controller.run(ac.signal);
     await settle(30);
     expect(cloud.calls).toEqual([]);
     expect(await runningRoute()).toBe(1);
@@ -113,10 +117,10 @@ describe('NodeRouteController.run (periodic mode)', () => {
   });
 
   it('a failing pass is logged and the loop continues', async () => {
-    const { cloud, controller } = build({ watchBased: false });
+    const { cloud, controller } = build({ watchBased: false, periodMs: 20 });
     cloud.err = new Error('cloud down');
     const ac = new AbortController();
-    const done = controller.run(ac.signal, 20);
+    const done = controller.run(ac.signal);
     await settle(90);
     ac.abort();
     await done;
@@ -124,7 +128,7 @@ describe('NodeRouteController.run (periodic mode)', () => {
   });
 
   it('rejects a non-positive period', async () => {
-    const { controller } = build({ watchBased: false });
-    await expect(controller.run(new AbortController().signal, 0)).rejects.toThrow(RangeError);
+    const { controller } = build({ watchBased: false, periodMs: 0 });
+    await expect(controller.run(new AbortController().signal)).rejects.toThrow(RangeError);
   });
 });

@@ -1,9 +1,9 @@
-import type { Route, Routes } from '@ccm-kit/cloud-provider';
+import type { CloudProvider, Route, Routes } from '@ccm-kit/cloud-provider';
 import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import { ApiException, type V1Node, type V1NodeAddress, type V1NodeCondition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
-import { NodeRouteController, type NodeRouteControllerOptions } from '../src/route/controller.js';
+import { type NodeRouteApi, type NodeRouteConfig, NodeRouteController } from '../src/route/controller.js';
 import { routeSyncTotal } from '../src/route/metrics.js';
 import type { NetworkConditionPatch } from '../src/route/network-condition.js';
 
@@ -44,13 +44,18 @@ function r(
 
 const silent = silentLogger;
 
+/** `cloud` with its Routes facet replaced by `routes`. */
+function withRoutes(cloud: CloudProvider, routes: Routes): CloudProvider {
+  return { providerName: () => cloud.providerName(), hasClusterID: () => true, routes: () => routes };
+}
+
 function harness(opts: {
   nodes: V1Node[];
   initialRoutes?: Route[];
   dualStack?: boolean;
   routes?: Routes;
   patch?: (name: string, body: NetworkConditionPatch) => Promise<void>;
-  extra?: Partial<NodeRouteControllerOptions>;
+  nodeOwnership?: NodeRouteConfig['nodeOwnership'];
 }) {
   const cloud = new FakeCloud();
   for (const route of opts.initialRoutes ?? []) {
@@ -58,19 +63,26 @@ function harness(opts: {
   }
   const patches: Array<{ name: string; body: NetworkConditionPatch }> = [];
   const recorder = new RecordingEventRecorder();
-  const controller = new NodeRouteController({
-    routes: opts.routes ?? cloud,
-    nodes: new MemoryInformer(opts.nodes),
-    patchNodeStatus: async (name, body) => {
+  const client = {
+    patchNodeStatus: async ({ name, body }: { name: string; body: NetworkConditionPatch }) => {
       patches.push({ name, body });
       await opts.patch?.(name, body);
+      return {};
     },
-    clusterName: cluster,
-    clusterCIDRs: parseClusterCIDRs(opts.dualStack ? '10.120.0.0/16,ace:cab:deca::/8' : '10.120.0.0/16'),
+  } as unknown as NodeRouteApi;
+  const routes = opts.routes;
+  const controller = new NodeRouteController({
+    cloud: routes ? withRoutes(cloud, routes) : cloud,
+    client,
+    informers: { nodes: () => new MemoryInformer(opts.nodes) },
     recorder,
-    now: () => new Date('2026-05-06T07:08:09Z'),
     logger: silent,
-    ...opts.extra,
+    config: {
+      clusterName: cluster,
+      clusterCIDRs: parseClusterCIDRs(opts.dualStack ? '10.120.0.0/16,ace:cab:deca::/8' : '10.120.0.0/16'),
+      nodeOwnership: opts.nodeOwnership,
+    },
+    now: () => new Date('2026-05-06T07:08:09Z'),
   });
   return { cloud, controller, patches, events: recorder.events };
 }
@@ -500,7 +512,7 @@ describe('NodeRouteController pass details', () => {
     const { cloud, controller, patches } = harness({
       nodes: [node1, foreign],
       initialRoutes: initial,
-      extra: { nodeOwnership: (n) => n.metadata?.name !== 'foreign-1' },
+      nodeOwnership: (n) => n.metadata?.name !== 'foreign-1',
     });
     await controller.reconcile([node1, foreign], await cloud.listRoutes(cluster), new AbortController().signal);
     expect(flatten(await cloud.listRoutes(cluster))).toEqual(
@@ -522,12 +534,12 @@ describe('NodeRouteController pass details', () => {
     expect(
       () =>
         new NodeRouteController({
-          routes: new FakeCloud(),
-          nodes: new MemoryInformer<V1Node>(),
-          patchNodeStatus: async () => {},
-          clusterName: cluster,
-          clusterCIDRs: [],
+          cloud: new FakeCloud(),
+          client: {} as NodeRouteApi,
+          informers: { nodes: () => new MemoryInformer<V1Node>() },
+          recorder: new RecordingEventRecorder(),
           logger: silent,
+          config: { clusterName: cluster, clusterCIDRs: [] },
         }),
     ).toThrow('RouteController: Must specify clusterCIDR.');
   });

@@ -8,20 +8,20 @@ import { type CIDR, type Informer, type Route, type Routes, retryOnConflict } fr
 import { errorMessage, UPDATE_NODE_BACKOFF } from '@ccm-kit/cloud-provider/internal';
 import { createLogger, formatGoDuration, type Logger } from '@ccm-kit/runtime';
 import { withCloudLane } from '@ccm-kit/runtime/budget';
-import { controllerStarted, controllerStopped, type QueueWorker, runWorkers } from '@ccm-kit/runtime/controller';
-import { waitForCacheSync } from '@ccm-kit/runtime/informers';
-import { nonSlidingUntil } from '@ccm-kit/runtime/wait';
+import { patchOptions } from '@ccm-kit/runtime/client';
+import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
+import type { EventRecorder } from '@ccm-kit/runtime/events';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { routeQueueRateLimiter } from '@ccm-kit/runtime/internal';
-import type { V1Node, V1ObjectReference } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CloudControllerConfig } from '../context.js';
+import type { ControllerOptions } from '../shared/controller-options.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import { nodeReference } from '../shared/node-reference.js';
 import { routeSyncTotal } from './metrics.js';
 import {
   NETWORK_UNAVAILABLE,
-  type NetworkConditionPatch,
   networkConditionNeedsUpdate,
   networkConditionPatch,
   networkUnavailableCondition,
@@ -39,47 +39,53 @@ export const UPDATE_NETWORK_CONDITION_BACKOFF = UPDATE_NODE_BACKOFF;
 /** The single key of the watch-based `Routes` queue: every event asks for one whole-cluster pass. */
 export const ROUTES_QUEUE_KEY = 'routes';
 
-/** Writes a Node's status with a strategic merge patch (`PATCH nodes/<name>/status`). */
-export type NodeStatusPatcher = (
-  nodeName: string,
-  patch: NetworkConditionPatch,
-  signal: AbortSignal,
-) => Promise<unknown>;
+/** Default `--route-reconciliation-period`, in ms. */
+export const DEFAULT_ROUTE_RECONCILIATION_PERIOD_MS = 10_000;
 
-/** What the controller needs of an event recorder (the runtime's `EventRecorder` fits). */
-export interface RouteEventRecorder {
-  event(ref: V1ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void;
+/** The Node call of the controller: `PATCH nodes/<name>/status` (strategic merge) for `NetworkUnavailable`. */
+export type NodeRouteApi = Pick<CoreV1Api, 'patchNodeStatus'>;
+
+/**
+ * The settings of {@link NodeRouteController} (durations in ms):
+ * - `clusterName` (`--cluster-name`): passed to every Routes call;
+ * - `clusterCIDRs`: the parsed `--cluster-cidr` (1 or 2 CIDRs, `parseClusterCIDRs`); routes outside them are
+ *   never touched;
+ * - `routeReconciliationPeriodMs` (`--route-reconciliation-period`, default 10 000 ms): the period of the
+ *   non-sliding passes; unused in watch-based mode;
+ * - `watchBased` (gate `CloudControllerManagerWatchBasedRoutesReconciliation`, default false): passes are driven
+ *   by Node events through the `Routes` queue;
+ * - `nodeOwnership` (beyond upstream): Nodes this rejects are ignored, and routes targeting them are left alone.
+ */
+export type NodeRouteConfig = Pick<CloudControllerConfig, 'clusterName'> &
+  Partial<Pick<CloudControllerConfig, 'routeReconciliationPeriodMs' | 'nodeOwnership'>> & {
+    readonly clusterCIDRs: readonly CIDR[];
+    readonly watchBased?: boolean;
+  };
+
+/**
+ * Construction options of {@link NodeRouteController}: the `route-controller` client, the Node informer (its
+ * lister is read every pass), a provider with the Routes facet, the recorder of `FailedToCreateRoute` Warning
+ * events on Nodes, the logger (default `node-route-controller`) and {@link NodeRouteConfig}; plus the clock.
+ */
+export interface NodeRouteControllerOptions extends ControllerOptions<NodeRouteApi, NodeRouteConfig, 'nodes'> {
+  /** Wall clock for condition timestamps (default `new Date()`). */
+  readonly now?: () => Date;
 }
 
-/** Construction options of {@link NodeRouteController}. */
-export interface NodeRouteControllerOptions {
-  /** The cloud's Routes facet. */
-  routes: Routes;
-  /** The shared Node informer (its lister is read every pass). */
-  nodes: Informer<V1Node>;
-  /** Writes the `NetworkUnavailable` condition. */
-  patchNodeStatus: NodeStatusPatcher;
-  /** `--cluster-name`, passed to every Routes call. */
-  clusterName: string;
-  /** The parsed `--cluster-cidr` (1 or 2 CIDRs); routes outside them are never touched. */
-  clusterCIDRs: readonly CIDR[];
-  /** Records `FailedToCreateRoute` Warning events on Nodes. */
-  recorder?: RouteEventRecorder;
-  /** Watch-based mode (gate `CloudControllerManagerWatchBasedRoutesReconciliation`): passes are driven by Node events. */
-  watchBased?: boolean;
-  /** Beyond upstream: Nodes this rejects are ignored, and routes targeting them are left alone. */
-  nodeOwnership?: CloudControllerConfig['nodeOwnership'];
-  /** Logger (default `node-route-controller`). */
-  logger?: Logger;
-  /** Wall clock for condition timestamps (default `new Date()`). */
-  now?: () => Date;
+/** What the controller works with, resolved from its options. */
+interface RouteParts extends Pick<NodeRouteConfig, 'clusterName' | 'clusterCIDRs' | 'nodeOwnership'> {
+  readonly routes: Routes;
+  readonly nodes: Informer<V1Node>;
+  readonly client: NodeRouteApi;
+  readonly recorder: EventRecorder;
 }
 
 /** One cloud-route reconciler per manager. */
 export class NodeRouteController {
   /** The `Routes` queue; present only in watch-based mode. */
   readonly queue: Workqueue<string> | undefined;
-  readonly #o: NodeRouteControllerOptions;
+  readonly #o: RouteParts;
+  readonly #periodMs: number;
   readonly #log: Logger;
   readonly #now: () => Date;
   readonly #removeHandlers: (() => void)[] = [];
@@ -87,14 +93,27 @@ export class NodeRouteController {
   /**
    * Builds the controller and, in watch-based mode, creates the `Routes` queue (token bucket: one pass per
    * 10 s, burst 1, waits capped at 10 s) and registers the Node event handlers.
-   * @throws Error when `clusterCIDRs` is empty (upstream exits the process here).
+   * @throws Error when `clusterCIDRs` is empty (upstream exits the process here), or
+   *   `cloud provider does not support routes` when the provider has no Routes facet.
    */
   constructor(opts: NodeRouteControllerOptions) {
-    if (opts.clusterCIDRs.length === 0) throw new Error('RouteController: Must specify clusterCIDR.');
-    this.#o = opts;
+    const { config } = opts;
+    if (config.clusterCIDRs.length === 0) throw new Error('RouteController: Must specify clusterCIDR.');
+    const routes = opts.cloud.routes?.();
+    if (!routes) throw new Error('cloud provider does not support routes');
+    this.#o = {
+      routes,
+      nodes: opts.informers.nodes(),
+      client: opts.client,
+      recorder: opts.recorder,
+      clusterName: config.clusterName,
+      clusterCIDRs: config.clusterCIDRs,
+      nodeOwnership: config.nodeOwnership,
+    };
+    this.#periodMs = config.routeReconciliationPeriodMs ?? DEFAULT_ROUTE_RECONCILIATION_PERIOD_MS;
     this.#log = opts.logger ?? createLogger('node-route-controller');
     this.#now = opts.now ?? (() => new Date());
-    if (opts.watchBased) {
+    if (config.watchBased) {
       this.queue = new Workqueue<string>({ name: 'Routes', rateLimiter: routeQueueRateLimiter<string>() });
     }
     this.#registerEventHandlers();
@@ -125,44 +144,41 @@ export class NodeRouteController {
   }
 
   /**
-   * Runs until `signal` aborts: waits for the Node cache, then reconciles every `periodMs` milliseconds
-   * (non-sliding, first pass at once), or in watch-based mode one worker drains the `Routes` queue
-   * (`periodMs` unused). Resolves once stopped.
-   * @throws RangeError when not watch-based and `periodMs` is not a positive number.
+   * Runs until `signal` aborts ({@link runController}): waits for the Node cache, then reconciles every
+   * `routeReconciliationPeriodMs` (non-sliding, first pass at once, in the `periodic` cloud lane), or in
+   * watch-based mode one worker drains the `Routes` queue (the period unused). Resolves once stopped.
+   * @throws RangeError when not watch-based and `routeReconciliationPeriodMs` is not a positive number.
    */
-  async run(signal: AbortSignal, periodMs: number): Promise<void> {
+  async run(signal: AbortSignal): Promise<void> {
+    const periodMs = this.#periodMs;
     if (!this.queue && !(Number.isFinite(periodMs) && periodMs > 0)) {
       throw new RangeError(`route reconciliation period must be a positive number of milliseconds, got ${periodMs}`);
     }
-    this.#log.info('Starting route controller');
-    controllerStarted('route');
-    const stopQueue = () => this.queue?.shutDown();
-    signal.addEventListener('abort', stopQueue, { once: true });
-    try {
-      if (!(await waitForCacheSync(signal, this.#o.nodes))) return;
-      if (this.queue) {
-        await runWorkers({ ...this.worker(), workers: 1, signal });
-      } else {
-        await nonSlidingUntil(
-          signal,
-          async () => {
-            try {
-              await withCloudLane('periodic', () => this.reconcileNodeRoutes(signal));
-            } catch (err) {
-              this.#log.error(err, "Couldn't reconcile node routes");
-            }
-          },
-          periodMs,
-          this.#log,
-        );
-      }
-    } finally {
-      signal.removeEventListener('abort', stopQueue);
-      this.queue?.shutDown();
-      for (const remove of this.#removeHandlers) remove();
-      controllerStopped('route');
-      this.#log.info('Shutting down route controller');
-    }
+    await runController(signal, {
+      name: 'node-route-controller',
+      metricsName: 'route',
+      logger: this.#log,
+      logLines: { starting: 'Starting route controller', shuttingDown: 'Shutting down route controller' },
+      informers: [this.#o.nodes],
+      queues: this.queue ? [{ ...this.worker(), workers: 1 }] : [],
+      passes: this.queue
+        ? []
+        : [
+            {
+              run: async () => {
+                try {
+                  await this.reconcileNodeRoutes(signal);
+                } catch (err) {
+                  this.#log.error(err, "Couldn't reconcile node routes");
+                }
+              },
+              periodMs,
+              sliding: false,
+              lane: 'periodic',
+            },
+          ],
+      removeHandlers: this.#removeHandlers,
+    });
   }
 
   /**
@@ -332,10 +348,9 @@ export class NodeRouteController {
     try {
       await retryOnConflict(
         () =>
-          this.#o.patchNodeStatus(
-            name,
-            networkConditionPatch(networkUnavailableCondition(routesCreated, this.#now())),
-            signal,
+          this.#o.client.patchNodeStatus(
+            { name, body: networkConditionPatch(networkUnavailableCondition(routesCreated, this.#now())) },
+            patchOptions('strategic', { signal }),
           ),
         { backoff: UPDATE_NETWORK_CONDITION_BACKOFF, signal },
       );

@@ -8,7 +8,7 @@ import {
   ROUTE_CONTROLLER_CLIENT_NAME,
   ROUTE_CONTROLLER_EVENT_SOURCE,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Client, patchOptions } from '@ccm-kit/runtime/client';
+import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { parseClusterCIDRs } from './cluster-cidrs.js';
@@ -41,17 +41,13 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   const core = ctx.clients.client(nodeRouteController.clientName, CoreV1Client);
   return startWithEventRecorder(core, ROUTE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new NodeRouteController({
-      routes,
-      nodes: ctx.informers.nodes(),
-      patchNodeStatus: (name, body, signal) =>
-        core.patchNodeStatus({ name, body }, patchOptions('strategic', { signal })),
-      clusterName: config.clusterName,
-      clusterCIDRs,
-      watchBased,
-      nodeOwnership: config.nodeOwnership,
+      cloud: ctx.cloud,
+      client: core,
+      informers: ctx.informers,
       recorder,
       logger: log,
-    }).run(ctx.signal, config.routeReconciliationPeriodMs),
+      config: { ...config, clusterCIDRs, watchBased },
+    }).run(ctx.signal),
   );
 }
 
