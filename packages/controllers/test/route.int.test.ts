@@ -6,7 +6,7 @@
  */
 import type { Route } from '@ccm-kit/cloud-provider';
 import { patchOptions } from '@ccm-kit/runtime/client';
-import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, silentLogger, uniqueName as uniq } from '@ccm-kit/testing';
 import {
   type ControllerUnderTest,
   eventually,
@@ -15,6 +15,8 @@ import {
 } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
+import { NodeRouteController } from '../src/route/controller.js';
 import { nodeRouteController, WATCH_BASED_ROUTES_GATE } from '../src/route/descriptor.js';
 
 const CLUSTER = 'int-cluster';
@@ -254,5 +256,56 @@ describe('node-route-controller, watch-based (gate CloudControllerManagerWatchBa
     expect(lists.some((e) => e.outcome === 'ok')).toBe(true);
     await core.deleteNode({ name });
     await eventually(() => expect(wbRoutesOf(name)).toEqual([]), 30_000);
+  });
+});
+
+describe('node-route-controller with a Node cache behind the API server (decision 0304)', () => {
+  it('writes NetworkUnavailable once while its cache holds the Node from before the write; again after a change', async () => {
+    const name = uniq('rt-lag');
+    const created = await createNode(name, ['10.120.240.0/24'], '10.0.240.1');
+    // A cache that never sees the write: it holds the Node as created until the test moves it on.
+    const cache = new MemoryInformer<V1Node>([created]);
+    const writes: string[] = [];
+    const controller = new NodeRouteController({
+      routes: new FakeCloud(),
+      nodes: cache,
+      patchNodeStatus: async (n, body, signal) => {
+        writes.push(body.status.conditions[0].reason);
+        return core.patchNodeStatus({ name: n, body }, patchOptions('strategic', { signal }));
+      },
+      clusterName: CLUSTER,
+      clusterCIDRs: parseClusterCIDRs('10.120.0.0/16'),
+      nodeOwnership: (n) => n.metadata?.name === name,
+      logger: silentLogger,
+    });
+    const pass = () => controller.reconcileNodeRoutes(new AbortController().signal);
+    await pass();
+    await pass();
+    await pass();
+    expect(writes).toEqual(['RouteCreated']);
+    const written = await core.readNode({ name });
+    expect(written.metadata?.resourceVersion).not.toBe(created.metadata?.resourceVersion);
+    expect(networkCondition(written)).toMatchObject({ status: 'False', reason: 'RouteCreated' });
+
+    // The cache catches up: the condition is there, nothing to write.
+    cache.set(written);
+    await pass();
+    expect(writes).toEqual(['RouteCreated']);
+
+    // Someone else changes the condition; once the cache shows it, the controller writes again.
+    const changed = await core.patchNodeStatus(
+      {
+        name,
+        body: {
+          status: {
+            conditions: [{ type: 'NetworkUnavailable', status: 'True', reason: 'CniDown', message: 'cni is down' }],
+          },
+        },
+      },
+      patchOptions('strategic'),
+    );
+    cache.set(changed);
+    await pass();
+    expect(writes).toEqual(['RouteCreated', 'RouteCreated']);
   });
 });

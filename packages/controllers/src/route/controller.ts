@@ -19,6 +19,7 @@ import type { CloudControllerConfig } from '../context.js';
 import type { ControllerOptions } from '../shared/controller-options.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import { nodeReference } from '../shared/node-reference.js';
+import { ConditionWrites } from './condition-writes.js';
 import { routeSyncTotal } from './metrics.js';
 import {
   NETWORK_UNAVAILABLE,
@@ -89,6 +90,8 @@ export class NodeRouteController {
   readonly #log: Logger;
   readonly #now: () => Date;
   readonly #removeHandlers: (() => void)[] = [];
+  /** Condition writes the Node cache does not show yet (decision 0304). */
+  readonly #writes = new ConditionWrites();
 
   /**
    * Builds the controller and, in watch-based mode, creates the `Routes` queue (token bucket: one pass per
@@ -235,6 +238,7 @@ export class NodeRouteController {
       if (isNodeOwned(this.#o, n)) nodes.push(n);
       else foreign.add(n.metadata?.name ?? '');
     }
+    this.#writes.retainOnly(new Set(allNodes.map((n) => n.metadata?.name ?? '')));
     const plan = new RoutePlan(nodes, routes);
     for (const d of plan.decisions) {
       this.#log.v(2).info('Route action', { node: d.node, cidr: d.podCIDR, action: d.action });
@@ -331,16 +335,28 @@ export class NodeRouteController {
 
   /**
    * Sets `NetworkUnavailable` on `node` (the cached object): `False`/`RouteCreated` when `routesCreated`, else
-   * `True`/`NoRouteCreated`; skipped when the Node already has exactly that status and reason. Both timestamps
-   * are set to now. Conflicts are retried with {@link UPDATE_NETWORK_CONDITION_BACKOFF}.
+   * `True`/`NoRouteCreated`; skipped when the Node already has exactly that status and reason, and (beyond
+   * upstream, decision 0304) when this controller already wrote that outcome successfully and the cache still
+   * holds the Node's version from before that write. Both timestamps are set to now. Conflicts are retried with
+   * {@link UPDATE_NETWORK_CONDITION_BACKOFF}.
    * @throws the patch error once retries end (it is logged too).
    */
   async updateNetworkingCondition(node: V1Node, routesCreated: boolean, signal: AbortSignal): Promise<void> {
     const name = node.metadata?.name ?? '';
     if (!networkConditionNeedsUpdate(node, routesCreated)) {
+      this.#writes.forget(name);
       this.#log
         .v(2)
         .info(`set node ${name} with NodeNetworkUnavailable=${!routesCreated} was canceled because it is already set`);
+      return;
+    }
+    if (this.#writes.awaitingCache(node, routesCreated)) {
+      this.#log
+        .v(2)
+        .info(
+          `set node ${name} with NodeNetworkUnavailable=${!routesCreated} was canceled because it was written and the Node cache has not caught up yet`,
+          { resourceVersion: node.metadata?.resourceVersion },
+        );
       return;
     }
     const previous = node.status?.conditions?.find((c) => c.type === NETWORK_UNAVAILABLE);
@@ -354,7 +370,9 @@ export class NodeRouteController {
           ),
         { backoff: UPDATE_NETWORK_CONDITION_BACKOFF, signal },
       );
+      this.#writes.written(node, routesCreated);
     } catch (err) {
+      this.#writes.forget(name);
       this.#log.error(err, 'Error updating node', { node: name });
       throw err;
     }
