@@ -1,9 +1,9 @@
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import { FakeCloud, MemoryInformer, silentLogger } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
 import { ConditionWrites } from '../src/route/condition-writes.js';
-import { NodeRouteController } from '../src/route/controller.js';
+import { type NodeRouteApi, NodeRouteController } from '../src/route/controller.js';
 import type { NetworkConditionPatch } from '../src/route/network-condition.js';
 
 const node = (name: string, resourceVersion: string | undefined, condition?: Partial<V1NodeCondition>): V1Node => ({
@@ -46,16 +46,20 @@ describe('NodeRouteController with a Node cache that lags behind its writes', ()
     const cloud = new FakeCloud();
     const informer = new MemoryInformer<V1Node>([node('n1', '100')]);
     const patches: Array<{ name: string; body: NetworkConditionPatch }> = [];
-    const controller = new NodeRouteController({
-      routes: cloud,
-      nodes: informer,
-      patchNodeStatus: async (name, body) => {
+    const client = {
+      patchNodeStatus: async ({ name, body }: { name: string; body: NetworkConditionPatch }) => {
         await patch?.();
         patches.push({ name, body });
+        return {};
       },
-      clusterName: 'k',
-      clusterCIDRs: parseClusterCIDRs('10.120.0.0/16'),
+    } as unknown as NodeRouteApi;
+    const controller = new NodeRouteController({
+      cloud,
+      client,
+      informers: { nodes: () => informer },
+      recorder: new RecordingEventRecorder(),
       logger: silentLogger,
+      config: { clusterName: 'k', clusterCIDRs: parseClusterCIDRs('10.120.0.0/16') },
     });
     return { controller, informer, patches };
   }

@@ -6,17 +6,18 @@
  */
 import type { Route } from '@ccm-kit/cloud-provider';
 import { patchOptions } from '@ccm-kit/runtime/client';
-import { FakeCloud, MemoryInformer, silentLogger, uniqueName as uniq } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger, uniqueName as uniq } from '@ccm-kit/testing';
 import {
   type ControllerUnderTest,
   eventually,
   startControllerUnderTest,
   useControllerUnderTest,
 } from '@ccm-kit/testing/vitest';
-import type { CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
+import type { ConfigurationOptions, CoreV1Api, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
-import { NodeRouteController } from '../src/route/controller.js';
+import { type NodeRouteApi, NodeRouteController } from '../src/route/controller.js';
+import type { NetworkConditionPatch } from '../src/route/network-condition.js';
 import { nodeRouteController, WATCH_BASED_ROUTES_GATE } from '../src/route/descriptor.js';
 
 const CLUSTER = 'int-cluster';
@@ -266,17 +267,24 @@ describe('node-route-controller with a Node cache behind the API server (decisio
     // A cache that never sees the write: it holds the Node as created until the test moves it on.
     const cache = new MemoryInformer<V1Node>([created]);
     const writes: string[] = [];
-    const controller = new NodeRouteController({
-      routes: new FakeCloud(),
-      nodes: cache,
-      patchNodeStatus: async (n, body, signal) => {
-        writes.push(body.status.conditions[0].reason);
-        return core.patchNodeStatus({ name: n, body }, patchOptions('strategic', { signal }));
+    // The real API server's patchNodeStatus, counting the condition reasons written.
+    const client = {
+      patchNodeStatus: (p: { name: string; body: NetworkConditionPatch }, o?: ConfigurationOptions) => {
+        writes.push(p.body.status.conditions[0].reason);
+        return core.patchNodeStatus(p, o);
       },
-      clusterName: CLUSTER,
-      clusterCIDRs: parseClusterCIDRs('10.120.0.0/16'),
-      nodeOwnership: (n) => n.metadata?.name === name,
+    } as NodeRouteApi;
+    const controller = new NodeRouteController({
+      cloud: new FakeCloud(),
+      client,
+      informers: { nodes: () => cache },
+      recorder: new RecordingEventRecorder(),
       logger: silentLogger,
+      config: {
+        clusterName: CLUSTER,
+        clusterCIDRs: parseClusterCIDRs('10.120.0.0/16'),
+        nodeOwnership: (n) => n.metadata?.name === name,
+      },
     });
     const pass = () => controller.reconcileNodeRoutes(new AbortController().signal);
     await pass();
