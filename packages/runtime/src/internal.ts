@@ -14,6 +14,14 @@ export {
   type ApiClientSource,
   ServerAnswers,
   type ServerProbe,
+  clientFactoryTransport,
+  clientFactoryRawConfig,
+  RawApi,
+  type RawApiConfig,
+  RestTransport,
+  type RestTransportOptions,
+  type TransportRequest,
+  ClientRateLimiter,
 } from './client/index.js';
 export { setProcessCloudBudget, processCloudBudget } from './budget/index.js';
 export { WORKER_RESTART_MS } from './controller/index.js';

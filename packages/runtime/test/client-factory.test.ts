@@ -9,7 +9,7 @@ import {
   patchOptions,
   statusCode,
 } from '../src/topics/client.js';
-import { defaultUserAgent } from '../src/client/factory.js';
+import { clientFactoryTransport, defaultUserAgent } from '../src/client/factory.js';
 import { type RecordedRequest, sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 
 const node = (name: string) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name, resourceVersion: '1' } });
@@ -121,15 +121,15 @@ describe('createClientFactory', () => {
     const core = f.client('reuse', CoreV1Api);
     for (let i = 0; i < 20; i++) await core.readNode({ name: `n${i}` });
     // undici returns a socket to the pool a tick after the body ends, so back-to-back requests may alternate two.
-    expect(f.transport.connectionsOpened).toBeLessThanOrEqual(2);
-    expect(srv.connections).toBe(f.transport.connectionsOpened);
+    expect(clientFactoryTransport(f).connectionsOpened).toBeLessThanOrEqual(2);
+    expect(srv.connections).toBe(clientFactoryTransport(f).connectionsOpened);
     await Promise.all(Array.from({ length: 30 }, (_, i) => core.readNode({ name: `p${i}` })));
-    expect(srv.connections).toBe(f.transport.connectionsOpened);
-    expect(new Set(srv.requests.map((r) => r.remotePort)).size).toBe(f.transport.connectionsOpened);
-    const afterParallel = f.transport.connectionsOpened;
+    expect(srv.connections).toBe(clientFactoryTransport(f).connectionsOpened);
+    expect(new Set(srv.requests.map((r) => r.remotePort)).size).toBe(clientFactoryTransport(f).connectionsOpened);
+    const afterParallel = clientFactoryTransport(f).connectionsOpened;
     expect(afterParallel).toBeLessThanOrEqual(32);
     for (let i = 0; i < 20; i++) await core.readNode({ name: `again${i}` });
-    expect(f.transport.connectionsOpened).toBe(afterParallel); // pooled sockets are reused, none opened
+    expect(clientFactoryTransport(f).connectionsOpened).toBe(afterParallel); // pooled sockets are reused, none opened
     expect(srv.requests.length).toBe(70);
   });
 
@@ -139,8 +139,8 @@ describe('createClientFactory', () => {
     await f.client('b', CoreV1Api).readNode({ name: 'y' });
     await f.request('c', '/api/v1/nodes/z').then((r) => r.text());
     await f.client('d', CoordinationV1Api).readNamespacedLease({ name: 'l', namespace: 'n' });
-    expect(f.transport.connectionsOpened).toBeLessThanOrEqual(2);
-    expect(srv.connections).toBe(f.transport.connectionsOpened);
+    expect(clientFactoryTransport(f).connectionsOpened).toBeLessThanOrEqual(2);
+    expect(srv.connections).toBe(clientFactoryTransport(f).connectionsOpened);
   });
 
   it('counts rest_client_requests_total{code,host,method} and observes the duration histogram', async () => {
@@ -211,7 +211,7 @@ describe('createClientFactory', () => {
     const f = make({ qps: -1 });
     const t0 = performance.now();
     await Promise.all(Array.from({ length: 40 }, (_, i) => f.client('a', CoreV1Api).readNode({ name: String(i) })));
-    expect(f.transport.limiter).toBeUndefined();
+    expect(clientFactoryTransport(f).limiter).toBeUndefined();
     expect(performance.now() - t0).toBeLessThan(1500);
   });
 

@@ -8,6 +8,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { metricsRegistry } from '../src/index.js';
 import { createClientFactory, isNotFound, patchOptions, statusCode } from '../src/topics/client.js';
+import { clientFactoryTransport } from '../src/internal.js';
 
 const cp = useControlPlane();
 
@@ -39,7 +40,7 @@ describe('client factory against a real API server', () => {
       console.log(
         `ccm-kit factory: 50 sequential requests opened ${sequential} sockets, +50 parallel: ${total} in all`,
       );
-      expect(clients.transport.connectionsOpened).toBe(total);
+      expect(clientFactoryTransport(clients).connectionsOpened).toBe(total);
       expect(sequential).toBeLessThanOrEqual(2);
       expect(total).toBeLessThan(60);
     } finally {

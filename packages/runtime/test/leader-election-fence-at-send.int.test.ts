@@ -8,7 +8,7 @@ import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { createClientFactory } from '../src/topics/client.js';
 import { isLeaseFencedError } from '../src/topics/leader-election.js';
-import { leaseWriteGuard } from '../src/internal.js';
+import { leaseWriteGuard, clientFactoryTransport } from '../src/internal.js';
 
 const cp = useControlPlane();
 
@@ -21,7 +21,7 @@ describe('lease fence at send against a real API server', () => {
       validForMs: () => (state.fenced ? 0 : 60_000),
       describe: () => 'kube-system/ccm',
     }));
-    clients.transport.setWriteGuard((method, url) => {
+    clientFactoryTransport(clients).setWriteGuard((method, url) => {
       guard(method, url);
       if (method === 'POST') state.fenced = true; // deposed right after the early check passed
     });
@@ -33,9 +33,9 @@ describe('lease fence at send against a real API server', () => {
     const body = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
     try {
       // Warm the connection so the write is not held up by a connect.
-      expect((await clients.transport.request(path, 'fence-test')).status).toBe(200);
+      expect((await clientFactoryTransport(clients).request(path, 'fence-test')).status).toBe(200);
       expect(protocols).toEqual(['h2']); // the HTTP/2 write path (client-h2.js writeH2)
-      const err = await clients.transport
+      const err = await clientFactoryTransport(clients)
         .request(path, 'fence-test', {
           method: 'POST',
           body: body('fenced-write'),
@@ -43,12 +43,12 @@ describe('lease fence at send against a real API server', () => {
         })
         .catch((e: unknown) => e);
       expect(isLeaseFencedError(err)).toBe(true);
-      expect((await clients.transport.request(`${path}/fenced-write`, 'fence-test')).status).toBe(404);
+      expect((await clientFactoryTransport(clients).request(`${path}/fenced-write`, 'fence-test')).status).toBe(404);
 
       // Once the fence opens, writes go out on the same transport.
-      clients.transport.setWriteGuard(guard);
+      clientFactoryTransport(clients).setWriteGuard(guard);
       state.fenced = false;
-      const ok = await clients.transport.request(path, 'fence-test', {
+      const ok = await clientFactoryTransport(clients).request(path, 'fence-test', {
         method: 'POST',
         body: body('after-renewal'),
         headers: { 'content-type': 'application/json' },

@@ -3,7 +3,7 @@ import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClientFactory } from '../src/topics/client.js';
 import { isLeaseFencedError, LeaderElector, type LeaseFence, LeaseFencedError } from '../src/topics/leader-election.js';
-import { checkFence, fenceSignal, leaseWriteGuard } from '../src/internal.js';
+import { checkFence, fenceSignal, leaseWriteGuard, clientFactoryTransport } from '../src/internal.js';
 import { sendJson, startTestServer, type TestServer } from './client-test-server.js';
 import { FakeLeaseServer } from './leader-election-fake-lease.js';
 
@@ -134,7 +134,7 @@ describe('RestTransport.setWriteGuard', () => {
     );
     const f = createClientFactory({ kubeConfig: srv.kubeConfig });
     let isFenced = true;
-    f.transport.setWriteGuard(
+    clientFactoryTransport(f).setWriteGuard(
       leaseWriteGuard(() => ({
         isFenced: () => isFenced,
         validForMs: () => (isFenced ? 0 : 60_000),

@@ -12,9 +12,15 @@
  */
 import type { CloudProvider } from '@ccm-kit/cloud-provider';
 import type { CloudBudget } from '@ccm-kit/runtime/budget';
-import type { RestTransport } from '@ccm-kit/runtime/client';
+import type { ClientFactory } from '@ccm-kit/runtime/client';
 import type { LeaseFence } from '@ccm-kit/runtime/leader-election';
-import { checkFence, leaseWriteGuard, setProcessLeaseFence, traceCloudCall } from '@ccm-kit/runtime/internal';
+import {
+  checkFence,
+  clientFactoryTransport,
+  leaseWriteGuard,
+  setProcessLeaseFence,
+  traceCloudCall,
+} from '@ccm-kit/runtime/internal';
 import type { Deposition } from './deposition.js';
 
 /** Facet getters of `CloudProvider` whose objects call the cloud. */
@@ -102,13 +108,13 @@ export function fencedCloud(
  */
 export function fenceLeaderWork(
   cloud: CloudProvider,
-  factories: readonly { transport: RestTransport }[],
+  factories: readonly ClientFactory[],
   deposition: Deposition,
   budget?: CloudBudget,
 ): CloudProvider {
   const fence = () => deposition.fence;
   const guard = leaseWriteGuard(fence, { refuseEvents: () => deposition.deposed });
-  for (const f of factories) f.transport.setWriteGuard(guard);
+  for (const f of factories) clientFactoryTransport(f).setWriteGuard(guard);
   setProcessLeaseFence(deposition.fence);
   return fencedCloud(cloud, fence, budget);
 }

@@ -8,14 +8,14 @@
  */
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import { type Logger } from '@ccm-kit/runtime';
+import { type ClientFactory, isAlreadyExists, isNotFound, type KubeConfigLike } from '@ccm-kit/runtime/client';
 import {
-  type ClientFactory,
-  isAlreadyExists,
-  isNotFound,
-  type KubeConfigLike,
+  cachedApiClient,
+  clientFactoryRawConfig,
+  clientFactoryTransport,
+  clientNode,
   type RawApiConfig,
-} from '@ccm-kit/runtime/client';
-import { cachedApiClient, clientNode } from '@ccm-kit/runtime/internal';
+} from '@ccm-kit/runtime/internal';
 // client-node's generated API is loaded (clientNode()) only when these clients are used.
 import type { Configuration, KubeConfig, RequestContext } from '@kubernetes/client-node';
 
@@ -123,9 +123,10 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
   /** A client-node `Configuration` whose requests carry `Authorization: Bearer <token of name>`. */
   configuration(name: string): Configuration {
     const anonymous = this.#o.anonymous;
+    const transport = clientFactoryTransport(anonymous);
     const { createConfiguration, ServerConfiguration } = clientNode();
     return createConfiguration({
-      baseServer: new ServerConfiguration(anonymous.transport.server, {}),
+      baseServer: new ServerConfiguration(transport.server, {}),
       authMethods: {
         default: {
           applySecurityAuthentication: async (ctx: RequestContext) => {
@@ -133,15 +134,14 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
           },
         } as unknown as KubeConfig,
       },
-      httpApi: anonymous.transport.httpLibrary(anonymous.userAgent(name)),
+      httpApi: transport.httpLibrary(anonymous.userAgent(name)),
     });
   }
 
   /** How raw clients (`CoreV1Client`, ...) acting as service account `name` send. */
   rawConfig(name: string): RawApiConfig {
-    const anonymous = this.#o.anonymous;
     return {
-      ...anonymous.rawConfig(name),
+      ...clientFactoryRawConfig(this.#o.anonymous, name),
       authenticate: async (req) => req.setHeaderParam('Authorization', `Bearer ${await this.token(name)}`),
     };
   }

@@ -10,7 +10,7 @@ import type { Configuration, KubeConfig } from '@kubernetes/client-node';
 import type { TransportResponse } from './transport-response.js';
 import { clientNode, createConfiguration, ServerConfiguration } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
-import { cachedApiClient, type RawApiConfig } from './raw-api.js';
+import { type ApiClientSource, cachedApiClient, type RawApiConfig } from './raw-api.js';
 import { type RawRequestOptions, RestTransport } from './transport.js';
 
 /** Options of {@link createClientFactory}. */
@@ -46,6 +46,11 @@ function packageVersion(): string {
 /** The default base user agent, `ccm-kit/<version> (<os>/<arch>)`. */
 export const defaultUserAgent = `ccm-kit/${packageVersion()} (${process.platform}/${process.arch})`;
 
+// Set by ClientFactory's static block (declared first: the block runs as the class is defined); read by the
+// internal accessors at the end of this file.
+let transportOf: (f: ClientFactory) => RestTransport;
+let rawConfigOf: (f: ClientFactory, name: string) => RawApiConfig;
+
 /**
  * Builds the API clients of one process over one transport (one connection pool and one QPS/burst limiter, as
  * client-go's `rest.Config` with a shared `RateLimiter`); each named client gets its own user agent, `<base>/<name>`
@@ -55,11 +60,21 @@ export const defaultUserAgent = `ccm-kit/${packageVersion()} (${process.platform
 export class ClientFactory implements ControllerClientBuilder {
   /** The kubeconfig the clients authenticate with. */
   readonly kubeConfig: KubeConfigLike;
-  /** The shared transport every client sends through. */
-  readonly transport: RestTransport;
   /** The user agent before the client name, `ccm-kit/<version> (<os>/<arch>)` unless `userAgent` was given. */
   readonly baseUserAgent: string;
+  /** The shared transport every client sends through (internal: `clientFactoryTransport`). */
+  readonly #transport: RestTransport;
   readonly #clients = new Map<string, Map<unknown, unknown>>();
+  /** What `cachedApiClient` builds this factory's clients from. */
+  readonly #source: ApiClientSource = {
+    rawConfig: (name) => this.#rawConfig(name),
+    configuration: (name) => this.configuration(name),
+  };
+
+  static {
+    transportOf = (f) => f.#transport;
+    rawConfigOf = (f, name) => f.#rawConfig(name);
+  }
 
   /** Prefer {@link createClientFactory}. */
   constructor(opts: ClientFactoryOptions) {
@@ -78,7 +93,7 @@ export class ClientFactory implements ControllerClientBuilder {
       throw new RangeError(`burst must be an integer >= 1, got ${burst}`);
     this.kubeConfig = opts.kubeConfig;
     this.baseUserAgent = opts.userAgent ?? defaultUserAgent;
-    this.transport = new RestTransport(opts.kubeConfig, {
+    this.#transport = new RestTransport(opts.kubeConfig, {
       qps,
       burst,
       timeoutMs: opts.timeoutMs ?? 60_000,
@@ -111,19 +126,19 @@ export class ClientFactory implements ControllerClientBuilder {
   /** A client-node `Configuration` for the named client, sending through the shared transport. */
   configuration(name: string): Configuration {
     return createConfiguration({
-      baseServer: new ServerConfiguration(this.transport.server, {}),
+      baseServer: new ServerConfiguration(this.#transport.server, {}),
       authMethods: { default: this.kubeConfig as KubeConfig },
-      httpApi: this.transport.httpLibrary(this.userAgent(name)),
+      httpApi: this.#transport.httpLibrary(this.userAgent(name)),
     });
   }
 
-  /** How raw clients ({@link CoreV1Client}, {@link CoordinationV1Client}) of the named client send. */
-  rawConfig(name: string): RawApiConfig {
+  /** How raw clients (`CoreV1Client`, `CoordinationV1Client`) of the named client send. */
+  #rawConfig(name: string): RawApiConfig {
     const userAgent = this.userAgent(name);
     return {
-      server: this.transport.server,
+      server: this.#transport.server,
       authenticate: (req) => this.kubeConfig.applySecurityAuthentication(req),
-      send: (req) => this.transport.send(req, userAgent),
+      send: (req) => this.#transport.send(req, userAgent),
     };
   }
 
@@ -134,18 +149,33 @@ export class ClientFactory implements ControllerClientBuilder {
    */
   client<T>(name: string, api: new (...args: never[]) => T): T {
     checkName(name);
-    return cachedApiClient(this.#clients, this, name, api);
+    return cachedApiClient(this.#clients, this.#source, name, api);
   }
 
-  /** A raw request (see {@link RestTransport.request}) with the named client's user agent. */
+  /**
+   * A raw request below the API server's URL, e.g. `request('my-controller', '/api/v1/nodes', { query: { limit:
+   * 500 } })`, with the named client's user agent and credentials, through the shared limiter and connections.
+   * Resolves with the response whatever its status (read it with `json()`/`text()`, or `cancel()` it).
+   * @throws the transport's error for a network failure or the per-request timeout.
+   */
   request(name: string, path: string, opts?: RawRequestOptions): Promise<TransportResponse> {
-    return this.transport.request(path, this.userAgent(name), opts);
+    return this.#transport.request(path, this.userAgent(name), opts);
   }
 
   /** Closes the shared connections. */
   close(): Promise<void> {
-    return this.transport.close();
+    return this.#transport.close();
   }
+}
+
+/** The transport a client factory's clients share (its write guard, connection count, server answers). Internal. */
+export function clientFactoryTransport(f: ClientFactory): RestTransport {
+  return transportOf(f);
+}
+
+/** How the factory's raw clients of client `name` send: its user agent, credentials and transport. Internal. */
+export function clientFactoryRawConfig(f: ClientFactory, name: string): RawApiConfig {
+  return rawConfigOf(f, name);
 }
 
 function checkName(name: string): void {

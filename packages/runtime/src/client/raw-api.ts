@@ -8,7 +8,8 @@
  * = the response text, `headers`).
  *
  * `ClientFactory.client(name, CoreV1Client)` builds one over the shared transport; vendors who want the
- * whole typed API keep using `client(name, CoreV1Api)`.
+ * whole typed API keep using `client(name, CoreV1Api)`. The request plumbing ({@link RawApi},
+ * {@link RawApiConfig}) is internal: the public clients hold it in a private field.
  */
 import type {
   Configuration,
@@ -100,13 +101,11 @@ const queryParams = [
 /** client-node's generated default for PATCH bodies (its first preferred media type); callers override it. */
 const defaultPatchContentType = 'application/json-patch+json';
 
-/** The base of the raw-JSON API clients: the configuration and the request plumbing they share. */
-export abstract class RawApi {
-  /** Tells `ClientFactory.client()` to build this class from `factory.rawConfig(name)`. */
-  static readonly [rawApiClient] = true;
+/** The request plumbing the raw-JSON API clients share: one per client, over its {@link RawApiConfig}. */
+export class RawApi {
   readonly #config: RawApiConfig;
 
-  /** @param config how to reach the API server, usually `ClientFactory.rawConfig(name)`. */
+  /** @param config how to reach the API server (the client factory's, for one client name). */
   constructor(config: RawApiConfig) {
     this.#config = config;
   }
@@ -119,7 +118,7 @@ export abstract class RawApi {
    * @throws client-node's `ApiException` (`code`, `body`, `headers`) for a non-2xx answer; the transport's
    *   error for a network failure or timeout.
    */
-  protected async call<T>(
+  async call<T>(
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     params: { name?: string; namespace?: string; body?: unknown } & Record<string, unknown>,
@@ -151,79 +150,111 @@ export type ApiMethodParams<M extends (...a: never[]) => unknown> = Parameters<M
  * The core/v1 calls ccm-kit makes (Nodes, Service reads and status, Events), with `CoreV1Api`'s signatures.
  * `ClientFactory.client(name, CoreV1Client)` builds one.
  */
-export class CoreV1Client extends RawApi {
+export class CoreV1Client {
+  /** Tells `ClientFactory.client()` to build this class over the factory's transport. */
+  static readonly [rawApiClient] = true;
+  readonly #api: RawApi;
+
+  /**
+   * Not called directly: `ClientFactory.client(name, CoreV1Client)` builds the client over the factory's shared
+   * transport, with the client's user agent and credentials.
+   */
+  constructor(config: never) {
+    this.#api = new RawApi(config);
+  }
+
   /** `GET /api/v1/nodes/{name}`. */
   readNode(p: ApiMethodParams<CoreV1Api['readNode']>, o?: ConfigurationOptions): Promise<V1Node> {
-    return this.call('GET', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+    return this.#api.call('GET', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `PUT /api/v1/nodes/{name}` (the status is ignored by the server). */
   replaceNode(p: ApiMethodParams<CoreV1Api['replaceNode']>, o?: ConfigurationOptions): Promise<V1Node> {
-    return this.call('PUT', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+    return this.#api.call('PUT', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/nodes/{name}`; set the content type with `patchOptions`. */
   patchNode(p: ApiMethodParams<CoreV1Api['patchNode']>, o?: ConfigurationOptions): Promise<V1Node> {
-    return this.call('PATCH', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+    return this.#api.call('PATCH', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/nodes/{name}/status`. */
   patchNodeStatus(p: ApiMethodParams<CoreV1Api['patchNodeStatus']>, o?: ConfigurationOptions): Promise<V1Node> {
-    return this.call('PATCH', `/api/v1/nodes/${seg(p.name)}/status`, p as Params, o);
+    return this.#api.call('PATCH', `/api/v1/nodes/${seg(p.name)}/status`, p as Params, o);
   }
   /** `DELETE /api/v1/nodes/{name}`. */
   deleteNode(p: ApiMethodParams<CoreV1Api['deleteNode']>, o?: ConfigurationOptions): Promise<V1Status> {
-    return this.call('DELETE', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
+    return this.#api.call('DELETE', `/api/v1/nodes/${seg(p.name)}`, p as Params, o);
   }
   /** `GET /api/v1/namespaces/{namespace}/services/{name}`. */
   readNamespacedService(
     p: ApiMethodParams<CoreV1Api['readNamespacedService']>,
     o?: ConfigurationOptions,
   ): Promise<V1Service> {
-    return this.call('GET', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}`, p as Params, o);
+    return this.#api.call('GET', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}`, p as Params, o);
   }
   /** `PATCH /api/v1/namespaces/{namespace}/services/{name}/status`. */
   patchNamespacedServiceStatus(
     p: ApiMethodParams<CoreV1Api['patchNamespacedServiceStatus']>,
     o?: ConfigurationOptions,
   ): Promise<V1Service> {
-    return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}/status`, p as Params, o);
+    return this.#api.call(
+      'PATCH',
+      `/api/v1/namespaces/${seg(p.namespace)}/services/${seg(p.name)}/status`,
+      p as Params,
+      o,
+    );
   }
   /** `POST /api/v1/namespaces/{namespace}/events`. */
   createNamespacedEvent(
     p: ApiMethodParams<CoreV1Api['createNamespacedEvent']>,
     o?: ConfigurationOptions,
   ): Promise<CoreV1Event> {
-    return this.call('POST', `/api/v1/namespaces/${seg(p.namespace)}/events`, p as Params, o);
+    return this.#api.call('POST', `/api/v1/namespaces/${seg(p.namespace)}/events`, p as Params, o);
   }
   /** `PATCH /api/v1/namespaces/{namespace}/events/{name}`. */
   patchNamespacedEvent(
     p: ApiMethodParams<CoreV1Api['patchNamespacedEvent']>,
     o?: ConfigurationOptions,
   ): Promise<CoreV1Event> {
-    return this.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/events/${seg(p.name)}`, p as Params, o);
+    return this.#api.call('PATCH', `/api/v1/namespaces/${seg(p.namespace)}/events/${seg(p.name)}`, p as Params, o);
   }
 }
 
-/** The coordination.k8s.io/v1 Lease calls of leader election, with `CoordinationV1Api`'s signatures. */
-export class CoordinationV1Client extends RawApi {
+/**
+ * The coordination.k8s.io/v1 Lease calls of leader election, with `CoordinationV1Api`'s signatures.
+ * `ClientFactory.client(name, CoordinationV1Client)` builds one.
+ */
+export class CoordinationV1Client {
+  /** Tells `ClientFactory.client()` to build this class over the factory's transport. */
+  static readonly [rawApiClient] = true;
+  readonly #api: RawApi;
+
+  /**
+   * Not called directly: `ClientFactory.client(name, CoordinationV1Client)` builds the client over the factory's
+   * shared transport, with the client's user agent and credentials.
+   */
+  constructor(config: never) {
+    this.#api = new RawApi(config);
+  }
+
   /** `GET /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
   readNamespacedLease(
     p: ApiMethodParams<CoordinationV1Api['readNamespacedLease']>,
     o?: ConfigurationOptions,
   ): Promise<V1Lease> {
-    return this.call('GET', leasePath(p.namespace, p.name), p as Params, o);
+    return this.#api.call('GET', leasePath(p.namespace, p.name), p as Params, o);
   }
   /** `POST /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases`. */
   createNamespacedLease(
     p: ApiMethodParams<CoordinationV1Api['createNamespacedLease']>,
     o?: ConfigurationOptions,
   ): Promise<V1Lease> {
-    return this.call('POST', leasePath(p.namespace), p as Params, o);
+    return this.#api.call('POST', leasePath(p.namespace), p as Params, o);
   }
   /** `PUT /apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}`. */
   replaceNamespacedLease(
     p: ApiMethodParams<CoordinationV1Api['replaceNamespacedLease']>,
     o?: ConfigurationOptions,
   ): Promise<V1Lease> {
-    return this.call('PUT', leasePath(p.namespace, p.name), p as Params, o);
+    return this.#api.call('PUT', leasePath(p.namespace, p.name), p as Params, o);
   }
 }
 

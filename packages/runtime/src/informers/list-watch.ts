@@ -4,7 +4,7 @@
  * shared client transport so they reuse connections and count in the QPS limiter and metrics.
  */
 import { throwForStatus } from '../client/status-error.js';
-import type { ClientFactory } from '../client/factory.js';
+import { type ClientFactory, clientFactoryTransport } from '../client/factory.js';
 import { transportAnswers } from '../client/transport.js';
 
 /** One page of a LIST. */
@@ -150,10 +150,10 @@ export function restListerWatcher(clients: ClientFactory, opts: RestListerWatche
       return watchStream(clients, name, opts.path, selectors, req, inactivityMs);
     },
     waitForServer(ms, signal) {
-      return transportAnswers(clients.transport).waitForServer(ms, signal);
+      return transportAnswers(clientFactoryTransport(clients)).waitForServer(ms, signal);
     },
     retryDelayMs(ms) {
-      return transportAnswers(clients.transport).retryDelayMs(ms);
+      return transportAnswers(clientFactoryTransport(clients)).retryDelayMs(ms);
     },
   };
 }

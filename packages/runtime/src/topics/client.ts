@@ -1,6 +1,6 @@
 /**
- * `@ccm-kit/runtime/client`: the API client factory, the transport and its request/response types, the raw-JSON
- * clients, kubeconfig loading and the API error helpers (client-go `rest`, `clientcmd`, apimachinery `api/errors`).
+ * `@ccm-kit/runtime/client`: the API client factory, raw requests and their response, the raw-JSON clients,
+ * kubeconfig loading and the API error helpers (client-go `rest`, `clientcmd`, apimachinery `api/errors`).
  * Public API, covered by semver.
  */
 export {
@@ -22,18 +22,12 @@ export {
   type PatchKind,
   type CallOptions,
   type RawRequestOptions,
-  type RestTransport,
-  type RestTransportOptions,
-  type ClientRateLimiter,
   CoreV1Client,
   CoordinationV1Client,
   LeanKubeConfig,
   type KubeConfigLike,
-  type RawApiConfig,
-  type RawApi,
   type ApiMethodParams,
   type AuthRequest,
-  type TransportRequest,
   type TransportResponse,
   type ResponseHeaders,
 } from '../client/index.js';
