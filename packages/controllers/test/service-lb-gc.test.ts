@@ -10,9 +10,13 @@ import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { type LoadBalancerGCConfig } from '../src/service-lb-gc/config.js';
-import { type ListingLoadBalancer, LoadBalancerCollector } from '../src/service-lb-gc/controller.js';
+import {
+  type ListingLoadBalancer,
+  LoadBalancerCollector,
+  type LoadBalancerCollectorApi,
+} from '../src/service-lb-gc/controller.js';
 import { serviceLbGcController } from '../src/service-lb-gc/descriptor.js';
-import { newService } from './service-fixtures.js';
+import { apiError, newService } from './service-fixtures.js';
 
 const CLUSTER = 'gc-cluster';
 const GRACE = 60_000;
@@ -27,6 +31,24 @@ function recordingLogger(lines: string[]): Logger {
     with: () => l,
   };
   return l;
+}
+
+/** `cloud` with its LoadBalancer facet replaced by `lb`. */
+function withLoadBalancer(cloud: CloudProvider, lb: ListingLoadBalancer): CloudProvider {
+  return { providerName: () => cloud.providerName(), hasClusterID: () => true, loadBalancer: () => lb };
+}
+
+/** A client whose `readNamespacedService` answers `read`'s Service, or 404 NotFound for `undefined`. */
+function readingClient(
+  read: (namespace: string, name: string) => Promise<V1Service | undefined>,
+): LoadBalancerCollectorApi {
+  return {
+    readNamespacedService: async ({ namespace, name }: { namespace: string; name: string }) => {
+      const svc = await read(namespace, name);
+      if (svc === undefined) throw apiError(404, 'NotFound', `services "${name}" not found`);
+      return svc;
+    },
+  } as LoadBalancerCollectorApi;
 }
 
 interface Setup {
@@ -55,16 +77,20 @@ function setup(
   const clock = { now: 1_000_000 };
   const live: Setup['live'] = {};
   const signal = new AbortController().signal;
+  const lb = opts.lb?.(cloud);
   const collector = new LoadBalancerCollector({
-    loadBalancer: opts.lb ? opts.lb(cloud) : (cloud as ListingLoadBalancer),
-    services,
-    readService: (ns, name) =>
+    cloud: lb ? withLoadBalancer(cloud, lb) : cloud,
+    client: readingClient((ns, name) =>
       live.read ? live.read(ns, name) : Promise.resolve(services.lister.get(`${ns}/${name}`)),
-    clusterName: CLUSTER,
-    loadBalancerClass: opts.loadBalancerClass,
-    config: { mode: opts.mode ?? 'delete', gracePeriodMs: GRACE, periodMs: 1000 },
+    ),
+    informers: { services: () => services },
     recorder,
     logger: recordingLogger(logs),
+    config: {
+      clusterName: CLUSTER,
+      loadBalancerClass: opts.loadBalancerClass,
+      loadBalancerGC: { mode: opts.mode ?? 'delete', gracePeriodMs: GRACE, periodMs: 1000 },
+    },
     now: () => clock.now,
   });
   return { cloud, services, recorder, logs, clock, live, collector, pass: () => collector.pass(signal) };
@@ -154,13 +180,12 @@ describe('the two-pass grace rule', () => {
     const cloud = new FakeCloud();
     const services = new MemoryInformer<V1Service>();
     const collector = new LoadBalancerCollector({
-      loadBalancer: cloud,
-      services,
-      readService: async () => undefined,
-      clusterName: CLUSTER,
-      config: { mode: 'delete', gracePeriodMs: 0, periodMs: 1000 },
+      cloud,
+      client: readingClient(async () => undefined),
+      informers: { services: () => services },
       recorder: new RecordingEventRecorder(),
       logger: recordingLogger([]),
+      config: { clusterName: CLUSTER, loadBalancerGC: { mode: 'delete', gracePeriodMs: 0, periodMs: 1000 } },
       now: () => 5,
     });
     await cloud.ensureLoadBalancer(CLUSTER, newService('x', 'LoadBalancer'), []);

@@ -10,11 +10,14 @@
  */
 import type { Informer, LoadBalancer, ListedLoadBalancer, OwnedLoadBalancer } from '@ccm-kit/cloud-provider';
 import { isMalformedLoadBalancerRecord } from '@ccm-kit/cloud-provider';
-import { type Logger } from '@ccm-kit/runtime';
+import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { withCloudLane } from '@ccm-kit/runtime/budget';
+import { callOptions, isNotFound } from '@ccm-kit/runtime/client';
+import { runController } from '@ccm-kit/runtime/controller';
 import { type EventObject, type EventRecorder } from '@ccm-kit/runtime/events';
-import { waitForCacheSync } from '@ccm-kit/runtime/informers';
-import { nonSlidingUntil } from '@ccm-kit/runtime/wait';
-import type { V1Service } from '@kubernetes/client-node';
+import type { CoreV1Api, V1Service } from '@kubernetes/client-node';
+import type { CloudControllerConfig } from '../context.js';
+import type { ControllerOptions } from '../shared/controller-options.js';
 import {
   classify,
   type OrphanState,
@@ -23,7 +26,7 @@ import {
   serviceFromRecord,
   servicesByUID,
 } from './classify.js';
-import type { LoadBalancerGCConfig } from './config.js';
+import { defaultLoadBalancerGCConfig, type LoadBalancerGCConfig } from './config.js';
 import {
   EVENT_DELETE_ORPHANED_LOAD_BALANCER_FAILED,
   EVENT_DELETED_ORPHANED_LOAD_BALANCER,
@@ -37,30 +40,43 @@ import { loadBalancerGCMetrics } from './metrics.js';
 /** A LoadBalancer facet that can list. */
 export type ListingLoadBalancer = LoadBalancer & Required<Pick<LoadBalancer, 'listLoadBalancers'>>;
 
-/** What {@link LoadBalancerCollector} works with. */
-export interface LoadBalancerCollectorOptions {
-  readonly loadBalancer: ListingLoadBalancer;
-  /** The shared Service informer. */
-  readonly services: Informer<V1Service>;
-  /**
-   * The Service as stored in the API server now, `undefined` on 404; rejects on any other error. Read right
-   * before each delete, so a stale cache cannot lead to one.
-   */
-  readonly readService: (namespace: string, name: string, signal: AbortSignal) => Promise<V1Service | undefined>;
-  /** `--cluster-name`. */
-  readonly clusterName: string;
-  /** The service controller's `loadBalancerClass` option (undefined: upstream, Services without a class). */
-  readonly loadBalancerClass?: string;
-  readonly config: LoadBalancerGCConfig;
-  readonly recorder: Pick<EventRecorder, 'event'>;
-  readonly logger: Logger;
+/** The API call of the collector: the live read of a Service right before a delete. */
+export type LoadBalancerCollectorApi = Pick<CoreV1Api, 'readNamespacedService'>;
+
+/**
+ * The settings of {@link LoadBalancerCollector}: `clusterName` (`--cluster-name`); `loadBalancerClass` (the
+ * service controller's option; undefined: upstream, Services without a class); `loadBalancerGC` (`--lb-gc-mode`,
+ * `--lb-gc-grace-period`, `--lb-gc-period`; default `defaultLoadBalancerGCConfig`).
+ */
+export type LoadBalancerCollectorConfig = Pick<CloudControllerConfig, 'clusterName'> &
+  Partial<Pick<CloudControllerConfig, 'loadBalancerClass' | 'loadBalancerGC'>>;
+
+/**
+ * Construction options of {@link LoadBalancerCollector}: the `service-controller` client (it reads the Service
+ * from the API server once more before each delete), the Service informer, a provider whose LoadBalancer facet
+ * lists (`listLoadBalancers`), the recorder, the logger (default `createLogger('service-lb-gc-controller')`) and
+ * {@link LoadBalancerCollectorConfig}; plus what tests replace.
+ */
+export interface LoadBalancerCollectorOptions extends ControllerOptions<
+  LoadBalancerCollectorApi,
+  LoadBalancerCollectorConfig,
+  'services'
+> {
   /** Clock in ms (default `Date.now`); tests pass a fake one. */
   readonly now?: () => number;
-  /**
-   * Runs each cloud call (default: calls it); the descriptor runs them under `withCloudLane('periodic', …)`, the
-   * cloud budget's lowest lane.
-   */
+  /** Runs each cloud call (default: under `withCloudLane('periodic', …)`, the cloud budget's lowest lane). */
   readonly cloudCall?: <T>(call: () => Promise<T>) => Promise<T>;
+}
+
+/** What the collector works with, resolved from its options. */
+interface CollectorParts {
+  readonly loadBalancer: ListingLoadBalancer;
+  readonly services: Informer<V1Service>;
+  readonly client: LoadBalancerCollectorApi;
+  readonly clusterName: string;
+  readonly loadBalancerClass?: string;
+  readonly config: LoadBalancerGCConfig;
+  readonly recorder: EventRecorder;
 }
 
 /** What one pass found and did, by balancer name. */
@@ -92,41 +108,76 @@ const incomplete = (reason: string): CollectorPassResult => ({
 });
 
 export class LoadBalancerCollector {
-  readonly #o: LoadBalancerCollectorOptions;
+  readonly #o: CollectorParts;
   readonly #log: Logger;
   readonly #now: () => number;
   readonly #call: <T>(call: () => Promise<T>) => Promise<T>;
   readonly #sightings: OrphanSightings;
   readonly #metrics = loadBalancerGCMetrics();
 
+  /**
+   * @throws Error when the provider's LoadBalancer facet is missing or cannot list (the descriptor refuses to
+   *   start before, naming `--controllers` and the fix).
+   */
   constructor(options: LoadBalancerCollectorOptions) {
-    this.#o = options;
-    this.#log = options.logger;
+    const loadBalancer = options.cloud.loadBalancer?.() ?? undefined;
+    if (typeof loadBalancer?.listLoadBalancers !== 'function') {
+      throw new Error('service-lb-gc-controller needs a LoadBalancer facet that implements listLoadBalancers');
+    }
+    const { config } = options;
+    this.#o = {
+      loadBalancer: loadBalancer as ListingLoadBalancer,
+      services: options.informers.services(),
+      client: options.client,
+      clusterName: config.clusterName,
+      loadBalancerClass: config.loadBalancerClass,
+      config: config.loadBalancerGC ?? defaultLoadBalancerGCConfig,
+      recorder: options.recorder,
+    };
+    this.#log = options.logger ?? createLogger('service-lb-gc-controller');
     this.#now = options.now ?? Date.now;
-    this.#call = options.cloudCall ?? ((call) => call());
-    this.#sightings = new OrphanSightings(options.config.gracePeriodMs);
+    this.#call = options.cloudCall ?? ((call) => withCloudLane('periodic', call));
+    this.#sightings = new OrphanSightings(this.#o.config.gracePeriodMs);
   }
 
-  /** Runs until `signal` aborts: waits for the Service cache, then one pass every `periodMs` (the first at once). */
-  async run(signal: AbortSignal): Promise<void> {
+  /**
+   * Runs until `signal` aborts ({@link runController}): waits for the Service cache, then one pass every
+   * `periodMs` (non-sliding, the first at once).
+   */
+  run(signal: AbortSignal): Promise<void> {
     const { mode, gracePeriodMs, periodMs } = this.#o.config;
-    this.#log.info('Starting orphaned load-balancer collector', { mode, gracePeriodMs, periodMs });
-    try {
-      if (!(await waitForCacheSync(signal, this.#o.services))) return;
-      await nonSlidingUntil(
-        signal,
-        async () => {
-          try {
-            await this.pass(signal);
-          } catch (err) {
-            if (!signal.aborted) this.#log.error(err, 'Orphaned load-balancer pass failed');
-          }
+    return runController(signal, {
+      name: 'service-lb-gc-controller',
+      logger: this.#log,
+      logLines: {
+        starting: 'Starting orphaned load-balancer collector',
+        startingFields: { mode, gracePeriodMs, periodMs },
+        shuttingDown: 'Shutting down orphaned load-balancer collector',
+      },
+      informers: [this.#o.services],
+      passes: [
+        {
+          run: async () => {
+            try {
+              await this.pass(signal);
+            } catch (err) {
+              if (!signal.aborted) this.#log.error(err, 'Orphaned load-balancer pass failed');
+            }
+          },
+          periodMs,
+          sliding: false,
         },
-        periodMs,
-        this.#log,
-      );
-    } finally {
-      this.#log.info('Shutting down orphaned load-balancer collector');
+      ],
+    });
+  }
+
+  /** The Service as stored in the API server now, `undefined` on 404; rejects on any other error. */
+  async #readService(namespace: string, name: string, signal: AbortSignal): Promise<V1Service | undefined> {
+    try {
+      return await this.#o.client.readNamespacedService({ namespace, name }, callOptions({ signal }));
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
     }
   }
 
@@ -242,7 +293,7 @@ export class LoadBalancerCollector {
     }
     let live: V1Service | undefined;
     try {
-      live = await this.#o.readService(record.service.namespace, record.service.name, signal);
+      live = await this.#readService(record.service.namespace, record.service.name, signal);
     } catch (err) {
       signal.throwIfAborted();
       result.kept.push(due.name);

@@ -4,12 +4,11 @@
  * cannot list its load balancers (docs/controllers/service-lb-gc-controller.md).
  */
 import { SERVICE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
-import { withCloudLane } from '@ccm-kit/runtime/budget';
-import { callOptions, CoreV1Client, isNotFound } from '@ccm-kit/runtime/client';
+import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from './config.js';
-import { type ListingLoadBalancer, LoadBalancerCollector } from './controller.js';
+import { LoadBalancerCollector } from './controller.js';
 
 /** Canonical name, selected with `--controllers`. */
 export const SERVICE_LB_GC_CONTROLLER = 'service-lb-gc-controller';
@@ -44,23 +43,12 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
   const core = ctx.clients.client(serviceLbGcController.clientName, CoreV1Client);
   return startWithEventRecorder(core, SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new LoadBalancerCollector({
-      loadBalancer: lb as ListingLoadBalancer,
-      services: ctx.informers.services(),
-      readService: async (namespace, name, signal) => {
-        try {
-          return await core.readNamespacedService({ namespace, name }, callOptions({ signal }));
-        } catch (err) {
-          if (isNotFound(err)) return undefined;
-          throw err;
-        }
-      },
-      clusterName: ctx.config.clusterName,
-      loadBalancerClass: ctx.config.loadBalancerClass,
-      config,
+      cloud: ctx.cloud,
+      client: core,
+      informers: ctx.informers,
       recorder,
       logger: log,
-      // A sweep nobody waits for: the cloud budget's lowest lane.
-      cloudCall: (call) => withCloudLane('periodic', call),
+      config: { ...ctx.config, loadBalancerGC: config },
     }).run(ctx.signal),
   );
 }
