@@ -1,6 +1,6 @@
 /**
  * The tagger controller, built as every ccm-kit controller is — the reconcile contract of
- * `@ccm-kit/runtime` (`QueueWorker` + `runWorkers`, see docs/concepts.md):
+ * `@ccm-kit/runtime` (`QueueWorker`, run by `runController`, see docs/concepts.md):
  * - **queue** `mockcloud-tagger` with one key, `servers`: every pass reconciles all servers, so a burst of
  *   Node events coalesces into one pass;
  * - **event handlers**: a Node added, deleted, or changing providerID or zone queues the key `minIntervalMs`
@@ -11,9 +11,7 @@
  */
 import { type Informer, LABEL_TOPOLOGY_ZONE } from '@ccm-kit/cloud-provider';
 import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
-import { type QueueWorker, runWorkers } from '@ccm-kit/runtime/controller';
-import { waitForCacheSync } from '@ccm-kit/runtime/informers';
-import { until } from '@ccm-kit/runtime/wait';
+import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
 import { itemExponentialFailureRateLimiter, Workqueue } from '@ccm-kit/runtime/workqueue';
 import type { V1Node } from '@kubernetes/client-node';
 import { Counter } from 'prom-client';
@@ -108,17 +106,16 @@ export class TaggerController {
    * queues a full pass every `periodMs`. Resolves once stopped (the queue is shut down, the handlers
    * removed). Never rejects.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    try {
-      if (!(await waitForCacheSync(signal, this.#o.nodes))) return;
-      await Promise.all([
-        runWorkers({ ...this.worker(), workers: 1, signal }),
-        until(signal, () => this.queue.add(TAGGER_KEY), this.#o.periodMs, this.#o.logger),
-      ]);
-    } finally {
-      this.queue.shutDown();
-      for (const remove of this.#removeHandlers) remove();
-    }
+  run(signal: AbortSignal): Promise<void> {
+    return runController(signal, {
+      name: TAGGER_QUEUE_NAME,
+      logger: this.#o.logger,
+      informers: [this.#o.nodes],
+      queues: [{ ...this.worker(), workers: 1 }],
+      // The resync: a full pass queued at once, then every period after the last was queued (sliding).
+      passes: [{ run: () => this.queue.add(TAGGER_KEY), periodMs: this.#o.periodMs }],
+      removeHandlers: this.#removeHandlers,
+    });
   }
 
   /** The queue's worker for the runtime loop: reconcile function {@link TaggerController.reconcileServers}. */
