@@ -6,12 +6,18 @@
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, type LoadBalancerCapabilities } from '@ccm-kit/cloud-provider';
 import { processNextWorkItem } from '@ccm-kit/runtime/controller';
-import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
+import {
+  FakeCloud,
+  initializedNode,
+  loadBalancerService,
+  MemoryInformer,
+  RecordingEventRecorder,
+} from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { REASON_UNSUPPORTED_SERVICE_FIELD } from '../src/service/capability-check.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
-import { makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
+import { RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 const NO_SOURCE_RANGES: LoadBalancerCapabilities = {
   protocols: ['TCP', 'UDP'],
@@ -28,7 +34,7 @@ function harness(capabilities: LoadBalancerCapabilities | undefined, services: V
   const serviceInformer = new MemoryInformer<V1Service>();
   const nodeInformer = new MemoryInformer<V1Node>();
   serviceInformer.set(...services);
-  nodeInformer.set(makeNode({ name: 'node1' }), makeNode({ name: 'node2' }));
+  nodeInformer.set(initializedNode('node1'), initializedNode('node2'));
   const client = new RecordingClient();
   const recorder = new RecordingEventRecorder();
   const serviceQueue = new RecordingQueue();
@@ -47,8 +53,7 @@ function harness(capabilities: LoadBalancerCapabilities | undefined, services: V
   return { cloud, serviceInformer, nodeInformer, client, recorder, serviceQueue, nodeQueue, controller, work };
 }
 
-const ranged = (name = 'web') =>
-  newService(name, 'LoadBalancer', { spec: { loadBalancerSourceRanges: ['10.0.0.0/8'] } });
+const ranged = (name = 'web') => loadBalancerService(name, { spec: { loadBalancerSourceRanges: ['10.0.0.0/8'] } });
 
 const REFUSAL =
   'Warning UnsupportedServiceField Refusing to ensure a load balancer: provider "acme" does not support spec.loadBalancerSourceRanges=10.0.0.0/8 (the load balancer would accept clients from every address). No load balancer is created or changed until the Service no longer asks for it';
@@ -67,7 +72,7 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
       kind: 'Service',
       namespace: 'default',
       name: 'web',
-      uid: 'uid-web',
+      uid: 'uid-default-web',
     });
     expect(h.controller.cache.get('default/web')).toBeUndefined();
   });
@@ -107,8 +112,8 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
   });
 
   it('refuses the source-ranges annotation too', async () => {
-    const svc = newService('web', 'LoadBalancer', {
-      metadata: { annotations: { 'service.beta.kubernetes.io/load-balancer-source-ranges': '192.168.0.0/16' } },
+    const svc = loadBalancerService('web', {
+      annotations: { 'service.beta.kubernetes.io/load-balancer-source-ranges': '192.168.0.0/16' },
     });
     const h = harness(NO_SOURCE_RANGES, [svc]);
     await h.controller.syncService('default/web');
@@ -121,7 +126,7 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
   });
 
   it('leaves an existing load balancer as last ensured: no ensure with the refused spec, hosts still follow the Nodes', async () => {
-    const svc = newService('web', 'LoadBalancer');
+    const svc = loadBalancerService('web');
     const h = harness(NO_SOURCE_RANGES, [svc]);
     await h.controller.syncService('default/web');
     expect(h.cloud.callCount('ensureLoadBalancer')).toBe(1);
@@ -162,7 +167,7 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
   });
 
   it('is not checked when it is not a LoadBalancer Service', async () => {
-    const svc = newService('web', 'ClusterIP', { spec: { loadBalancerSourceRanges: ['10.0.0.0/8'] } });
+    const svc = loadBalancerService('web', { spec: { type: 'ClusterIP', loadBalancerSourceRanges: ['10.0.0.0/8'] } });
     const h = harness(NO_SOURCE_RANGES, [svc]);
     await h.controller.syncService('default/web');
     expect(h.recorder.lines).toEqual(['Normal DeletedLoadBalancer Deleted load balancer']);
@@ -171,7 +176,7 @@ describe('a refused Service (source ranges the provider does not enforce)', () =
 
 describe('other unsupported fields: a Warning Event, then the load balancer as usual', () => {
   it('warns about sessionAffinity ClientIP and ensures', async () => {
-    const svc = newService('sticky', 'LoadBalancer', { spec: { sessionAffinity: 'ClientIP' } });
+    const svc = loadBalancerService('sticky', { spec: { sessionAffinity: 'ClientIP' } });
     const h = harness(NO_SOURCE_RANGES, [svc]);
     h.serviceQueue.add('default/sticky');
     await h.work();
@@ -185,7 +190,7 @@ describe('other unsupported fields: a Warning Event, then the load balancer as u
   });
 
   it('names an unsupported protocol and still calls the provider (which may reject it)', async () => {
-    const svc = newService('sctp', 'LoadBalancer', { spec: { ports: [{ port: 3868, protocol: 'SCTP' }] } });
+    const svc = loadBalancerService('sctp', { spec: { ports: [{ port: 3868, protocol: 'SCTP' }] } });
     const h = harness(NO_SOURCE_RANGES, [svc]);
     await h.controller.syncService('default/sctp');
     expect(h.cloud.callCount('ensureLoadBalancer')).toBe(1);

@@ -5,6 +5,7 @@
  * `RecordingEventRecorder`.
  */
 import type { ServiceStatusApi } from '@ccm-kit/cloud-provider';
+import { initializedNode, loadBalancerService } from '@ccm-kit/testing';
 import { ApiException, type ConfigurationOptions, type V1Node, type V1Service } from '@kubernetes/client-node';
 import type { KeyQueue } from '../src/service/types.js';
 
@@ -112,16 +113,29 @@ export function apiError(code: number, reason: string, message: string): ApiExce
   return new ApiException(code, 'Unknown API Status Code!', body, { 'content-type': 'application/json' });
 }
 
-/** Upstream `newService(name, type)`: namespace `default`, one port `{port 80, TCP}`, a UID. */
+/**
+ * Upstream `newService(name, type)` (controllers/service/controller_test.go), kept by name for the tests that port
+ * that file (service-controller.test.ts, service-logic.test.ts): the kit's `loadBalancerService` with upstream's
+ * type, one port `{port 80, TCP}` and the UID `uid-<name>`; `extra` is laid over it.
+ */
 export function newService(name: string, type: string, extra: Partial<V1Service> = {}): V1Service {
-  return {
-    metadata: { name, namespace: 'default', uid: `uid-${name}`, ...extra.metadata },
-    spec: { type, ports: [{ port: 80, protocol: 'TCP' }], ...extra.spec },
-    status: extra.status ?? {},
-  };
+  const svc = loadBalancerService(name, {
+    uid: `uid-${name}`,
+    ports: [{ port: 80, protocol: 'TCP' }],
+    spec: { type, ...extra.spec },
+    ...(extra.status ? { status: extra.status } : {}),
+    ...(extra.metadata ? { metadata: extra.metadata } : {}),
+  });
+  // Upstream's Service has nil annotations, which needsUpdate tells from empty ones (upstream quirk 10).
+  if (extra.metadata?.annotations === undefined) delete svc.metadata!.annotations;
+  return svc;
 }
 
-/** Upstream `makeNode`: name `node`, empty labels and taints, providerID `providerID`, Ready=True. */
+/**
+ * Upstream `makeNode` (controllers/service/controller_test.go), kept by name for the tests that port that file: the
+ * kit's `initializedNode` named `node` with providerID `providerID` and Ready=True unless given; `conditions`
+ * replaces every condition.
+ */
 export function makeNode(
   opts: {
     name?: string;
@@ -133,13 +147,12 @@ export function makeNode(
     deletionTimestamp?: Date;
   } = {},
 ): V1Node {
-  const conditions =
-    opts.conditions ?? (opts.ready === 'unset' ? [] : [{ type: 'Ready', status: opts.ready ?? 'True' }]);
-  const node: V1Node = {
-    metadata: { name: opts.name ?? 'node', labels: opts.labels ?? {} },
-    spec: { taints: opts.taints ?? [], providerID: opts.providerID ?? 'providerID' },
-    status: { conditions },
-  };
-  if (opts.deletionTimestamp) node.metadata!.deletionTimestamp = opts.deletionTimestamp;
-  return node;
+  return initializedNode(opts.name ?? 'node', {
+    providerID: opts.providerID ?? 'providerID',
+    ...(opts.labels ? { labels: opts.labels } : {}),
+    ...(opts.taints ? { taints: opts.taints } : {}),
+    ready: opts.conditions ? 'unset' : (opts.ready ?? 'True'),
+    ...(opts.conditions ? { conditions: opts.conditions } : {}),
+    ...(opts.deletionTimestamp ? { metadata: { deletionTimestamp: opts.deletionTimestamp } } : {}),
+  });
 }

@@ -6,12 +6,18 @@
 import { runWorkers } from '@ccm-kit/runtime/controller';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
-import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
+import {
+  FakeCloud,
+  initializedNode,
+  loadBalancerService,
+  MemoryInformer,
+  RecordingEventRecorder,
+} from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from '../src/service/host-update-window.js';
-import { makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
+import { RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -115,9 +121,9 @@ async function joinNodes(
   cloud.faults.setLatency('updateLoadBalancer', UPDATE_MS);
   const services = new MemoryInformer<V1Service>();
   const nodes = new MemoryInformer<V1Node>();
-  const svcs = Array.from({ length: BALANCERS }, (_, i) => newService(`lb${i}`, 'LoadBalancer'));
+  const svcs = Array.from({ length: BALANCERS }, (_, i) => loadBalancerService(`lb${i}`));
   services.set(...svcs);
-  nodes.set(makeNode({ name: 'base', providerID: 'fake://base' }));
+  nodes.set(initializedNode('base'));
   const nodeQueue = new Workqueue<string>({ name: '', rateLimiter: serviceQueueRateLimiter<string>() });
   const controller = new ServiceController({
     cloud,
@@ -131,9 +137,7 @@ async function joinNodes(
   for (const s of svcs) await controller.syncService(`default/${s.metadata!.name}`);
   const ac = new AbortController();
   const worker = runWorkers({ ...controller.nodeWorker(BALANCERS), workers: 1, signal: ac.signal });
-  times.forEach((t, i) =>
-    setTimeout(() => nodes.add(makeNode({ name: `join${i}`, providerID: `fake://join${i}` })), t),
-  );
+  times.forEach((t, i) => setTimeout(() => nodes.add(initializedNode(`join${i}`)), t));
   await vi.advanceTimersByTimeAsync(Math.max(...times) + windowMs + 10 * UPDATE_MS);
   ac.abort();
   nodeQueue.shutDown();
@@ -165,7 +169,7 @@ describe('coalesced host updates', () => {
       nodeQueue,
       config: { clusterName: 'c' },
     });
-    nodes.add(makeNode({ name: 'n1' }));
+    nodes.add(initializedNode('n1'));
     vi.advanceTimersByTime(DEFAULT_HOST_UPDATE_WINDOW_MS - 1);
     expect(nodeQueue.added).toEqual([]);
     vi.advanceTimersByTime(1);
@@ -220,10 +224,10 @@ describe('coalesced host updates', () => {
       nodeQueue,
       config: { clusterName: 'c', hostUpdateWindowMs: 100 },
     });
-    const initial = makeNode({ name: 'initial' });
+    const initial = initializedNode('initial');
     for (const h of nodes.handlers) h.onAdd?.(initial, true);
     expect(nodeQueue.added).toEqual([NODE_SYNC_KEY]);
-    nodes.add(makeNode({ name: 'later' }));
+    nodes.add(initializedNode('later'));
     nodes.remove(initial);
     expect(nodeQueue.added).toEqual([NODE_SYNC_KEY]);
     vi.advanceTimersByTime(100);

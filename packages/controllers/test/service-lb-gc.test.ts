@@ -5,7 +5,13 @@
 import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
 import { currentCloudLane } from '@ccm-kit/runtime/budget';
-import { FakeCloud, MemoryInformer, memoryInformers, RecordingEventRecorder } from '@ccm-kit/testing';
+import {
+  FakeCloud,
+  loadBalancerService,
+  MemoryInformer,
+  memoryInformers,
+  RecordingEventRecorder,
+} from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
@@ -16,7 +22,7 @@ import {
   type LoadBalancerCollectorApi,
 } from '../src/service-lb-gc/controller.js';
 import { serviceLbGcController } from '../src/service-lb-gc/descriptor.js';
-import { apiError, newService } from './service-fixtures.js';
+import { apiError } from './service-fixtures.js';
 
 const CLUSTER = 'gc-cluster';
 const GRACE = 60_000;
@@ -98,7 +104,10 @@ function setup(
 
 /** A LoadBalancer Service in the informer with a balancer in the cloud. */
 async function served(s: Setup, name: string, extra: Partial<V1Service> = {}): Promise<V1Service> {
-  const svc = newService(name, 'LoadBalancer', extra);
+  const svc = loadBalancerService(name, {
+    ...(extra.spec ? { spec: extra.spec } : {}),
+    ...(extra.metadata ? { metadata: extra.metadata } : {}),
+  });
   s.services.set(svc);
   await s.cloud.ensureLoadBalancer(CLUSTER, svc, []);
   return svc;
@@ -143,14 +152,14 @@ describe('the two-pass grace rule', () => {
     ).toEqual(['default/gone']);
     expect(s.recorder.lines).toEqual([
       expect.stringMatching(
-        /^Normal DeletedOrphanedLoadBalancer Deleted orphaned load balancer a.* no Service with UID uid-gone for 60 s$/,
+        /^Normal DeletedOrphanedLoadBalancer Deleted orphaned load balancer a.* no Service with UID uid-default-gone for 60 s$/,
       ),
     ]);
     expect(s.recorder.events[0]?.object).toMatchObject({
       kind: 'Service',
       namespace: 'default',
       name: 'gone',
-      uid: 'uid-gone',
+      uid: 'uid-default-gone',
     });
     expect(
       s.logs.some((l) => l.startsWith('I Deleted orphaned load balancer') && l.includes('"service":"default/gone"')),
@@ -188,7 +197,7 @@ describe('the two-pass grace rule', () => {
       config: { clusterName: CLUSTER, loadBalancerGC: { mode: 'delete', gracePeriodMs: 0, periodMs: 1000 } },
       now: () => 5,
     });
-    await cloud.ensureLoadBalancer(CLUSTER, newService('x', 'LoadBalancer'), []);
+    await cloud.ensureLoadBalancer(CLUSTER, loadBalancerService('x'), []);
     const signal = new AbortController().signal;
     expect((await collector.pass(signal)).deleted).toEqual([]);
     expect((await collector.pass(signal)).deleted).toHaveLength(1);
@@ -197,9 +206,7 @@ describe('the two-pass grace rule', () => {
   it('a Service re-created under the same name (another UID) counts as gone', async () => {
     const s = setup();
     const old = await served(s, 'reborn');
-    s.services.set(
-      newService('reborn', 'LoadBalancer', { metadata: { name: 'reborn', namespace: 'default', uid: 'uid-new' } }),
-    );
+    s.services.set(loadBalancerService('reborn', { uid: 'uid-new' }));
     await s.pass();
     s.clock.now += GRACE;
     expect((await s.pass()).deleted).toEqual([balancerOf(s, old)]);
@@ -221,7 +228,7 @@ describe('dry run', () => {
     expect(s.cloud.balancers.size).toBe(1);
     expect(s.recorder.lines).toEqual([
       expect.stringMatching(
-        /^Warning OrphanedLoadBalancer Load balancer a\S+ has had no Service with UID uid-gone for 60 s; --lb-gc-mode=delete would delete it$/,
+        /^Warning OrphanedLoadBalancer Load balancer a\S+ has had no Service with UID uid-default-gone for 60 s; --lb-gc-mode=delete would delete it$/,
       ),
     ]);
     expect(s.logs.filter((l) => l.includes('dry run, not deleting'))).toHaveLength(1);
@@ -343,7 +350,7 @@ describe('never deletes', () => {
     expect(s.recorder.lines).toEqual([
       expect.stringMatching(/^Warning OrphanedLoadBalancerKept Load balancer a\S+ is no longer wanted by this Service/),
     ]);
-    expect(s.recorder.events[0]?.object).toMatchObject({ name: 'switched', uid: 'uid-switched' });
+    expect(s.recorder.events[0]?.object).toMatchObject({ name: 'switched', uid: 'uid-default-switched' });
     s.clock.now += GRACE;
     await s.pass();
     expect(s.recorder.lines).toHaveLength(1);

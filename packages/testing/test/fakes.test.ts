@@ -90,6 +90,18 @@ describe('builders', () => {
     expect(initializedNode('n1', { ready: 'unset' }).status?.conditions).toEqual([]);
   });
 
+  it('initializedNode sets both Pod CIDR fields, further conditions and other metadata when given', () => {
+    const n = initializedNode('n1', {
+      podCIDRs: ['10.120.0.0/24', 'a00:100::/24'],
+      conditions: [{ type: 'NetworkUnavailable', status: 'False' }],
+      metadata: { uid: 'u1', resourceVersion: '7' },
+    });
+    expect(n.spec).toMatchObject({ podCIDR: '10.120.0.0/24', podCIDRs: ['10.120.0.0/24', 'a00:100::/24'] });
+    expect(n.status?.conditions?.map((c) => c.type)).toEqual(['Ready', 'NetworkUnavailable']);
+    expect(n.metadata).toEqual({ name: 'n1', labels: {}, uid: 'u1', resourceVersion: '7' });
+    expect(initializedNode('n2').spec).not.toHaveProperty('podCIDRs');
+  });
+
   it('loadBalancerService lays spec overrides over the defaults', () => {
     const s = loadBalancerService('web', { spec: { externalTrafficPolicy: 'Local' } });
     expect(s.spec).toEqual({
@@ -98,5 +110,10 @@ describe('builders', () => {
       externalTrafficPolicy: 'Local',
     });
     expect(s.metadata?.uid).toBe('uid-default-web');
+    expect(loadBalancerService('web', { metadata: { finalizers: ['f'] } }).metadata).toMatchObject({
+      name: 'web',
+      namespace: 'default',
+      finalizers: ['f'],
+    });
   });
 });

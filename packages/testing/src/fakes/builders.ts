@@ -2,7 +2,15 @@
  * Builders of the Nodes and Services controller tests start from. Each returns a fresh object; the
  * options override the defaults named in each docstring.
  */
-import type { V1Node, V1NodeAddress, V1Service, V1ServicePort, V1Taint } from '@kubernetes/client-node';
+import type {
+  V1Node,
+  V1NodeAddress,
+  V1NodeCondition,
+  V1ObjectMeta,
+  V1Service,
+  V1ServicePort,
+  V1Taint,
+} from '@kubernetes/client-node';
 
 /**
  * The taint a kubelet started with `--cloud-provider=external` registers its Node with
@@ -27,6 +35,8 @@ export interface KubeletNodeOptions {
   addresses?: V1NodeAddress[];
   /** A `Ready` condition with this status (reason `KubeletReady`, timestamps now); default none. */
   ready?: 'True' | 'False' | 'Unknown';
+  /** Other `metadata` fields (`uid`, `resourceVersion`, `creationTimestamp`, …), laid over the ones above. */
+  metadata?: V1ObjectMeta;
 }
 
 /**
@@ -35,7 +45,7 @@ export interface KubeletNodeOptions {
  */
 export function kubeletNode(name: string, options: KubeletNodeOptions = {}): V1Node {
   const node: V1Node = {
-    metadata: { name, labels: options.labels, annotations: options.annotations },
+    metadata: { name, labels: options.labels, annotations: options.annotations, ...options.metadata },
     spec: { taints: options.taints ?? [uninitializedTaint()], providerID: options.providerID },
     status: { addresses: options.addresses },
   };
@@ -65,8 +75,17 @@ export interface InitializedNodeOptions {
   taints?: V1Taint[];
   /** `status.addresses`; default `[]`. */
   addresses?: V1NodeAddress[];
-  /** The `Ready` condition's status, or `'unset'` for no conditions; default `'True'`. */
+  /** The `Ready` condition's status, or `'unset'` for no Ready condition; default `'True'`. */
   ready?: 'True' | 'False' | 'Unknown' | 'unset';
+  /** Further `status.conditions`, after the Ready one (e.g. `NetworkUnavailable`); default none. */
+  conditions?: V1NodeCondition[];
+  /**
+   * The Pod CIDRs the node IPAM controller allocated: `spec.podCIDRs`, and `spec.podCIDR` = the first (as the API
+   * server keeps them); default unset (no route for the Node).
+   */
+  podCIDRs?: string[];
+  /** Other `metadata` fields (`uid`, `resourceVersion`, `deletionTimestamp`, …), laid over `name` and `labels`. */
+  metadata?: V1ObjectMeta;
 }
 
 /**
@@ -75,14 +94,20 @@ export interface InitializedNodeOptions {
  */
 export function initializedNode(name: string, options: InitializedNodeOptions = {}): V1Node {
   const ready = options.ready ?? 'True';
-  return {
-    metadata: { name, labels: options.labels ?? {} },
+  const conditions: V1NodeCondition[] = ready === 'unset' ? [] : [{ type: 'Ready', status: ready }];
+  const node: V1Node = {
+    metadata: { name, labels: options.labels ?? {}, ...options.metadata },
     spec: { providerID: options.providerID ?? `fake://${name}`, taints: options.taints ?? [] },
     status: {
       addresses: options.addresses ?? [],
-      conditions: ready === 'unset' ? [] : [{ type: 'Ready', status: ready }],
+      conditions: [...conditions, ...(options.conditions ?? [])],
     },
   };
+  if (options.podCIDRs) {
+    node.spec!.podCIDR = options.podCIDRs[0];
+    node.spec!.podCIDRs = options.podCIDRs;
+  }
+  return node;
 }
 
 /** Options of {@link loadBalancerService}. */
@@ -99,6 +124,8 @@ export interface LoadBalancerServiceOptions {
   spec?: Partial<NonNullable<V1Service['spec']>>;
   /** `status`; default `{}`. */
   status?: V1Service['status'];
+  /** Other `metadata` fields (`finalizers`, `deletionTimestamp`, `labels`, …), laid over the ones above. */
+  metadata?: V1ObjectMeta;
 }
 
 /** A `type: LoadBalancer` Service (`apiVersion: v1`, `kind: Service`) with one TCP port unless given. */
@@ -112,6 +139,7 @@ export function loadBalancerService(name: string, options: LoadBalancerServiceOp
       namespace,
       uid: options.uid ?? `uid-${namespace}-${name}`,
       annotations: options.annotations ?? {},
+      ...options.metadata,
     },
     spec: {
       type: 'LoadBalancer',
