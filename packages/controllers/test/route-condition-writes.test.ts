@@ -1,19 +1,20 @@
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
+import { FakeCloud, initializedNode, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
 import { ConditionWrites } from '../src/route/condition-writes.js';
 import { type NodeRouteApi, NodeRouteController } from '../src/route/controller.js';
 import type { NetworkConditionPatch } from '../src/route/network-condition.js';
 
-const node = (name: string, resourceVersion: string | undefined, condition?: Partial<V1NodeCondition>): V1Node => ({
-  metadata: { name, uid: `uid-${name}`, ...(resourceVersion ? { resourceVersion } : {}) },
-  spec: { podCIDR: '10.120.0.0/24', podCIDRs: ['10.120.0.0/24'] },
-  status: {
+/** A routed Node at `resourceVersion`, with a NetworkUnavailable condition when given (no other condition). */
+const node = (name: string, resourceVersion: string | undefined, condition?: Partial<V1NodeCondition>): V1Node =>
+  initializedNode(name, {
+    metadata: { uid: `uid-${name}`, ...(resourceVersion && { resourceVersion }) },
+    podCIDRs: ['10.120.0.0/24'],
     addresses: [{ type: 'InternalIP', address: '10.0.1.1' }],
-    ...(condition ? { conditions: [{ type: 'NetworkUnavailable', ...condition } as V1NodeCondition] } : {}),
-  },
-});
+    ready: 'unset',
+    ...(condition && { conditions: [{ type: 'NetworkUnavailable', ...condition } as V1NodeCondition] }),
+  });
 
 describe('ConditionWrites', () => {
   it('holds a write while the cache shows the version it was decided on, then forgets it', () => {

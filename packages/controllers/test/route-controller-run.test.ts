@@ -1,5 +1,5 @@
 import { metricsRegistry } from '@ccm-kit/runtime';
-import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
+import { FakeCloud, initializedNode, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
@@ -7,13 +7,13 @@ import { NodeRouteController } from '../src/route/controller.js';
 
 const silent = silentLogger;
 
-function mkNode(rv: string, podCIDRs: string[], address: string): V1Node {
-  return {
-    metadata: { name: 'node-1', uid: '01', resourceVersion: rv },
-    spec: { podCIDRs },
-    status: { addresses: [{ type: 'InternalIP', address }] },
-  };
-}
+/** Node `node-1` at resourceVersion `rv`, with its Pod CIDRs and one InternalIP. */
+const mkNode = (rv: string, podCIDRs: string[], address: string): V1Node =>
+  initializedNode('node-1', {
+    metadata: { uid: '01', resourceVersion: rv },
+    podCIDRs,
+    addresses: [{ type: 'InternalIP', address }],
+  });
 
 function build(opts: { watchBased: boolean; nodes?: V1Node[]; synced?: boolean; periodMs?: number }) {
   const cloud = new FakeCloud();

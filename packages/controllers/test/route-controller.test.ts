@@ -1,5 +1,5 @@
 import type { CloudProvider, Route, Routes } from '@ccm-kit/cloud-provider';
-import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
+import { FakeCloud, initializedNode, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import { ApiException, type V1Node, type V1NodeAddress, type V1NodeCondition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
@@ -10,13 +10,13 @@ import type { NetworkConditionPatch } from '../src/route/network-condition.js';
 const cluster = 'my-k8s';
 const ip = (address: string): V1NodeAddress[] => [{ type: 'InternalIP', address }];
 
-function mkNode(name: string, uid: string, podCIDRs: string[] | undefined, address: string): V1Node {
-  return {
-    metadata: { name, uid, resourceVersion: '1' },
-    spec: podCIDRs ? { podCIDR: podCIDRs[0], podCIDRs } : {},
-    status: { addresses: ip(address) },
-  };
-}
+/** An initialized Node with the Pod CIDRs the node IPAM controller allocated (none: no route) and one InternalIP. */
+const mkNode = (name: string, uid: string, podCIDRs: string[] | undefined, address: string): V1Node =>
+  initializedNode(name, {
+    metadata: { uid, resourceVersion: '1' },
+    addresses: ip(address),
+    ...(podCIDRs && { podCIDRs }),
+  });
 
 const node1 = mkNode('node-1', '01', ['10.120.0.0/24'], '10.0.1.1');
 const node2 = mkNode('node-2', '02', ['10.120.1.0/24'], '10.0.2.1');

@@ -1,3 +1,4 @@
+import { initializedNode } from '@ccm-kit/testing';
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,17 +8,11 @@ import {
   networkUnavailableCondition,
 } from '../src/route/network-condition.js';
 
-function nodeWith(cond?: Partial<V1NodeCondition>): V1Node {
-  return {
-    metadata: { name: 'test-node' },
-    status: {
-      conditions: [
-        { type: 'Ready', status: 'True' },
-        ...(cond ? [{ type: 'NetworkUnavailable', status: 'Unknown', ...cond } as V1NodeCondition] : []),
-      ],
-    },
-  };
-}
+/** A Ready Node, with a NetworkUnavailable condition (status `Unknown` unless given) when `cond` is given. */
+const nodeWith = (cond?: Partial<V1NodeCondition>): V1Node =>
+  initializedNode('test-node', {
+    ...(cond && { conditions: [{ type: 'NetworkUnavailable', status: 'Unknown', ...cond } as V1NodeCondition] }),
+  });
 
 describe('NetworkUnavailable decision (TestUpdateNetworkingCondition, pure part)', () => {
   it('no existing condition: both outcomes write', () => {

@@ -1,16 +1,17 @@
+import { initializedNode } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { nodeUpdateAffectsRoutes } from '../src/route/node-update.js';
 
+/** Node `node-1` at resourceVersion `rv`; `images` adds a container image to its status (not a route input). */
 function node(rv: string, podCIDRs: string[] | undefined, ip: string, images = false): V1Node {
-  return {
-    metadata: { name: 'node-1', uid: '01', resourceVersion: rv },
-    spec: podCIDRs === undefined ? {} : { podCIDRs },
-    status: {
-      addresses: [{ type: 'InternalIP', address: ip }],
-      ...(images ? { images: [{ names: ['registry/img:1'] }] } : {}),
-    },
-  };
+  const n = initializedNode('node-1', {
+    metadata: { uid: '01', resourceVersion: rv },
+    addresses: [{ type: 'InternalIP', address: ip }],
+    ...(podCIDRs && { podCIDRs }),
+  });
+  if (images) n.status!.images = [{ names: ['registry/img:1'] }];
+  return n;
 }
 
 describe('nodeUpdateAffectsRoutes (TestHandleNodeUpdate)', () => {

@@ -1,12 +1,12 @@
 import type { Route } from '@ccm-kit/cloud-provider';
+import { initializedNode } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { equalNodeAddrs, getRouteAction, RoutePlan } from '../src/route/plan.js';
 
 const addr = (ip: string) => [{ type: 'InternalIP', address: ip }];
-function node(name: string, uid: string, podCIDRs: string[] | undefined, ip: string): V1Node {
-  return { metadata: { name, uid }, spec: podCIDRs ? { podCIDRs } : {}, status: { addresses: addr(ip) } };
-}
+const node = (name: string, uid: string, podCIDRs: string[] | undefined, ip: string): V1Node =>
+  initializedNode(name, { metadata: { uid }, addresses: addr(ip), ...(podCIDRs && { podCIDRs }) });
 
 describe('getRouteAction / equalNodeAddrs', () => {
   it('no route for the CIDR: add', () => {
