@@ -2,6 +2,7 @@
  * Test doubles: an in-memory Service store with the API server's merge-patch preconditions and a recording
  * data plane (the event recorder is the test kit's `RecordingEventRecorder`).
  */
+import { kubeletNode, loadBalancerService } from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { ServiceStore } from '../src/allocation-store.js';
 import type { DataPlane } from '../src/proxy/data-plane.js';
@@ -88,7 +89,10 @@ export class RecordingDataPlane implements DataPlane {
 
 let uidSeq = 0;
 
-/** A LoadBalancer Service with one TCP port. */
+/**
+ * The kit's `loadBalancerService` (one TCP port 80, nodePort 30080) with a UID unique in the test run and a
+ * creation time (`created`, default 2026-01-01), which the allocation order reads.
+ */
 export function lbService(
   name: string,
   options: {
@@ -99,28 +103,15 @@ export function lbService(
     created?: string;
   } = {},
 ): V1Service {
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: {
-      name,
-      namespace: options.namespace ?? 'default',
-      uid: options.uid ?? `uid-${name}-${++uidSeq}`,
-      creationTimestamp: new Date(options.created ?? '2026-01-01T00:00:00Z'),
-      annotations: options.annotations ?? {},
-    },
-    spec: {
-      type: 'LoadBalancer',
-      ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30080 }],
-      ...options.spec,
-    },
-  };
+  return loadBalancerService(name, {
+    ...(options.namespace && { namespace: options.namespace }),
+    ...(options.annotations && { annotations: options.annotations }),
+    ...(options.spec && { spec: options.spec }),
+    uid: options.uid ?? `uid-${name}-${++uidSeq}`,
+    metadata: { creationTimestamp: new Date(options.created ?? '2026-01-01T00:00:00Z') },
+  });
 }
 
-/** A Node with InternalIP addresses. */
-export function nodeWith(name: string, ...ips: string[]): V1Node {
-  return {
-    metadata: { name },
-    status: { addresses: ips.map((address) => ({ type: 'InternalIP', address })) },
-  };
-}
+/** A Node with these InternalIP addresses and no taints or providerID (the kit's `kubeletNode`). */
+export const nodeWith = (name: string, ...ips: string[]): V1Node =>
+  kubeletNode(name, { taints: [], addresses: ips.map((address) => ({ type: 'InternalIP', address })) });

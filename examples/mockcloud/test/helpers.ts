@@ -4,6 +4,7 @@
  */
 import type { ServiceStatusClient } from '@ccm-kit/cloud-provider';
 import type { LogFields, Logger } from '@ccm-kit/runtime';
+import { kubeletNode, loadBalancerService } from '@ccm-kit/testing';
 import type { V1Node, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { MockCloudApiServer, type MockCloudApiServerOptions } from '../src/api-server/index.js';
 import { MockCloudClient, type MockCloudClientOptions } from '../src/client/index.js';
@@ -35,14 +36,11 @@ export function testConfig(api: MockCloudApiServer, extra = ''): MockCloudConfig
   );
 }
 
-/** A Node with a name, optional providerID and labels. */
-export function node(name: string, providerID?: string, labels: Record<string, string> = {}): V1Node {
-  const n: V1Node = { metadata: { name, labels }, spec: {} };
-  if (providerID !== undefined) n.spec!.providerID = providerID;
-  return n;
-}
+/** A Node with a name, optional providerID and labels, and no taints (the kit's `kubeletNode`). */
+export const node = (name: string, providerID?: string, labels: Record<string, string> = {}): V1Node =>
+  kubeletNode(name, { labels, taints: [], ...(providerID !== undefined && { providerID }) });
 
-/** A LoadBalancer Service. */
+/** The kit's `loadBalancerService`, named `web` unless given, with a fixed UID and `externalTrafficPolicy`. */
 export function service(
   options: {
     uid?: string;
@@ -54,20 +52,16 @@ export function service(
     healthCheckNodePort?: number;
   } = {},
 ): V1Service {
-  return {
-    metadata: {
-      name: options.name ?? 'web',
-      namespace: options.namespace ?? 'default',
-      uid: options.uid ?? '11111111-2222-3333-4444-555555555555',
-      annotations: options.annotations ?? {},
-    },
+  return loadBalancerService(options.name ?? 'web', {
+    ...(options.namespace && { namespace: options.namespace }),
+    uid: options.uid ?? '11111111-2222-3333-4444-555555555555',
+    ...(options.annotations && { annotations: options.annotations }),
+    ...(options.ports && { ports: options.ports }),
     spec: {
-      type: 'LoadBalancer',
-      ports: options.ports ?? [{ name: 'http', protocol: 'TCP', port: 80, nodePort: 30080 }],
       externalTrafficPolicy: options.externalTrafficPolicy ?? 'Cluster',
       ...(options.healthCheckNodePort ? { healthCheckNodePort: options.healthCheckNodePort } : {}),
     },
-  };
+  });
 }
 
 /** One recorded log line. */
