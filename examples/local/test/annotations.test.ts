@@ -1,3 +1,4 @@
+import { loadBalancerService } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
@@ -33,16 +34,12 @@ pools:
 `);
 const noneConfig = { ...config, dataPlane: 'none' as const };
 
-function svc(
+/** Service `s` (uid `u1`) with these annotations, spec fields and namespace. */
+const svc = (
   annotations: Record<string, string> = {},
   spec: Partial<NonNullable<V1Service['spec']>> = {},
   namespace = 'default',
-): V1Service {
-  return {
-    metadata: { name: 's', namespace, uid: 'u1', annotations },
-    spec: { type: 'LoadBalancer', ports: [{ name: 'http', port: 80, nodePort: 30080 }], ...spec },
-  };
-}
+): V1Service => loadBalancerService('s', { namespace, uid: 'u1', annotations, spec });
 
 function ok(result: ParseResult): LoadBalancerOptions {
   if (!result.ok) throw new Error(`unexpected problems: ${formatProblems(result.problems)}`);

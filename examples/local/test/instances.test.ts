@@ -1,4 +1,5 @@
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
+import { kubeletNode } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { ForeignNodeError, isLocalNode, LocalInstances } from '../src/instances.js';
@@ -20,9 +21,8 @@ machines:
 `);
 const instances = new LocalInstances(() => inventory);
 
-function node(name: string, providerID?: string): V1Node {
-  return { metadata: { name }, spec: providerID === undefined ? {} : { providerID } };
-}
+const node = (name: string, providerID?: string): V1Node =>
+  kubeletNode(name, { taints: [], ...(providerID !== undefined && { providerID }) });
 
 describe('LocalInstances', () => {
   it('running machines exist and are not shut down', async () => {

@@ -10,7 +10,7 @@ import { type LeaseFence } from '@ccm-kit/runtime/leader-election';
 import { loadTracing, SPAN_ATTRIBUTES as A } from '@ccm-kit/runtime/tracing';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { setProcessCloudBudget } from '@ccm-kit/runtime/internal';
-import { FakeCloud, ThrottledError } from '@ccm-kit/testing';
+import { FakeCloud, loadBalancerService, ThrottledError } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -28,10 +28,7 @@ afterAll(async () => {
   await loadTracing();
 });
 
-const service = (name: string): V1Service => ({
-  metadata: { name, namespace: 'default', uid: name },
-  spec: { type: 'LoadBalancer' },
-});
+const service = (name: string): V1Service => loadBalancerService(name, { uid: name });
 
 it('facet calls are spans under their reconcile with the lane and the time waited in the budget', async () => {
   // One token, refilled every 100 ms: the second call waits for it.

@@ -3,8 +3,8 @@
  * (NODE-35..38), the PUT-with-conflict-retry init write, nil metadata in the status loop (decision 0100),
  * event handlers, node ownership and construction errors.
  */
-import { FakeCloud, MemoryInformer, RecordingEventRecorder, uninitializedTaint } from '@ccm-kit/testing';
-import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
+import { FakeCloud, kubeletNode, MemoryInformer, RecordingEventRecorder, uninitializedTaint } from '@ccm-kit/testing';
+import type { CoreV1Api, V1Node, V1Taint } from '@kubernetes/client-node';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { type CloudNodeConfig, CloudNodeController } from '../src/cloud-node/controller.js';
@@ -42,13 +42,16 @@ function stubClient(opts: { replace?: (body: V1Node, attempt: number) => V1Node 
   return { client: client as unknown as CoreV1Api, calls };
 }
 
-function node(name: string, extra: Partial<V1Node['spec']> = {}, rv = '1'): V1Node {
+/** A Node registered 3 s ago, with the taints and providerID given (none by default), at resourceVersion `rv`. */
+function node(name: string, spec: { taints?: V1Taint[]; providerID?: string } = {}, rv = '1'): V1Node {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, uid: `uid-${name}`, resourceVersion: rv, creationTimestamp: new Date(Date.now() - 3000) },
-    spec: { ...extra },
-    status: {},
+    ...kubeletNode(name, {
+      taints: spec.taints ?? [],
+      ...(spec.providerID && { providerID: spec.providerID }),
+      metadata: { uid: `uid-${name}`, resourceVersion: rv, creationTimestamp: new Date(Date.now() - 3000) },
+    }),
   };
 }
 

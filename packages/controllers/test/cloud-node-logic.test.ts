@@ -1,3 +1,4 @@
+import { kubeletNode } from '@ccm-kit/testing';
 import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
@@ -126,13 +127,8 @@ describe('nodeAddressesChangeDetected', () => {
   });
 });
 
-function node(partial: { annotations?: Record<string, string>; addresses?: V1NodeAddress[] } = {}): V1Node {
-  return {
-    metadata: { name: 'node0', annotations: partial.annotations },
-    spec: { taints: [] },
-    status: { addresses: partial.addresses },
-  };
-}
+const node = (partial: { annotations?: Record<string, string>; addresses?: V1NodeAddress[] } = {}): V1Node =>
+  kubeletNode('node0', { taints: [], ...partial });
 
 describe('desiredNodeAddresses', () => {
   const cloud3 = [

@@ -1,6 +1,6 @@
 import { InstanceNotFoundError, NotImplementedError } from '@ccm-kit/cloud-provider';
 import { createLogger } from '@ccm-kit/runtime';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, kubeletNode } from '@ccm-kit/testing';
 import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,9 +16,7 @@ const cloudAddresses: V1NodeAddress[] = [
   { type: 'ExternalIP', address: '132.143.154.163' },
 ];
 
-function node(providerID?: string): V1Node {
-  return { metadata: { name: 'node0' }, spec: providerID ? { providerID } : {} };
-}
+const node = (providerID?: string): V1Node => kubeletNode('node0', { taints: [], ...(providerID && { providerID }) });
 
 function strip(m: object | undefined): Record<string, unknown> {
   // Compare like upstream's struct equality: empty strings and absent fields are the same.

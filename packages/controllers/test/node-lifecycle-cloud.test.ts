@@ -1,13 +1,11 @@
 import { InstanceNotFoundError, NotImplementedError } from '@ccm-kit/cloud-provider';
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, kubeletNode } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { getProviderID, instanceExists, instanceShutdown } from '../src/node-lifecycle/instance-state.js';
 import { hasTaint, readyConditionStatus, SHUTDOWN_TAINT } from '../src/node-lifecycle/node-state.js';
 
-function node(providerID?: string): V1Node {
-  return { metadata: { name: 'node0' }, spec: providerID ? { providerID } : {} };
-}
+const node = (providerID?: string): V1Node => kubeletNode('node0', { taints: [], ...(providerID && { providerID }) });
 
 describe('getProviderID', () => {
   it('LC-22: node initialized with provider ID', async () => {

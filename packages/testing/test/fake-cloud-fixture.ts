@@ -1,11 +1,10 @@
 /** The FakeCloud conformance fixture: a running, a stopped and a deleted machine, the outage by error injection. */
-import { FakeCloud, type ProviderFixture } from '@ccm-kit/testing';
+import { FakeCloud, kubeletNode, type ProviderFixture } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
 
-export const node = (name: string, providerID?: string): V1Node => ({
-  metadata: { name },
-  spec: providerID === undefined ? {} : { providerID },
-});
+/** A Node with no taints and the providerID given (the kit's `kubeletNode`); the FakeCloud tests share it. */
+export const node = (name: string, providerID?: string): V1Node =>
+  kubeletNode(name, { taints: [], ...(providerID !== undefined && { providerID }) });
 
 /** A FakeCloud with a running, a stopped and a deleted machine. */
 export function fakeCloudFixture(): ProviderFixture & { cloud: FakeCloud } {

@@ -1,12 +1,8 @@
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
 import { FakeCloud } from '@ccm-kit/testing';
-import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
+import type { V1NodeAddress } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-
-const node = (name: string, providerID?: string): V1Node => ({
-  metadata: { name },
-  spec: providerID === undefined ? {} : { providerID },
-});
+import { node } from './fake-cloud-fixture.js';
 
 const ADDRS: V1NodeAddress[] = [{ type: 'InternalIP', address: '10.0.0.7' }];
 

@@ -4,22 +4,15 @@ import {
   NotImplementedError,
   type Route,
 } from '@ccm-kit/cloud-provider';
-import { FakeCloud, type UpdateBalancerCall } from '@ccm-kit/testing';
-import type { V1Node, V1NodeAddress, V1PersistentVolume, V1Service } from '@kubernetes/client-node';
+import { FakeCloud, loadBalancerService, type UpdateBalancerCall } from '@ccm-kit/testing';
+import type { V1NodeAddress, V1PersistentVolume, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { node } from './fake-cloud-fixture.js';
 
 const CLUSTER = 'kubernetes';
 
-function node(name: string, providerID?: string): V1Node {
-  return { metadata: { name }, spec: providerID === undefined ? {} : { providerID } };
-}
-
-function service(name: string, uid = `uid-${name}`, extra: Partial<V1Service['spec']> = {}): V1Service {
-  return {
-    metadata: { name, namespace: 'default', uid },
-    spec: { type: 'LoadBalancer', ports: [{ port: 80, protocol: 'TCP' }], ...extra },
-  };
-}
+const service = (name: string, uid = `uid-${name}`, spec: Partial<V1Service['spec']> = {}): V1Service =>
+  loadBalancerService(name, { uid, ports: [{ port: 80, protocol: 'TCP' }], spec });
 
 const ADDRS: V1NodeAddress[] = [
   { type: 'Hostname', address: 'node0.cloud.internal' },
