@@ -2,7 +2,7 @@
  * CloudNodeLifecycleController with an in-memory lister and a stub API client: construction errors in
  * upstream's order, node ownership, one Node at a time, and robustness of a pass.
  */
-import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, memoryInformers, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
@@ -43,7 +43,7 @@ function setup(nodes: V1Node[], cloud: FakeCloud, nodeOwnership?: (n: V1Node) =>
 
 describe('CloudNodeLifecycleController', () => {
   it('fails construction in upstream order', () => {
-    const informers = { nodes: () => ({ lister: { get: () => undefined, list: () => [] } }) } as never;
+    const informers = memoryInformers();
     const recorder = new RecordingEventRecorder();
     expect(
       () =>

@@ -4,7 +4,14 @@
  * then the controller running through its descriptor.
  */
 import { InstanceNotFoundError } from '@ccm-kit/cloud-provider';
-import { captureLogs, FakeCloud, type FakeCloudOptions, kubeletNode, RecordingEventRecorder } from '@ccm-kit/testing';
+import {
+  captureLogs,
+  FakeCloud,
+  type FakeCloudOptions,
+  kubeletNode,
+  memoryInformers,
+  RecordingEventRecorder,
+} from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { CloudNodeLifecycleController } from '../src/node-lifecycle/controller.js';
@@ -152,21 +159,13 @@ const shutdownScenarios: Scenario[] = [
   },
 ];
 
-/** Runs `monitorNodes` on a lister restricted to one Node, so concurrent tests' Nodes are not touched. */
+/**
+ * Runs `monitorNodes` over the informer's current copy of one Node only (an in-memory informer), so concurrent
+ * tests' Nodes are not touched.
+ */
 async function monitorOnly(name: string, cloud: FakeCloud, recorder: RecordingEventRecorder): Promise<void> {
-  const lister = env.informers.nodes().lister;
   const controller = new CloudNodeLifecycleController({
-    informers: {
-      nodes: () => ({
-        ...env.informers.nodes(),
-        lister: {
-          get: (k: string) => (k === name ? lister.get(k) : undefined),
-          list: () => [lister.get(name)!],
-        },
-        hasSynced: () => true,
-        addEventHandler: () => () => {},
-      }),
-    },
+    informers: memoryInformers({ nodes: [env.informers.nodes().lister.get(name)!] }),
     client: env.core,
     cloud,
     recorder,
@@ -250,12 +249,8 @@ describe('MonitorNodes: Test_NodesShutdown', () => {
     await env.core.deleteNode({ name });
     const recorder = new RecordingEventRecorder();
     const controller = new CloudNodeLifecycleController({
-      informers: {
-        nodes: () => ({
-          ...env.informers.nodes(),
-          lister: { get: () => cached, list: () => [cached] },
-        }),
-      },
+      // The Node as the cache had it before the delete.
+      informers: memoryInformers({ nodes: [cached] }),
       client: env.core,
       cloud: new FakeCloud({ existsByProviderID: false }),
       recorder,

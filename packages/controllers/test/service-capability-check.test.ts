@@ -7,6 +7,7 @@ import {
   type LoadBalancerCapabilities,
   validateLoadBalancerCapabilities,
 } from '@ccm-kit/cloud-provider';
+import { loadBalancerService } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
@@ -16,20 +17,19 @@ import {
 } from '../src/service/capability-check.js';
 
 /** A Service as the API server defaults it: one TCP port with a node port, IPv4 single-stack. */
-function svc(spec: Partial<NonNullable<V1Service['spec']>> = {}, annotations?: Record<string, string>): V1Service {
-  return {
-    metadata: { name: 's', namespace: 'ns', uid: 'u1', ...(annotations ? { annotations } : {}) },
+const svc = (spec: Partial<NonNullable<V1Service['spec']>> = {}, annotations?: Record<string, string>): V1Service =>
+  loadBalancerService('s', {
+    namespace: 'ns',
+    uid: 'u1',
+    ...(annotations && { annotations }),
     spec: {
-      type: 'LoadBalancer',
-      ports: [{ name: 'http', port: 80, protocol: 'TCP', nodePort: 30080 }],
       ipFamilies: ['IPv4'],
       ipFamilyPolicy: 'SingleStack',
       externalTrafficPolicy: 'Cluster',
       sessionAffinity: 'None',
       ...spec,
     },
-  };
-}
+  });
 
 /** A declaration that supports nothing it names. */
 const NOTHING: LoadBalancerCapabilities = {
