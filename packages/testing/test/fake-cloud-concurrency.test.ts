@@ -1,13 +1,14 @@
-import { FakeCloud } from '@ccm-kit/testing';
+import { FakeCloud, loadBalancerService } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { node } from './fake-cloud-fixture.js';
 
 const CLUSTER = 'kubernetes';
-const svc = (i: number): V1Service => ({
-  metadata: { name: `svc-${i}`, namespace: 'default', uid: `0000-${String(i).padStart(4, '0')}` },
-  spec: { ports: [{ port: 80 + i, protocol: 'TCP' }] },
-});
+const svc = (i: number): V1Service =>
+  loadBalancerService(`svc-${i}`, {
+    uid: `0000-${String(i).padStart(4, '0')}`,
+    ports: [{ port: 80 + i, protocol: 'TCP' }],
+  });
 
 /** A seeded PRNG (mulberry32) so a failure can be replayed. */
 function seeded(seed: number): () => number {

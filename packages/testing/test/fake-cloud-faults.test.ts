@@ -1,11 +1,11 @@
 import { findError, RetryError } from '@ccm-kit/cloud-provider';
-import { FakeCloud, InjectedError, ThrottledError } from '@ccm-kit/testing';
+import { FakeCloud, InjectedError, loadBalancerService, ThrottledError } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { node } from './fake-cloud-fixture.js';
 
 const CLUSTER = 'kubernetes';
-const svc = (name: string): V1Service => ({ metadata: { name, namespace: 'default', uid: `uid-${name}` } });
+const svc = (name: string): V1Service => loadBalancerService(name, { uid: `uid-${name}` });
 
 /** A manual clock (ms) for throttles. */
 function manualClock(): { now: () => number; advance: (ms: number) => void } {
