@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { uniqueName as uniq } from '@ccm-kit/testing';
+import { kubeletNode, uniqueName as uniq } from '@ccm-kit/testing';
 import { eventually, useControlPlane } from '@ccm-kit/testing/vitest';
 import {
   ApiException,
@@ -51,10 +51,9 @@ async function collectWatch(
   return { events, ended, abort: () => ctl.abort() };
 }
 
-const node = (name: string, labels: Record<string, string> = {}): V1Node => ({
-  metadata: { name, labels: { 'ccm-kit.test/run': run, ...labels } },
-  spec: { providerID: `fake://${name}` },
-});
+/** An initialized-looking Node (providerID `fake://<name>`, no taints) labelled with this run. */
+const node = (name: string, labels: Record<string, string> = {}): V1Node =>
+  kubeletNode(name, { taints: [], providerID: `fake://${name}`, labels: { 'ccm-kit.test/run': run, ...labels } });
 
 describe('startControlPlane (shared control plane)', () => {
   const cp = useControlPlane();
