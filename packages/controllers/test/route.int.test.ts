@@ -6,7 +6,14 @@
  */
 import type { Route } from '@ccm-kit/cloud-provider';
 import { patchOptions } from '@ccm-kit/runtime/client';
-import { FakeCloud, MemoryInformer, RecordingEventRecorder, silentLogger, uniqueName as uniq } from '@ccm-kit/testing';
+import {
+  FakeCloud,
+  kubeletNode,
+  MemoryInformer,
+  RecordingEventRecorder,
+  silentLogger,
+  uniqueName as uniq,
+} from '@ccm-kit/testing';
 import {
   type ControllerUnderTest,
   eventually,
@@ -50,9 +57,7 @@ async function createNode(
   conditions: V1NodeCondition[] = [],
 ): Promise<V1Node> {
   cut().cluster.deleteNodeLater(name);
-  await core.createNode({
-    body: { metadata: { name }, spec: podCIDRs ? { podCIDR: podCIDRs[0], podCIDRs } : {} },
-  });
+  await core.createNode({ body: kubeletNode(name, { taints: [], ...(podCIDRs && { podCIDRs }) }) });
   return core.patchNodeStatus(
     { name, body: { status: { addresses: [{ type: 'InternalIP', address }], conditions } } },
     patchOptions('merge'),

@@ -5,7 +5,7 @@
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, RetryError, serviceStatusClientFromCoreV1Api } from '@ccm-kit/cloud-provider';
 import { isNotFound, patchOptions } from '@ccm-kit/runtime/client';
-import { FakeCloud, uniqueName as uniq } from '@ccm-kit/testing';
+import { FakeCloud, kubeletNode, uniqueName as uniq } from '@ccm-kit/testing';
 import { eventually, useControllerUnderTest } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, CoreV1Event, V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +39,7 @@ const newNamespace = () => cut().cluster.createNamespace('svc');
 
 async function createNode(name: string, labels: Record<string, string> = {}): Promise<V1Node> {
   cut().cluster.deleteNodeLater(name);
-  return core.createNode({ body: { metadata: { name, labels }, spec: { providerID: `fake://${name}` } } });
+  return core.createNode({ body: kubeletNode(name, { taints: [], labels, providerID: `fake://${name}` }) });
 }
 
 async function createLBService(namespace: string, name: string): Promise<V1Service> {

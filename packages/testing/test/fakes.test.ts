@@ -100,6 +100,10 @@ describe('builders', () => {
     expect(n.status?.conditions?.map((c) => c.type)).toEqual(['Ready', 'NetworkUnavailable']);
     expect(n.metadata).toEqual({ name: 'n1', labels: {}, uid: 'u1', resourceVersion: '7' });
     expect(initializedNode('n2').spec).not.toHaveProperty('podCIDRs');
+    expect(kubeletNode('n3', { podCIDRs: ['10.0.0.0/24'], metadata: { uid: 'u3' } })).toMatchObject({
+      metadata: { name: 'n3', uid: 'u3' },
+      spec: { podCIDR: '10.0.0.0/24', podCIDRs: ['10.0.0.0/24'] },
+    });
   });
 
   it('loadBalancerService lays spec overrides over the defaults', () => {

@@ -37,6 +37,8 @@ export interface KubeletNodeOptions {
   ready?: 'True' | 'False' | 'Unknown';
   /** Other `metadata` fields (`uid`, `resourceVersion`, `creationTimestamp`, …), laid over the ones above. */
   metadata?: V1ObjectMeta;
+  /** Pod CIDRs as the node IPAM controller allocates them (`spec.podCIDR` = the first, `spec.podCIDRs`); default unset. */
+  podCIDRs?: string[];
 }
 
 /**
@@ -49,6 +51,7 @@ export function kubeletNode(name: string, options: KubeletNodeOptions = {}): V1N
     spec: { taints: options.taints ?? [uninitializedTaint()], providerID: options.providerID },
     status: { addresses: options.addresses },
   };
+  if (options.podCIDRs) setPodCIDRs(node, options.podCIDRs);
   if (options.ready) {
     const now = new Date();
     node.status!.conditions = [
@@ -103,11 +106,14 @@ export function initializedNode(name: string, options: InitializedNodeOptions = 
       conditions: [...conditions, ...(options.conditions ?? [])],
     },
   };
-  if (options.podCIDRs) {
-    node.spec!.podCIDR = options.podCIDRs[0];
-    node.spec!.podCIDRs = options.podCIDRs;
-  }
+  if (options.podCIDRs) setPodCIDRs(node, options.podCIDRs);
   return node;
+}
+
+/** `spec.podCIDRs`, and `spec.podCIDR` = the first, as the API server keeps them. */
+function setPodCIDRs(node: V1Node, podCIDRs: string[]): void {
+  node.spec!.podCIDR = podCIDRs[0];
+  node.spec!.podCIDRs = podCIDRs;
 }
 
 /** Options of {@link loadBalancerService}. */
