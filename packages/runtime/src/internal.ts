@@ -11,6 +11,7 @@ export {
   isRawApiClient,
   rawApiClient,
   cachedApiClient,
+  discardResponse,
   type ApiClientSource,
   ServerAnswers,
   type ServerProbe,

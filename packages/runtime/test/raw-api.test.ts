@@ -9,6 +9,7 @@ import {
   isNotFound,
   patchOptions,
 } from '../src/topics/client.js';
+import { discardResponse } from '../src/internal.js';
 import { type RecordedRequest, sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 
 /** What must be identical on the wire: verb, path and query, content type, and the JSON body. */
@@ -128,6 +129,41 @@ describe('raw clients (CoreV1Client, CoordinationV1Client)', () => {
     expect((err as ApiException<string>).code).toBe(404);
     expect(isNotFound(err)).toBe(true);
     expect((err as Error).message).toContain('nodes "missing" not found');
+  });
+
+  it('with discardResponse sends the same request, reads the answer without parsing it and still throws', async () => {
+    const raw = f.client('node-controller', CoreV1Client);
+    const typed = f.client('node-controller', CoreV1Api);
+    await same(typed, raw, (api) =>
+      api.patchNodeStatus({ name: 'n1', body: { status: {} } }, discardResponse(patchOptions('strategic'))),
+    );
+    await same(typed, raw, (api) =>
+      api.replaceNode({ name: 'n1', body: node as never }, discardResponse(callOptions({}))),
+    );
+    // The typed client ignores the mark; the raw one resolves without the object.
+    expect(
+      await typed.replaceNode({ name: 'n1', body: node as never }, discardResponse(callOptions({}))),
+    ).toMatchObject({
+      metadata: { name: 'n1' },
+    });
+    expect(
+      await raw.replaceNode({ name: 'n1', body: node as never }, discardResponse(callOptions({}))),
+    ).toBeUndefined();
+    // An answer that is not JSON (100 KB): read to the end without parsing it; a 404 still throws.
+    srv.setHandler((req, res) => {
+      if (req.url.pathname.endsWith('/missing'))
+        return sendJson(res, 404, status(404, 'NotFound', 'nodes "missing" not found'));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{ not json'.repeat(10_000));
+    });
+    await expect(raw.replaceNode({ name: 'n1', body: node as never }, discardResponse(callOptions({})))).resolves.toBe(
+      undefined,
+    );
+    await expect(raw.replaceNode({ name: 'n1', body: node as never }, callOptions({}))).rejects.toThrow(SyntaxError);
+    const err = await raw
+      .replaceNode({ name: 'missing', body: node as never }, discardResponse(callOptions({})))
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiException);
   });
 
   it('is cancelled through callOptions({ signal })', async () => {

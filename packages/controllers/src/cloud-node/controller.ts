@@ -25,7 +25,7 @@ import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
 import { type EventRecorder } from '@ccm-kit/runtime/events';
 import { splitMetaNamespaceKey } from '@ccm-kit/runtime/informers';
 import { defaultControllerRateLimiter, parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
-import { parseTime } from '@ccm-kit/runtime/internal';
+import { discardResponse, parseTime } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import type { CloudControllerConfig } from '../context.js';
 import {
@@ -281,7 +281,8 @@ export class CloudNodeController {
         const updated = applyModifiers(current, modifiers);
         updated.apiVersion = 'v1';
         updated.kind = 'Node';
-        await this.#client.replaceNode({ name, body: updated }, callOptions({ signal }));
+        // The answer is not read (upstream: `_, err = ...Update(...)`); the informer brings the new Node.
+        await this.#client.replaceNode({ name, body: updated }, discardResponse(callOptions({ signal })));
         const taintDelay = secondsSince(updated.metadata?.creationTimestamp);
         if (taintDelay !== undefined) removeCloudProviderTaintDelay.observe(taintDelay);
         await this.updateNodeAddress(updated, metadata, signal);
@@ -343,7 +344,7 @@ export class CloudNodeController {
     try {
       await this.#client.patchNodeStatus(
         { name, body: nodeAddressesStatusPatch(addresses, node.status?.addresses) },
-        patchOptions('strategic', { signal }),
+        discardResponse(patchOptions('strategic', { signal })),
       );
     } catch (err) {
       this.#log.error(err, 'Error patching node with cloud ip addresses', { node: name });

@@ -98,6 +98,19 @@ const queryParams = [
   'propagationPolicy',
 ] as const;
 
+/** Marks per-call options whose caller does not read the response object; see {@link discardResponse}. */
+const discardResponseMark: unique symbol = Symbol('ccm-kit.discardResponse');
+
+/**
+ * Marks `options` (from `callOptions`/`patchOptions`) for a write whose caller ignores the object the server
+ * answers (as upstream's `_, err = client.Update(...)`): a raw client ({@link RawApi}) reads that answer to the
+ * end but does not parse it and resolves with `undefined`; client-node's typed API ignores the mark. The request
+ * and its error handling are unchanged. Returns `options`.
+ */
+export function discardResponse(options: ConfigurationOptions): ConfigurationOptions {
+  return Object.assign(options, { [discardResponseMark]: true });
+}
+
 /** client-node's generated default for PATCH bodies (its first preferred media type); callers override it. */
 const defaultPatchContentType = 'application/json-patch+json';
 
@@ -113,7 +126,8 @@ export class RawApi {
   /**
    * Sends one request as client-node's generated `*Api` method would: the query parameters client-node
    * knows (`pretty`, `dryRun`, `fieldManager`, `force`, …) from `params`, `params.body` as JSON, the
-   * per-call `options.middleware`, and the response JSON parsed (`undefined` for an empty body).
+   * per-call `options.middleware`, and the response JSON parsed (`undefined` for an empty body, or when
+   * `options` carry {@link discardResponse}'s mark: the body is read but not parsed).
    * @param path the URL path below the server, segments already percent-encoded.
    * @throws client-node's `ApiException` (`code`, `body`, `headers`) for a non-2xx answer; the transport's
    *   error for a network failure or timeout.
@@ -137,6 +151,10 @@ export class RawApi {
     for (const mw of options?.middleware ?? []) await mw.pre(req as never).toPromise();
     const resp = await this.#config.send(req);
     await throwForStatus(resp, `${method} ${path}`);
+    if ((options as Record<symbol, unknown> | undefined)?.[discardResponseMark] === true) {
+      await resp.bytes();
+      return undefined as T;
+    }
     const text = await resp.text();
     return (text === '' ? undefined : JSON.parse(text)) as T;
   }
