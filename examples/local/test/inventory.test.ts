@@ -1,7 +1,7 @@
 import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, type Logger } from '@ccm-kit/runtime';
+import { RecordingLogger } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InventoryError, parseInventory } from '../src/inventory.js';
@@ -104,18 +104,6 @@ machines:
   });
 });
 
-/** A logger that keeps error lines, to assert that bad edits are logged. */
-function recordingLogger(): { logger: Logger; errors: string[] } {
-  const errors: string[] = [];
-  const base = createLogger('test-inventory');
-  const logger: Logger = {
-    ...base,
-    info: () => {},
-    error: (err, msg) => errors.push(`${msg}: ${(err as Error).message}`),
-  };
-  return { logger, errors };
-}
-
 const waitFor = (cond: () => boolean) => eventuallyValue(cond, { timeoutMs: 5_000, intervalMs: 10 });
 
 describe('InventoryWatcher', () => {
@@ -166,7 +154,8 @@ describe('InventoryWatcher', () => {
   });
 
   it('keeps the last good inventory on a bad edit or a deleted file, logging once, and recovers', async () => {
-    const { logger, errors } = recordingLogger();
+    const logger = new RecordingLogger();
+    const errors = () => logger.records.filter((r) => r.level === 'error');
     watcher = await InventoryWatcher.open(path, { pollIntervalMs: 30, useFsWatch: false, logger });
     watcher.start();
     await writeFile(path, 'machines:\n  - name: node-a\n    state: exploded\n');
@@ -174,12 +163,12 @@ describe('InventoryWatcher', () => {
     expect(watcher.current().machines).toHaveLength(2);
     expect(watcher.lastError?.message).toMatch(/machines\[0\]\.state/);
     await new Promise((r) => setTimeout(r, 150)); // several polls
-    expect(errors).toHaveLength(1);
+    expect(errors()).toHaveLength(1);
 
     await unlink(path);
     await waitFor(() => /cannot read/.test(watcher!.lastError?.message ?? ''));
     expect(watcher.current().machines).toHaveLength(2);
-    expect(errors).toHaveLength(2);
+    expect(errors()).toHaveLength(2);
 
     await writeFile(path, 'machines: [{ name: back }]');
     await waitFor(() => watcher!.generation === 1);
@@ -191,7 +180,7 @@ describe('InventoryWatcher', () => {
     watcher = await InventoryWatcher.open(path, {
       pollIntervalMs: 20,
       useFsWatch: false,
-      logger: recordingLogger().logger,
+      logger: new RecordingLogger(),
     });
     watcher.start();
     await writeFile(path, '');

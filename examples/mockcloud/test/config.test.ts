@@ -10,7 +10,8 @@ import {
   parseConfig,
   register,
 } from '../src/index.js';
-import { recordingLogger, startApi, TOKEN } from './helpers.js';
+import { RecordingLogger } from '@ccm-kit/testing';
+import { startApi, TOKEN } from './helpers.js';
 
 const BASE = 'apiURL: https://api.example/v1\ntoken: s3cret\nclusterID: c1\n';
 
@@ -173,7 +174,7 @@ describe('createMockCloudProvider', () => {
   });
 
   it('checks the token and logs the configuration with the token masked', async () => {
-    const logger = recordingLogger();
+    const logger = new RecordingLogger();
     const p = await createMockCloudProvider(
       `apiURL: ${api.url}\nclusterID: c1\n`,
       { MOCKCLOUD_TOKEN: TOKEN },
@@ -182,14 +183,18 @@ describe('createMockCloudProvider', () => {
     expect(p.providerName()).toBe('mockcloud');
     expect(p.hasClusterID()).toBe(true);
     expect(api.requests()).toHaveLength(1);
-    const line = logger.lines.find((l) => l.msg === 'mockcloud configuration')!;
+    const line = logger.records.find((l) => l.msg === 'mockcloud configuration')!;
     expect(JSON.stringify(line.fields)).toContain('"token":"***"');
-    expect(JSON.stringify(logger.lines)).not.toContain(TOKEN);
+    expect(JSON.stringify(logger.records)).not.toContain(TOKEN);
   });
 
   it('fails start-up with a clear message when the API rejects the token', async () => {
     await expect(
-      createMockCloudProvider(`apiURL: ${api.url}\nclusterID: c1\ntoken: wrong\n`, {}, { logger: recordingLogger() }),
+      createMockCloudProvider(
+        `apiURL: ${api.url}\nclusterID: c1\ntoken: wrong\n`,
+        {},
+        { logger: new RecordingLogger() },
+      ),
     ).rejects.toThrow(`mockcloud: the API at ${api.url} rejected the token`);
   });
 
@@ -197,7 +202,7 @@ describe('createMockCloudProvider', () => {
     const p = await createMockCloudProvider(
       `apiURL: ${api.url}\nclusterID: c1\ntoken: wrong\nverifyCredentialsOnStart: false\n`,
       {},
-      { logger: recordingLogger() },
+      { logger: new RecordingLogger() },
     );
     expect(p.providerName()).toBe('mockcloud');
     expect(api.requests()).toHaveLength(0);

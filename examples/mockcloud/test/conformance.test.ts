@@ -8,7 +8,8 @@ import type { ProviderFixture } from '@ccm-kit/testing';
 import { describeProviderConformance } from '@ccm-kit/testing/vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import { MockCloudProvider } from '../src/index.js';
-import { FakeServiceClient, node, recordingLogger, startApi, TOKEN, testConfig } from './helpers.js';
+import { RecordingLogger } from '@ccm-kit/testing';
+import { FakeServiceClient, node, startApi, TOKEN, testConfig } from './helpers.js';
 
 interface MockCloudFixture extends ProviderFixture {
   api: MockCloudApiServer;
@@ -33,7 +34,7 @@ async function setup(outage: keyof typeof OUTAGES): Promise<MockCloudFixture> {
   const stopped = api.state.addServer({ name: 'node-stopped', status: 'off' });
   const cloud = new MockCloudProvider(testConfig(api, 'loadBalancer: { provisioningRetryMs: 20 }'), {
     serviceClient: new FakeServiceClient(),
-    logger: recordingLogger(),
+    logger: new RecordingLogger(),
   });
   const { start, end } = OUTAGES[outage];
   return {

@@ -5,7 +5,7 @@
 import { startCloudControllerManager } from '@ccm-kit/app';
 import { patchOptions } from '@ccm-kit/runtime/client';
 import { TAINT_EXTERNAL_CLOUD_PROVIDER } from '@ccm-kit/cloud-provider';
-import { type ControlPlane, isGone } from '@ccm-kit/testing';
+import { type ControlPlane, isGone, RecordingLogger } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ import {
   parseConfig,
   taggerController,
 } from '../src/index.js';
-import { recordingLogger, startApi, TOKEN } from './helpers.js';
+import { startApi, TOKEN } from './helpers.js';
 
 const controlPlane = useControlPlane();
 let cp: ControlPlane;
@@ -53,7 +53,7 @@ it('initializes Nodes, provisions a load balancer, tags servers, and never delet
     ].join('\n'),
     {},
   );
-  const cloud = new MockCloudProvider(config, { logger: recordingLogger() });
+  const cloud = new MockCloudProvider(config, { logger: new RecordingLogger() });
   const ccm = await startCloudControllerManager({
     argv: [
       '--cloud-provider=mockcloud',
@@ -166,7 +166,7 @@ function startServiceLbManager(clusterID: string) {
       '--controllers=service-lb-controller',
       '--concurrent-service-syncs=4',
     ],
-    cloud: new MockCloudProvider(config, { logger: recordingLogger() }),
+    cloud: new MockCloudProvider(config, { logger: new RecordingLogger() }),
     kubeConfig: cp.kubeConfig,
   });
 }
@@ -388,7 +388,7 @@ it("node-route-controller: routes each Node's Pod CIDR through the VPC route tab
       '--cluster-cidr=10.244.0.0/16',
       '--route-reconciliation-period=1s',
     ],
-    cloud: new MockCloudProvider(config, { logger: recordingLogger() }),
+    cloud: new MockCloudProvider(config, { logger: new RecordingLogger() }),
     kubeConfig: cp.kubeConfig,
   });
   try {

@@ -1,9 +1,8 @@
 /**
- * Test helpers: a real in-process mock API server, a fast-retrying client, Node/Service builders,
- * a recording logger and a fake Service patch client.
+ * Test helpers: a real in-process mock API server, a fast-retrying client, Node/Service builders and a fake
+ * Service patch client.
  */
 import type { ServiceStatusClient } from '@ccm-kit/cloud-provider';
-import type { LogFields, Logger } from '@ccm-kit/runtime';
 import { kubeletNode, loadBalancerService } from '@ccm-kit/testing';
 import type { V1Node, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { MockCloudApiServer, type MockCloudApiServerOptions } from '../src/api-server/index.js';
@@ -62,31 +61,6 @@ export function service(
       ...(options.healthCheckNodePort ? { healthCheckNodePort: options.healthCheckNodePort } : {}),
     },
   });
-}
-
-/** One recorded log line. */
-export interface LogLine {
-  level: 'info' | 'warn' | 'error';
-  msg: string;
-  fields: LogFields;
-  err?: unknown;
-}
-
-/** A Logger that records instead of printing. */
-export function recordingLogger(lines: LogLine[] = []): Logger & { lines: LogLine[] } {
-  const make = (base: LogFields): Logger & { lines: LogLine[] } => ({
-    name: 'test',
-    lines,
-    info: (msg, fields) => lines.push({ level: 'info', msg, fields: { ...base, ...fields } }),
-    warn: (msg, fields) => lines.push({ level: 'warn', msg, fields: { ...base, ...fields } }),
-    error: (err, msg, fields) => lines.push({ level: 'error', msg, fields: { ...base, ...fields }, err }),
-    v: () => ({
-      enabled: true,
-      info: (msg, fields) => lines.push({ level: 'info', msg, fields: { ...base, ...fields } }),
-    }),
-    with: (fields) => make({ ...base, ...fields }),
-  });
-  return make({});
 }
 
 /** A Service patch client that records patches and can be told to fail. */

@@ -3,13 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import { MockCloudApiError, MockCloudTimeoutError } from '../src/client/index.js';
 import { type MockCloudConfig, MockCloudProvider } from '../src/index.js';
-import { node, recordingLogger, startApi, testConfig } from './helpers.js';
+import { RecordingLogger } from '@ccm-kit/testing';
+import { node, startApi, testConfig } from './helpers.js';
 
 let api: MockCloudApiServer;
 let now = 0;
 
 function provider(config: Partial<MockCloudConfig> = {}): MockCloudProvider {
-  return new MockCloudProvider({ ...testConfig(api), ...config }, { now: () => now, logger: recordingLogger() });
+  return new MockCloudProvider({ ...testConfig(api), ...config }, { now: () => now, logger: new RecordingLogger() });
 }
 
 const lists = () => api.requests().filter((r) => r.path.startsWith('/v1/servers?'));
@@ -94,7 +95,7 @@ describe('InstancesV2: lookups', () => {
 describe('InstancesV2: errors are never "does not exist"', () => {
   it('throws on an auth error instead of reporting the instance gone', async () => {
     const s = api.state.addServer({ name: 'node-a' });
-    const p = new MockCloudProvider({ ...testConfig(api), token: 'revoked' }, { logger: recordingLogger() });
+    const p = new MockCloudProvider({ ...testConfig(api), token: 'revoked' }, { logger: new RecordingLogger() });
     const i = p.instancesV2();
     for (const n of [node('node-a', `mockcloud://${s.id}`), node('node-a')]) {
       const err = await i.instanceExists(n).catch((e: unknown) => e);

@@ -8,13 +8,13 @@
 import { startCloudControllerManager } from '@ccm-kit/app';
 import { LOAD_BALANCER_CLEANUP_FINALIZER } from '@ccm-kit/cloud-provider';
 import { patchOptions } from '@ccm-kit/runtime/client';
-import { isGone } from '@ccm-kit/testing';
+import { isGone, RecordingLogger } from '@ccm-kit/testing';
 import { eventually, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import { ANNOTATION_LOAD_BALANCER_ID, MockCloudProvider, parseConfig } from '../src/index.js';
-import { recordingLogger, startApi, TOKEN } from './helpers.js';
+import { startApi, TOKEN } from './helpers.js';
 
 const controlPlane = useControlPlane();
 let api: MockCloudApiServer;
@@ -45,7 +45,7 @@ function startManager(...argv: string[]) {
       '--secure-port=0',
       ...argv,
     ],
-    cloud: new MockCloudProvider(config, { logger: recordingLogger() }),
+    cloud: new MockCloudProvider(config, { logger: new RecordingLogger() }),
     kubeConfig: controlPlane().kubeConfig,
   });
 }

@@ -13,7 +13,8 @@ import {
   type MockCloudConfig,
   MockCloudProvider,
 } from '../src/index.js';
-import { FakeServiceClient, node, recordingLogger, service, startApi, testConfig } from './helpers.js';
+import { RecordingLogger } from '@ccm-kit/testing';
+import { FakeServiceClient, node, service, startApi, testConfig } from './helpers.js';
 
 let api: MockCloudApiServer;
 let patches: FakeServiceClient;
@@ -23,7 +24,7 @@ const NAME = 'a11111111222233334444555555555555'.slice(0, 32);
 function provider(config: Partial<MockCloudConfig> = {}) {
   return new MockCloudProvider(
     { ...testConfig(api), ...config },
-    { serviceClient: patches, logger: recordingLogger() },
+    { serviceClient: patches, logger: new RecordingLogger() },
   );
 }
 

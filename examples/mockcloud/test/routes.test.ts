@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import { MockCloudApiError } from '../src/client/index.js';
 import { LABEL_CLUSTER_ID, MockCloudProvider, routeName } from '../src/index.js';
-import { FakeServiceClient, fastClient, recordingLogger, startApi, testConfig } from './helpers.js';
+import { RecordingLogger } from '@ccm-kit/testing';
+import { FakeServiceClient, fastClient, startApi, testConfig } from './helpers.js';
 
 let api: MockCloudApiServer;
 
@@ -19,7 +20,7 @@ afterEach(async () => {
 function routes(now?: () => number) {
   return new MockCloudProvider(testConfig(api), {
     serviceClient: new FakeServiceClient(),
-    logger: recordingLogger(),
+    logger: new RecordingLogger(),
     ...(now ? { now } : {}),
   }).routes();
 }

@@ -1,6 +1,6 @@
 import { type CloudProvider, LABEL_TOPOLOGY_ZONE } from '@ccm-kit/cloud-provider';
 import { type ControllerContext, defaultCloudControllerConfig } from '@ccm-kit/controllers';
-import { MemoryInformer } from '@ccm-kit/testing';
+import { MemoryInformer, RecordingLogger } from '@ccm-kit/testing';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import {
   TaggerController,
   taggerController,
 } from '../src/index.js';
-import { fastClient, node, recordingLogger, startApi, testConfig } from './helpers.js';
+import { fastClient, node, startApi, testConfig } from './helpers.js';
 
 /** Polls every 10 ms for up to 5 s. */
 const POLL = { timeoutMs: 5_000, intervalMs: 10 };
@@ -94,7 +94,7 @@ describe('tagger: controller against the mock API', () => {
       clusterID: 'c1',
       periodMs,
       minIntervalMs: 10,
-      logger: recordingLogger(),
+      logger: new RecordingLogger(),
     });
   }
 
@@ -185,7 +185,7 @@ describe('tagger: descriptor', () => {
       },
       config: defaultCloudControllerConfig,
       signal,
-      logger: recordingLogger(),
+      logger: new RecordingLogger(),
     };
   }
 
@@ -210,7 +210,7 @@ describe('tagger: descriptor', () => {
     const s1 = api.state.addServer({ name: 'n1' });
     const informer = new MemoryInformer<V1Node>();
     informer.update(node('n1', `mockcloud://${s1.id}`));
-    const cloud = new MockCloudProvider(testConfig(api), { logger: recordingLogger() });
+    const cloud = new MockCloudProvider(testConfig(api), { logger: new RecordingLogger() });
     const ac = new AbortController();
     const r = await taggerController.init(context(cloud, informer, ac.signal));
     expect(r.started).toBe(true);

@@ -1,25 +1,16 @@
 import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import type { Logger } from '@ccm-kit/runtime';
-import { FakeCloud, memoryInformers } from '@ccm-kit/testing';
+import { FakeCloud, memoryInformers, RecordingLogger } from '@ccm-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { builtInControllers } from '../src/builtin.js';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
 import { ClusterCIDRError } from '../src/route/cluster-cidrs.js';
 import { nodeRouteController } from '../src/route/descriptor.js';
 
-function recordingLogger(lines: string[]): Logger {
-  const l: Logger = {
-    name: 'test',
-    info: (m) => void lines.push(`I ${m}`),
-    warn: (m) => void lines.push(`W ${m}`),
-    error: (_e, m) => void lines.push(`E ${m}`),
-    v: () => ({ enabled: false, info() {} }),
-    with: () => l,
-  };
-  return l;
-}
-
-function context(cloud: CloudProvider, config: Partial<ControllerContext['config']>, lines: string[] = []) {
+function context(
+  cloud: CloudProvider,
+  config: Partial<ControllerContext['config']>,
+  logger = new RecordingLogger({ verbosity: 0 }),
+) {
   const clientCalls: string[] = [];
   const ac = new AbortController();
   const ctx: ControllerContext = {
@@ -36,7 +27,7 @@ function context(cloud: CloudProvider, config: Partial<ControllerContext['config
     informers: memoryInformers(),
     config: { ...defaultCloudControllerConfig, ...config },
     signal: ac.signal,
-    logger: recordingLogger(lines),
+    logger,
   };
   return { ctx, ac, clientCalls };
 }
@@ -60,22 +51,22 @@ describe('nodeRouteController descriptor (app/core.go startRouteController)', ()
   });
 
   it('does not start when configureCloudRoutes is false, without looking at the CIDR', async () => {
-    const lines: string[] = [];
-    const { ctx } = context(new FakeCloud(), { configureCloudRoutes: false, clusterCIDR: 'garbage' }, lines);
+    const logger = new RecordingLogger({ verbosity: 0 });
+    const { ctx } = context(new FakeCloud(), { configureCloudRoutes: false, clusterCIDR: 'garbage' }, logger);
     await expect(nodeRouteController.init(ctx)).resolves.toEqual({
       started: false,
       reason: '--configure-cloud-routes is false',
     });
-    expect(lines).toEqual(['I Will not configure cloud provider routes, --configure-cloud-routes: false']);
+    expect(logger.lines).toEqual(['I Will not configure cloud provider routes, --configure-cloud-routes: false']);
   });
 
   it('does not start when the provider has no Routes facet (warning)', async () => {
-    const lines: string[] = [];
-    const { ctx } = context(new FakeCloud({ disableRoutes: true }), { clusterCIDR: '' }, lines);
+    const logger = new RecordingLogger({ verbosity: 0 });
+    const { ctx } = context(new FakeCloud({ disableRoutes: true }), { clusterCIDR: '' }, logger);
     const res = await nodeRouteController.init(ctx);
     expect(res.started).toBe(false);
     expect(res.reason).toBe('cloud provider does not support routes');
-    expect(lines[0]).toMatch(/^W --configure-cloud-routes is set, but cloud provider does not support routes/);
+    expect(logger.lines[0]).toMatch(/^W --configure-cloud-routes is set, but cloud provider does not support routes/);
   });
 
   it.each([

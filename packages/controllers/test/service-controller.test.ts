@@ -14,7 +14,13 @@ import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
 import { processNextWorkItem } from '@ccm-kit/runtime/controller';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
 import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
-import { FakeCloud, MemoryInformer, RecordingEventRecorder, type UpdateBalancerCall } from '@ccm-kit/testing';
+import {
+  FakeCloud,
+  MemoryInformer,
+  RecordingEventRecorder,
+  RecordingLogger,
+  type UpdateBalancerCall,
+} from '@ccm-kit/testing';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
@@ -1089,16 +1095,8 @@ describe('construction', () => {
 
 describe('serviceLbController descriptor', () => {
   const capturingLogger = () => {
-    const lines: { level: string; msg: string; err?: unknown }[] = [];
-    const logger: Logger = {
-      name: 'test',
-      info: (msg) => lines.push({ level: 'info', msg }),
-      warn: (msg) => lines.push({ level: 'warn', msg }),
-      error: (err, msg) => lines.push({ level: 'error', msg, err }),
-      v: () => ({ enabled: false, info: () => {} }),
-      with: () => logger,
-    };
-    return { logger, lines };
+    const logger = new RecordingLogger({ verbosity: 0 });
+    return { logger, lines: logger.records };
   };
   const ctx = (cloud: FakeCloud, logger: Logger): ControllerContext => ({
     cloud,

@@ -3,7 +3,7 @@
  * two-pass grace rule, dry run against delete, and the descriptor's start-up errors.
  */
 import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
-import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
+import { metricsRegistry } from '@ccm-kit/runtime';
 import { currentCloudLane } from '@ccm-kit/runtime/budget';
 import {
   FakeCloud,
@@ -11,6 +11,7 @@ import {
   MemoryInformer,
   memoryInformers,
   RecordingEventRecorder,
+  RecordingLogger,
 } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -26,18 +27,6 @@ import { apiError } from './service-fixtures.js';
 
 const CLUSTER = 'gc-cluster';
 const GRACE = 60_000;
-
-function recordingLogger(lines: string[]): Logger {
-  const l: Logger = {
-    name: 'test',
-    info: (m, f) => void lines.push(`I ${m} ${JSON.stringify(f ?? {})}`),
-    warn: (m, f) => void lines.push(`W ${m} ${JSON.stringify(f ?? {})}`),
-    error: (_e, m, f) => void lines.push(`E ${m} ${JSON.stringify(f ?? {})}`),
-    v: () => ({ enabled: false, info() {} }),
-    with: () => l,
-  };
-  return l;
-}
 
 /** `cloud` with its LoadBalancer facet replaced by `lb`. */
 function withLoadBalancer(cloud: CloudProvider, lb: ListingLoadBalancer): CloudProvider {
@@ -61,7 +50,8 @@ interface Setup {
   cloud: FakeCloud;
   services: MemoryInformer<V1Service>;
   recorder: RecordingEventRecorder;
-  logs: string[];
+  /** The collector's log lines (`I <msg> {fields}`). */
+  readonly logs: string[];
   clock: { now: number };
   /** What the API server answers to a read right before a delete (default: the informer's object). */
   live: { read?: (ns: string, name: string) => Promise<V1Service | undefined> };
@@ -79,7 +69,7 @@ function setup(
   const cloud = new FakeCloud({ externalIP: '1.2.3.4' });
   const services = new MemoryInformer<V1Service>();
   const recorder = new RecordingEventRecorder();
-  const logs: string[] = [];
+  const logger = new RecordingLogger({ verbosity: 0 });
   const clock = { now: 1_000_000 };
   const live: Setup['live'] = {};
   const signal = new AbortController().signal;
@@ -91,7 +81,7 @@ function setup(
     ),
     informers: { services: () => services },
     recorder,
-    logger: recordingLogger(logs),
+    logger,
     config: {
       clusterName: CLUSTER,
       loadBalancerClass: opts.loadBalancerClass,
@@ -99,7 +89,18 @@ function setup(
     },
     now: () => clock.now,
   });
-  return { cloud, services, recorder, logs, clock, live, collector, pass: () => collector.pass(signal) };
+  return {
+    cloud,
+    services,
+    recorder,
+    get logs() {
+      return logger.lines;
+    },
+    clock,
+    live,
+    collector,
+    pass: () => collector.pass(signal),
+  };
 }
 
 /** A LoadBalancer Service in the informer with a balancer in the cloud. */
@@ -193,7 +194,7 @@ describe('the two-pass grace rule', () => {
       client: readingClient(async () => undefined),
       informers: { services: () => services },
       recorder: new RecordingEventRecorder(),
-      logger: recordingLogger([]),
+      logger: new RecordingLogger({ verbosity: 0 }),
       config: { clusterName: CLUSTER, loadBalancerGC: { mode: 'delete', gracePeriodMs: 0, periodMs: 1000 } },
       now: () => 5,
     });
@@ -420,7 +421,7 @@ describe('serviceLbGcController descriptor', () => {
       informers: memoryInformers(),
       config: { ...defaultCloudControllerConfig, ...(loadBalancerGC ? { loadBalancerGC } : {}) },
       signal: AbortSignal.abort(),
-      logger: recordingLogger([]),
+      logger: new RecordingLogger({ verbosity: 0 }),
     };
   }
 

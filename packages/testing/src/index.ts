@@ -91,6 +91,7 @@ export {
 } from './fakes/index.js';
 export { captureLogs, restoreLogWriter, type CapturedLogs } from './logging/capture-logs.js';
 export { silentLogger } from './logging/silent-logger.js';
+export { type LogRecord, RecordingLogger, type RecordingLoggerOptions } from './logging/recording-logger.js';
 export { errorMessage } from './wait/error-message.js';
 export { type ResolvedTimeouts } from './conformance/options.js';
 export { type FaultInjectorOptions } from './fake-cloud/faults.js';

@@ -8,6 +8,7 @@ import {
   memoryInformers,
   objectKey,
   RecordingEventRecorder,
+  RecordingLogger,
   uninitializedTaint,
 } from '../src/index.js';
 
@@ -119,5 +120,33 @@ describe('builders', () => {
       namespace: 'default',
       finalizers: ['f'],
     });
+  });
+});
+
+describe('RecordingLogger', () => {
+  it('records lines with their fields, shares them with its children and gates verbose lines', () => {
+    const log = new RecordingLogger({ verbosity: 2 });
+    log.info('started', { workers: 2 });
+    const child = log.with({ controller: 'x' }, 'sub');
+    child.warn('slow');
+    const boom = new Error('boom');
+    child.error(boom, 'failed', { controller: 'y' });
+    child.v(2).info('detail');
+    child.v(3).info('hidden');
+    expect(child.name).toBe('test/sub');
+    expect(log.v(3).enabled).toBe(false);
+    expect(log.records).toEqual([
+      { level: 'info', msg: 'started', fields: { workers: 2 } },
+      { level: 'warn', msg: 'slow', fields: { controller: 'x' } },
+      { level: 'error', msg: 'failed', fields: { controller: 'y' }, err: boom },
+      { level: 'info', v: 2, msg: 'detail', fields: { controller: 'x' } },
+    ]);
+    expect(log.lines).toEqual([
+      'I started {"workers":2}',
+      'W slow {"controller":"x"}',
+      'E failed {"controller":"y"}',
+      'I detail {"controller":"x"}',
+    ]);
+    expect(new RecordingLogger().v(100).enabled).toBe(true);
   });
 });
