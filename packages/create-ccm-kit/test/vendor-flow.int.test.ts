@@ -15,7 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { kubectl } from '../../cli/test/kubectl.js';
 import {
   type LocalRegistry,
@@ -109,11 +109,24 @@ function startDev(args: string[], cwd: string) {
     output: () => out,
     /** Resolves once the output matches `re` (timing recorded as `step`); rejects with the output after 120 s or when dev exits. */
     async waitFor(re: RegExp, step: string): Promise<void> {
-      const deadline = Date.now() + 120_000;
-      while (!re.test(out)) {
-        if (child.exitCode !== null || Date.now() > deadline)
-          throw new Error(`ccm-kit dev: no ${re} (${step}) in its output:\n${out}`);
-        await new Promise((r) => setTimeout(r, 250));
+      const seen = vi.waitFor(
+        () => {
+          if (!re.test(out)) throw new Error('not yet');
+        },
+        { timeout: 120_000, interval: 250 },
+      );
+      const exit = exited.then((code) => {
+        if (!re.test(out)) throw new Error(`ccm-kit dev exited (${code})`);
+      });
+      // The race below reports whichever settles first; the other one's later rejection is of no interest.
+      seen.catch(() => {});
+      exit.catch(() => {});
+      try {
+        await Promise.race([seen, exit]);
+      } catch (err) {
+        throw new Error(`ccm-kit dev: no ${re} (${step}) in its output (${(err as Error).message}):\n${out}`, {
+          cause: err,
+        });
       }
       timings.push([`ccm-kit dev: ${step}`, Date.now() - started]);
     },
