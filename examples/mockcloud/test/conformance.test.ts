@@ -4,11 +4,10 @@
  * and two kinds of outage — a revoked token (401, the "Node deleted on an auth error" case) and every
  * request answering 503.
  */
-import type { ProviderFixture } from '@ccm-kit/testing';
+import { type ProviderFixture, RecordingLogger } from '@ccm-kit/testing';
 import { describeProviderConformance } from '@ccm-kit/testing/vitest';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import { MockCloudProvider } from '../src/index.js';
-import { RecordingLogger } from '@ccm-kit/testing';
 import { FakeServiceClient, node, startApi, TOKEN, testConfig } from './helpers.js';
 
 interface MockCloudFixture extends ProviderFixture {

@@ -5,11 +5,11 @@
  */
 import type { CloudProvider, LoadBalancer } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '@ccm-kit/controllers';
-import { setLogWriter } from '@ccm-kit/runtime';
 import { CoreV1Client } from '@ccm-kit/runtime/client';
 import { coreV1EventSink, EventBroadcaster } from '@ccm-kit/runtime/events';
 import { isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime/leader-election';
 import { leaseWriteGuard } from '@ccm-kit/runtime/internal';
+import { useLogCapture } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LeaderElectionLostError, startCloudControllerManager } from '../src/index.js';
 import { Deposition } from '../src/manager/deposition.js';
@@ -97,14 +97,11 @@ describe('Deposition', () => {
 
 describe('a leader paused past its renew deadline (the event loop blocked, as SIGSTOP would)', () => {
   let api: FakeApiServer;
-  const lines: string[] = [];
+  const lines = useLogCapture();
   beforeEach(async () => {
     api = await startFakeApiServer();
-    lines.length = 0;
-    setLogWriter((line) => lines.push(line));
   });
   afterEach(async () => {
-    setLogWriter((line) => process.stderr.write(line + '\n'));
     await api.close();
   });
 

@@ -3,8 +3,7 @@
  * startCloudControllerManager and the four built-in controllers against one real kube-apiserver: the Node is
  * initialized with what the set can give, absent facets are skipped with upstream's log line, nothing crashes.
  */
-import { setLogWriter } from '@ccm-kit/runtime';
-import { FakeCloud, isGone } from '@ccm-kit/testing';
+import { type CapturedLogs, captureLogs, FakeCloud, isGone } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,14 +114,14 @@ const NO_ROUTES =
 
 const controlPlane = useControlPlane();
 let core: CoreV1Api;
-const lines: string[] = [];
+let logs: CapturedLogs;
 
 beforeAll(() => {
   core = controlPlane().kubeConfig.makeApiClient(CoreV1Api);
-  setLogWriter((line) => lines.push(line));
+  logs = captureLogs();
 });
 afterAll(() => {
-  setLogWriter((line) => process.stderr.write(`${line}\n`));
+  logs.restore();
 });
 
 function cloudFor(f: Family, node: string): FakeCloud {
@@ -167,7 +166,7 @@ describe('provider families through the app and the four controllers', () => {
           spec: { type: 'LoadBalancer', selector: { app: svc }, ports: [{ port: 80, protocol: 'TCP' }] },
         },
       });
-      const from = lines.length;
+      const from = logs.lines.length;
       const ccm = await startCloudControllerManager({
         argv: [
           '--cloud-provider=fake',
@@ -186,7 +185,7 @@ describe('provider families through the app and the four controllers', () => {
       void ccm.done.catch((err: unknown) => {
         crashed = err;
       });
-      const logged = () => lines.slice(from).join('\n');
+      const logged = () => logs.lines.slice(from).join('\n');
       try {
         // cloud-node-controller: what the facet set can give.
         // The addresses follow the taint removal in a separate status patch, as upstream: wait for both.
@@ -254,7 +253,7 @@ describe('provider families through the app and the four controllers', () => {
   );
 
   it("skips both instance controllers with upstream's line for a set without Instances or InstancesV2", async () => {
-    const from = lines.length;
+    const from = logs.lines.length;
     const cloud = new FakeCloud({ disableInstances: true, disableZones: true, disableRoutes: true });
     const ccm = await startCloudControllerManager({
       argv: ['--cloud-provider=fake', '--leader-elect=false', '--secure-port=0', '--configure-cloud-routes=false'],
@@ -265,7 +264,7 @@ describe('provider families through the app and the four controllers', () => {
       // One klog line each: the message, the controller's own logger name (derived once from the manager's), and
       // upstream's error; the keys' order is the log format's (docs/decisions/0070), not asserted.
       const skipped = (msg: string, controller: string) =>
-        lines
+        logs.lines
           .slice(from)
           .some(
             (l) =>

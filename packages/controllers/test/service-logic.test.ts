@@ -3,6 +3,7 @@
  * scenarios SVC-43..46, 48..68, 77..137 (upstream `k8s.io/cloud-provider controllers/service/controller_test.go`), plus the patch shapes of upstream `k8s.io/cloud-provider service/helpers/helper.go`.
  */
 import { LOAD_BALANCER_CLEANUP_FINALIZER, needsCleanup } from '@ccm-kit/cloud-provider';
+import { MemoryInformer } from '@ccm-kit/testing';
 import { ApiException, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { errorText } from '../src/service/error-text.js';
@@ -346,7 +347,7 @@ describe('node predicates (Test_respectsPredicates)', () => {
 describe('listWithPredicates (TestListWithPredicate)', () => {
   const phases = ['Pending', 'Running', 'Pending', 'Running', 'Pending'];
   const nodes = phases.map((phase, i) => ({ metadata: { name: `node${i}` }, status: { phase } }) as V1Node);
-  const lister = { list: () => nodes };
+  const { lister } = new MemoryInformer(nodes);
   const names = (ns: V1Node[]) => ns.map((n) => n.metadata!.name);
   it('SVC-87: ListWithPredicate filter Running node', () => {
     expect(names(listWithPredicates(lister, [(n) => n.status?.phase === 'Running']))).toEqual(['node1', 'node3']);

@@ -4,8 +4,8 @@
  * guard, and a throttled reconcile requeued without growing the item's backoff.
  */
 import { Registry } from 'prom-client';
+import { useLogCapture } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { setLogWriter } from '../src/index.js';
 import {
   CloudBudget,
   type CloudBudgetOptions,
@@ -21,18 +21,15 @@ import { Workqueue, itemExponentialFailureRateLimiter } from '../src/topics/work
 import { setProcessCloudBudget } from '../src/internal.js';
 
 let registry: Registry;
-const lines: string[] = [];
+const lines = useLogCapture();
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
   registry = new Registry();
-  lines.length = 0;
-  setLogWriter((line) => lines.push(line));
 });
 afterEach(() => {
   vi.useRealTimers();
   setProcessCloudBudget(undefined);
-  setLogWriter((line) => process.stderr.write(`${line}\n`));
 });
 
 function budget(options: Partial<CloudBudgetOptions> = {}): CloudBudget {

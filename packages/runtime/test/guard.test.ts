@@ -7,9 +7,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { captureLogs } from '@ccm-kit/testing';
 import { Registry } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setLogWriter } from '../src/index.js';
 import {
   CloudCallGuard,
   type CloudCallGuardOptions,
@@ -242,8 +242,7 @@ describe('CloudCallGuard', () => {
 
   it('picks up a rotated token file after a 401, without a restart, and never logs it', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'guard-'));
-    const lines: string[] = [];
-    setLogWriter((line) => lines.push(line));
+    const logs = captureLogs();
     try {
       const file = join(dir, 'token');
       await writeFile(file, 'old-secret-token\n');
@@ -259,13 +258,13 @@ describe('CloudCallGuard', () => {
         'Bearer old-secret-token',
         'Bearer new-secret-token',
       ]);
-      expect(lines.join('\n')).not.toMatch(/secret-token/);
+      expect(logs.lines.join('\n')).not.toMatch(/secret-token/);
       // A token that is still wrong after re-reading fails as auth, without a retry storm.
       validToken = 'another';
       await expect(get(g)).rejects.toThrow('HTTP 401');
       expect(arrivals).toHaveLength(4);
     } finally {
-      setLogWriter((line) => process.stderr.write(`${line}\n`));
+      logs.restore();
       await rm(dir, { recursive: true, force: true });
     }
   });
