@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { eventually } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { type Backend, backendKey, HealthChecker, tcpProbe } from '../src/proxy/health.js';
 
@@ -59,8 +60,7 @@ describe('HealthChecker', () => {
     const { checker, probes } = scripted(up);
     checker.start();
     checker.setTargets([a]);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(probes).toContain('127.0.1.1:30001');
+    await eventually(() => expect(probes).toContain('127.0.1.1:30001'), { timeoutMs: 5_000, intervalMs: 5 });
     checker.setTargets([b]);
     expect(Object.keys(checker.snapshot())).toEqual(['[fd00::2]:30001']);
     expect(checker.isHealthy('127.0.1.1:30001')).toBe(true); // unknown counts as healthy

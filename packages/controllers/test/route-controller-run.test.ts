@@ -1,6 +1,7 @@
 import { metricsRegistry } from '@ccm-kit/runtime';
 import { FakeCloud, initializedNode, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import type { V1Node } from '@kubernetes/client-node';
+import { eventually } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { parseClusterCIDRs } from '../src/route/cluster-cidrs.js';
 import { NodeRouteController } from '../src/route/controller.js';
@@ -85,8 +86,10 @@ describe('watch-based mode (TestHandleNodeUpdate, gate CloudControllerManagerWat
     const ac = new AbortController();
     const done = controller.run(ac.signal);
     informer.add(node, true);
-    await settle(100);
-    expect(cloud.calls).toEqual(['list-routes', 'create-route']);
+    await eventually(() => expect(cloud.calls).toEqual(['list-routes', 'create-route']), {
+      timeoutMs: 5_000,
+      intervalMs: 10,
+    });
     expect((await cloud.listRoutes('my-k8s')).map((r) => r.destinationCIDR)).toEqual(['10.120.0.0/24']);
     ac.abort();
     await done;

@@ -1,5 +1,6 @@
 import type { CloudProvider, ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import { FakeCloud, memoryInformers, RecordingLogger } from '@ccm-kit/testing';
+import { eventually } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { builtInControllers } from '../src/builtin.js';
 import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
@@ -105,8 +106,7 @@ describe('nodeRouteController descriptor (app/core.go startRouteController)', ()
     const res = await nodeRouteController.init(ctx);
     expect(res.started).toBe(true);
     expect(clientCalls).toEqual(['route-controller']);
-    await new Promise((r) => setTimeout(r, 30));
-    expect(cloud.calls).toContain('list-routes');
+    await eventually(() => expect(cloud.calls).toContain('list-routes'), { timeoutMs: 5_000, intervalMs: 5 });
     ac.abort();
     await expect(res.done).resolves.toBeUndefined();
   });

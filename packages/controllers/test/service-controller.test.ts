@@ -1220,8 +1220,7 @@ describe('with the runtime Workqueue (service queue limiter 5 s … 300 s)', () 
     await processNextWorkItem(controller.serviceWorker(), new AbortController().signal);
     expect(serviceQueue.numRequeues('default/external-balancer')).toBe(0);
     expect(serviceQueue.len()).toBe(0);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(serviceQueue.len()).toBe(1);
+    await eventuallyValue(() => serviceQueue.len() === 1, { timeoutMs: 5_000, intervalMs: 10 });
     serviceQueue.shutDown();
   });
 });
