@@ -5,7 +5,7 @@
 import { CloudNodeLifecycleController } from '@ccm-kit/controllers/internal';
 import { createLogger } from '@ccm-kit/runtime';
 import { isLeaseFencedError, type LeaseFence } from '@ccm-kit/runtime/leader-election';
-import { FakeCloud, MemoryInformer } from '@ccm-kit/testing';
+import { FakeCloud, MemoryInformer, RecordingEventRecorder } from '@ccm-kit/testing';
 import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { fencedCloud } from '../src/manager/fenced-cloud.js';
@@ -69,10 +69,10 @@ describe('fencedCloud', () => {
     } as unknown as CoreV1Api;
     const informer = new MemoryInformer(nodes);
     const c = new CloudNodeLifecycleController({
-      informers: { nodes: () => informer } as never,
+      informers: { nodes: () => informer },
       client,
       cloud: fencedCloud(fake, () => fence),
-      recorder: { event: () => {} } as never,
+      recorder: new RecordingEventRecorder(),
       logger: createLogger('fenced-cloud-test'),
       config: {},
     });
