@@ -42,6 +42,26 @@ describe('RestTransport responses', () => {
     await f.close();
   });
 
+  it('reads a body of many chunks whole, and fails a body the server cuts off', async () => {
+    const parts = Array.from({ length: 50 }, (_, i) => `"${String(i).padStart(4, '0')}${'x'.repeat(4000)}"`);
+    srv.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (const [i, p] of parts.entries()) res.write(`${i === 0 ? '[' : ','}${p}`);
+      res.end(']');
+    });
+    const f = make(5000);
+    const whole = await f.request('c', '/api/v1/nodes');
+    expect(await whole.text()).toBe(`[${parts.join(',')}]`);
+    srv.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': 1000 });
+      res.write('{"items": [');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const cut = await f.request('c', '/api/v1/nodes');
+    await expect(cut.text()).rejects.toThrow();
+    await f.close();
+  });
+
   it('times out a response whose body stalls, with the TimeoutError of AbortSignal.timeout', async () => {
     stallBody();
     const f = make(300);
