@@ -84,7 +84,6 @@ export {
   type MemorySharedInformers,
   memoryInformers,
   type NamedObject,
-  objectKey,
   type RecordedEvent,
   RecordingEventRecorder,
   uninitializedTaint,

@@ -6,16 +6,17 @@ import {
   loadBalancerService,
   MemoryInformer,
   memoryInformers,
-  objectKey,
+  type NamedObject,
   RecordingEventRecorder,
   RecordingLogger,
   uninitializedTaint,
 } from '../src/index.js';
 
 describe('MemoryInformer', () => {
-  it('keys namespaced objects namespace/name and cluster-scoped ones by name', () => {
-    expect(objectKey(loadBalancerService('web', { namespace: 'ns' }))).toBe('ns/web');
-    expect(objectKey(kubeletNode('n1'))).toBe('n1');
+  it('keys namespaced objects namespace/name and cluster-scoped ones by name; a nameless object throws', () => {
+    const inf = new MemoryInformer<NamedObject>([loadBalancerService('web', { namespace: 'ns' }), kubeletNode('n1')]);
+    expect([...inf.items.keys()]).toEqual(['ns/web', 'n1']);
+    expect(() => inf.add({ metadata: { namespace: 'ns' } })).toThrow('no metadata.name');
   });
 
   it('set fills the cache silently; add/update/remove call handlers in order', () => {

@@ -1,10 +1,4 @@
-export {
-  MemoryInformer,
-  type MemorySharedInformers,
-  memoryInformers,
-  type NamedObject,
-  objectKey,
-} from './memory-informer.js';
+export { MemoryInformer, type MemorySharedInformers, memoryInformers, type NamedObject } from './memory-informer.js';
 export { type RecordedEvent, RecordingEventRecorder } from './recording-event-recorder.js';
 export {
   type InitializedNodeOptions,

@@ -10,6 +10,7 @@ import type {
   Lister,
   SharedInformers,
 } from '@ccm-kit/cloud-provider';
+import { metaNamespaceKey } from '@ccm-kit/runtime/informers';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 
 /** The part of an object the informer reads: its name and namespace. */
@@ -19,19 +20,11 @@ export interface NamedObject {
 }
 
 /**
- * The cache key of an object, as client-go's `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for
- * cluster-scoped objects (no or empty namespace).
- */
-export function objectKey(obj: NamedObject): string {
-  const ns = obj.metadata?.namespace ?? '';
-  const name = obj.metadata?.name ?? '';
-  return ns === '' ? name : `${ns}/${name}`;
-}
-
-/**
- * An `Informer<T>` whose cache is {@link items} (keyed by {@link objectKey}). `add`, `update` and `remove`
- * change the cache and then call every handler synchronously, in registration order; `set` only fills the
- * cache (an initial list the handlers never saw). Objects are stored as given, not copied.
+ * An `Informer<T>` whose cache is {@link items}, keyed by the runtime's `metaNamespaceKey` (client-go's
+ * `MetaNamespaceKeyFunc`: `namespace/name`, or `name` for cluster-scoped objects; an object without a name
+ * throws). `add`, `update` and `remove` change the cache and then call every handler synchronously, in
+ * registration order; `set` only fills the cache (an initial list the handlers never saw). Objects are stored
+ * as given, not copied.
  */
 export class MemoryInformer<T extends NamedObject> implements Informer<T> {
   /** The cache, by key. */
@@ -73,12 +66,12 @@ export class MemoryInformer<T extends NamedObject> implements Informer<T> {
 
   /** Stores objects without calling handlers (a cache that is already synced). */
   set(...objs: T[]): void {
-    for (const o of objs) this.items.set(objectKey(o), o);
+    for (const o of objs) this.items.set(metaNamespaceKey(o), o);
   }
 
   /** Stores `obj` and calls `onAdd(obj, isInInitialList)` on every handler. */
   add(obj: T, isInInitialList = false): void {
-    this.items.set(objectKey(obj), obj);
+    this.items.set(metaNamespaceKey(obj), obj);
     for (const h of [...this.handlers]) h.onAdd?.(obj, isInInitialList);
   }
 
@@ -88,11 +81,11 @@ export class MemoryInformer<T extends NamedObject> implements Informer<T> {
    */
   update(oldObj: T, newObj?: T): void {
     if (newObj === undefined) {
-      const cached = this.items.get(objectKey(oldObj));
+      const cached = this.items.get(metaNamespaceKey(oldObj));
       if (cached === undefined) return this.add(oldObj);
       return this.update(cached, oldObj);
     }
-    this.items.set(objectKey(newObj), newObj);
+    this.items.set(metaNamespaceKey(newObj), newObj);
     for (const h of [...this.handlers]) h.onUpdate?.(oldObj, newObj);
   }
 
@@ -102,7 +95,7 @@ export class MemoryInformer<T extends NamedObject> implements Informer<T> {
    * object does nothing.
    */
   remove(obj: T | string, options: { tombstone?: boolean } = {}): void {
-    const key = typeof obj === 'string' ? obj : objectKey(obj);
+    const key = typeof obj === 'string' ? obj : metaNamespaceKey(obj);
     const removed = typeof obj === 'string' ? this.items.get(key) : obj;
     if (removed === undefined) return;
     this.items.delete(key);
