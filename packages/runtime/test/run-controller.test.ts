@@ -6,7 +6,7 @@ import { metricsRegistry } from '@ccm-kit/runtime';
 import { currentCloudLane } from '@ccm-kit/runtime/budget';
 import { runController } from '@ccm-kit/runtime/controller';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
-import { useLogCapture } from '@ccm-kit/testing/vitest';
+import { eventually, useLogCapture } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const lines = useLogCapture();
@@ -55,8 +55,8 @@ describe('runController', () => {
     expect(seen).toEqual([]); // not synced yet
     expect(await running('rc-test')).toBe('1');
     informer.synced = true;
-    await tick(250); // waitForCacheSync polls every 100 ms
-    expect(seen.sort()).toEqual(['a:1', 'b:2']);
+    // waitForCacheSync polls every 100 ms.
+    await eventually(() => expect([...seen].sort()).toEqual(['a:1', 'b:2']), { timeoutMs: 5_000, intervalMs: 10 });
     expect(removed).toEqual([]);
     ac.abort();
     await done;
