@@ -1,4 +1,5 @@
 import type { CloudProvider, Route, Routes } from '@ccm-kit/cloud-provider';
+import { CoreV1Client } from '@ccm-kit/runtime/client';
 import { FakeCloud, initializedNode, MemoryInformer, RecordingEventRecorder, silentLogger } from '@ccm-kit/testing';
 import { ApiException, type V1Node, type V1NodeAddress, type V1NodeCondition } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -652,5 +653,39 @@ describe('updateNetworkingCondition (TestUpdateNetworkingCondition)', () => {
       },
     });
     await expect(c2.updateNetworkingCondition(base, true, new AbortController().signal)).rejects.toThrow('boom');
+  });
+
+  it('sends the patch through a raw client without parsing the answer, which it does not read', async () => {
+    // A server whose answer to the status patch is not JSON: parsing it would fail the write.
+    const sent: Array<{ method: string; url: string; body: unknown }> = [];
+    const client = new CoreV1Client({
+      server: 'https://api.test',
+      authenticate: async () => {},
+      send: async (req: { getHttpMethod(): string; getUrl(): string; getBody(): unknown }) => {
+        sent.push({ method: req.getHttpMethod(), url: req.getUrl(), body: JSON.parse(String(req.getBody())) });
+        return {
+          status: 200,
+          headers: new Map(),
+          bytes: async () => Buffer.from('not json'),
+          text: async () => 'not json',
+        };
+      },
+    } as never);
+    const controller = new NodeRouteController({
+      cloud: new FakeCloud(),
+      client,
+      informers: { nodes: () => new MemoryInformer([base]) },
+      recorder: new RecordingEventRecorder(),
+      logger: silent,
+      config: { clusterName: cluster, clusterCIDRs: parseClusterCIDRs('10.120.0.0/16') },
+      now: () => new Date('2026-05-06T07:08:09Z'),
+    });
+    await controller.updateNetworkingCondition(base, true, new AbortController().signal);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      method: 'PATCH',
+      url: 'https://api.test/api/v1/nodes/test-node/status',
+      body: { status: { conditions: [{ type: 'NetworkUnavailable', status: 'False', reason: 'RouteCreated' }] } },
+    });
   });
 });

@@ -12,7 +12,7 @@ import { patchOptions } from '@ccm-kit/runtime/client';
 import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
 import type { EventRecorder } from '@ccm-kit/runtime/events';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
-import { routeQueueRateLimiter } from '@ccm-kit/runtime/internal';
+import { discardResponse, routeQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import pLimit, { type LimitFunction } from 'p-limit';
 import type { CloudControllerConfig } from '../context.js';
@@ -366,7 +366,8 @@ export class NodeRouteController {
         () =>
           this.#o.client.patchNodeStatus(
             { name, body: networkConditionPatch(networkUnavailableCondition(routesCreated, this.#now())) },
-            patchOptions('strategic', { signal }),
+            // The answer is not read (upstream `SetNodeCondition` discards it too): not parsed either.
+            discardResponse(patchOptions('strategic', { signal })),
           ),
         { backoff: UPDATE_NETWORK_CONDITION_BACKOFF, signal },
       );
