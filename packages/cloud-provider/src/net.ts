@@ -33,21 +33,38 @@ export interface CIDR {
 const V4_MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
 function isV4Mapped(b: Uint8Array): boolean {
-  return V4_MAPPED_PREFIX.every((v, i) => b[i] === v);
+  for (let i = 0; i < 12; i++) if (b[i] !== V4_MAPPED_PREFIX[i]) return false;
+  return true;
 }
 
-/** Parses dotted IPv4 (`k8s.io/utils/net` sloppy form: leading zeros allowed, read as decimal). */
-function parseIPv4(text: string): number[] | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  const out: number[] = [];
-  for (const p of parts) {
-    if (!/^[0-9]{1,3}$/.test(p)) return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    out.push(n);
+/**
+ * Parses dotted IPv4 (`k8s.io/utils/net` sloppy form: four parts of 1–3 decimal digits, leading zeros allowed,
+ * each ≤ 255) into `out[at]`…`out[at + 3]`. Returns false when `text` is not one (`out` may then be partly
+ * written). One pass over the characters: the cloud-node controller parses every address of every Node it
+ * initializes or refreshes.
+ */
+function parseIPv4Into(text: string, out: Uint8Array, at: number): boolean {
+  let part = 0;
+  let digits = 0;
+  let value = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2e /* . */) {
+      if (digits === 0 || part === 3) return false;
+      out[at + part++] = value;
+      digits = 0;
+      value = 0;
+    } else if (c >= 0x30 && c <= 0x39 && digits < 3) {
+      digits++;
+      value = value * 10 + (c - 0x30);
+      if (value > 255) return false;
+    } else {
+      return false;
+    }
   }
-  return out;
+  if (digits === 0 || part !== 3) return false;
+  out[at + 3] = value;
+  return true;
 }
 
 /** Parses IPv6 text (with `::` and an optional trailing dotted IPv4); zones are rejected. */
@@ -62,8 +79,8 @@ function parseIPv6(text: string): Uint8Array | undefined {
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i]!;
       if (i === parts.length - 1 && p.includes('.')) {
-        const v4 = parseIPv4(p);
-        if (!v4) return undefined;
+        const v4 = new Uint8Array(4);
+        if (!parseIPv4Into(p, v4, 0)) return undefined;
         out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
       } else {
         if (!/^[0-9a-fA-F]{1,4}$/.test(p)) return undefined;
@@ -97,8 +114,12 @@ function parseIPv6(text: string): Uint8Array | undefined {
  * An IPv4-mapped IPv6 address gets `family: 4`, as Go's `To4()`.
  */
 export function parseIP(text: string): IPAddress | undefined {
-  const v4 = parseIPv4(text);
-  if (v4) return { bytes: Uint8Array.from([...V4_MAPPED_PREFIX, ...v4]), family: 4 };
+  const bytes = new Uint8Array(16);
+  if (parseIPv4Into(text, bytes, 12)) {
+    bytes[10] = 0xff;
+    bytes[11] = 0xff;
+    return { bytes, family: 4 };
+  }
   if (!text.includes(':')) return undefined;
   const v6 = parseIPv6(text);
   if (!v6) return undefined;
@@ -132,8 +153,9 @@ export function parseCIDR(text: string): CIDR {
   if (slash < 0) throw new CIDRParseError(text);
   const addrText = text.slice(0, slash);
   const prefixText = text.slice(slash + 1);
-  const v4 = parseIPv4(addrText);
-  const ip = v4 ? parseIP(addrText) : addrText.includes(':') ? parseIP(addrText) : undefined;
+  const ip = parseIP(addrText);
+  // Dotted IPv4 text (parseIP reads text without a colon only as that).
+  const v4 = ip !== undefined && !addrText.includes(':');
   if (!ip || !/^[0-9]{1,9}$/.test(prefixText)) throw new CIDRParseError(text);
   const width = v4 ? 32 : 128;
   const prefix = Number(prefixText);
@@ -202,7 +224,8 @@ export function formatCIDR(cidr: CIDR): string {
 
 /** Go's `IP.Equal`: the same address (an IPv4-mapped IPv6 address equals its IPv4 form). */
 export function ipEqual(a: IPAddress, b: IPAddress): boolean {
-  return a.bytes.every((v, i) => v === b.bytes[i]);
+  for (let i = 0; i < 16; i++) if (a.bytes[i] !== b.bytes[i]) return false;
+  return true;
 }
 
 /** True for `0.0.0.0` and `::` (Go `IP.IsUnspecified`). */

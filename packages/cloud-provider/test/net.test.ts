@@ -42,8 +42,50 @@ describe('IP parsing (Go net semantics)', () => {
     'fe80::1%eth0',
     ':1:2',
     '1.2.3.-4',
+    '1.2.3.4.',
+    '.1.2.3.4',
+    '1..2.3',
+    '1.2.3.0004',
+    ' 1.2.3.4',
+    '1.2.3.4 ',
+    '1.2.3.+4',
+    '1.2.3.0x4',
+    '\uff11.2.3.4',
+    '::ffff:1.2.3.256',
+    '::ffff:1.2.3',
   ])('rejects %j', (s) => {
     expect(parseIP(s)).toBeUndefined();
+  });
+
+  it('reads dotted IPv4 as the split-and-match reading of k8s.io/utils/net does, for any text', () => {
+    // The reference: four `.`-separated parts of 1-3 ASCII digits, each at most 255, mapped into ::ffff:0:0/96.
+    const reference = (text: string): number[] | undefined => {
+      const parts = text.split('.');
+      if (parts.length !== 4 || !parts.every((p) => /^[0-9]{1,3}$/.test(p) && Number(p) <= 255)) return undefined;
+      return [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...parts.map(Number)];
+    };
+    const pieces = ['0', '1', '9', '10', '25', '99', '255', '256', '000', '0255', '', 'a', ' 1', '1 ', '+1', '-1'];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    let accepted = 0;
+    for (let n = 0; n < 20_000; n++) {
+      // Three to five parts, mostly numbers (valid and not), sometimes empty or with other characters.
+      const parts: string[] = [];
+      const count = 3 + Math.floor(random() * 3);
+      for (let i = 0; i < count; i++) parts.push(pieces[Math.floor(random() * (random() < 0.8 ? 8 : pieces.length))]!);
+      const text = parts.join('.');
+      const want = reference(text);
+      const got = parseIP(text);
+      expect(got && Array.from(got.bytes), text).toEqual(want);
+      if (want) {
+        expect(got?.family, text).toBe(4);
+        accepted++;
+      }
+    }
+    expect(accepted).toBeGreaterThan(100);
   });
 
   it('parses CIDRs to masked networks and refuses bare IPs and oversize prefixes', () => {
@@ -55,5 +97,8 @@ describe('IP parsing (Go net semantics)', () => {
     expect(tryParseCIDR('10.0.0.1/33')).toBeUndefined();
     expect(tryParseCIDR('::1/129')).toBeUndefined();
     expect(tryParseCIDR('10.0.0.1/-1')).toBeUndefined();
+    expect(tryParseCIDR('10.0.0.256/8')).toBeUndefined();
+    expect(tryParseCIDR('10.0.0.0/24')).toMatchObject({ family: 4, prefix: 24 });
+    expect(tryParseCIDR('fd00::/104')).toMatchObject({ family: 6, prefix: 104 });
   });
 });
