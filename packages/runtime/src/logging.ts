@@ -208,25 +208,43 @@ function originalSite(file: string, line: number, column: number): CallSite | un
   return { file: callerTables.get(file)!.sources[row[lo * 3 + 1]!] ?? file, line: row[lo * 3 + 2]! };
 }
 
+/** {@link tailOfPath}'s answers by `n` and file: a process logs from a few hundred call sites at most. */
+const tails = new Map<number, Map<string, string>>();
+
 /** The last `n` path segments of a file path or URL (klog: the base name; zap's short caller: dir/base). */
 function tailOfPath(file: string, n: number): string {
-  return file.split(/[\\/]/).slice(-n).join('/');
+  let byFile = tails.get(n);
+  if (!byFile) tails.set(n, (byFile = new Map()));
+  let tail = byFile.get(file);
+  if (tail === undefined) {
+    tail = file.split(/[\\/]/).slice(-n).join('/');
+    byFile.set(file, tail);
+  }
+  return tail;
 }
 
 const pad = (v: number, width: number) => String(v).padStart(width, '0');
+
+/** {@link klogHeader}'s `mmdd hh:mm:ss.` of the second of the last line, and the padded thread id. */
+const header = { second: Number.NaN, time: '', threadId: '' };
 
 /**
  * klog's header, `Lmmdd hh:mm:ss.uuuuuu threadid file:line] ` (k8s.io/klog/v2 klog.go formatHeader): local
  * time with microseconds, the thread id right-aligned in 7 columns (the process id here: one JS thread).
  */
 function klogHeader(severity: Severity, epochMicros: number, site: CallSite): string {
-  const d = new Date(Math.floor(epochMicros / 1000));
+  const second = Math.floor(epochMicros / 1_000_000);
+  if (second !== header.second) {
+    // The local date and time to the second, formatted once per second rather than per line.
+    const d = new Date(second * 1000);
+    header.second = second;
+    header.time =
+      `${pad(d.getMonth() + 1, 2)}${pad(d.getDate(), 2)} ` +
+      `${pad(d.getHours(), 2)}:${pad(d.getMinutes(), 2)}:${pad(d.getSeconds(), 2)}.`;
+    header.threadId = String(process.pid).padStart(7, ' ');
+  }
   const micros = Math.floor(epochMicros % 1_000_000);
-  return (
-    `${severity}${pad(d.getMonth() + 1, 2)}${pad(d.getDate(), 2)} ` +
-    `${pad(d.getHours(), 2)}:${pad(d.getMinutes(), 2)}:${pad(d.getSeconds(), 2)}.${pad(micros, 6)} ` +
-    `${String(process.pid).padStart(7, ' ')} ${tailOfPath(site.file, 1)}:${site.line}] `
-  );
+  return `${severity}${header.time}${pad(micros, 6)} ${header.threadId} ${tailOfPath(site.file, 1)}:${site.line}] `;
 }
 
 /** Microseconds since the epoch (Date alone has milliseconds). */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, getVerbosity, setLogFormat, setLogWriter, setVerbosity } from '../src/logging.js';
 
 const lines: string[] = [];
@@ -52,6 +52,29 @@ describe('klog logging', () => {
     createLogger('x').info('m');
     expect(lines[0]).toMatch(/^I\d{4} \d\d:\d\d:\d\d\.\d{6} [ \d]{7} logging\.test\.ts:\d+\] "m" logger="x"$/);
     expect(lines[0]!.slice(22, 29).trim()).toBe(String(process.pid));
+  });
+
+  it('gives each line its own time to the microsecond, within a second and across seconds and days', () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'], now: new Date('2026-03-04T05:06:07.123Z') });
+    try {
+      const log = createLogger('x');
+      const expected: string[] = [];
+      const at = () => {
+        // klog's local `mmdd hh:mm:ss.uuuuuu`, from the clock the line is written at.
+        const d = new Date();
+        const p = (v: number) => String(v).padStart(2, '0');
+        return `${p(d.getMonth() + 1)}${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${String(d.getMilliseconds() * 1000).padStart(6, '0')}`;
+      };
+      for (const stepMs of [0, 500, 376, 1, 1000, 86_400_000, 0]) {
+        vi.advanceTimersByTime(stepMs);
+        expected.push(at());
+        log.info('m');
+      }
+      expect(lines.map((l) => l.slice(1, 21))).toEqual(expected);
+      expect(new Set(expected).size).toBe(6);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('gates v(n) lines on the global verbosity (--v)', () => {
