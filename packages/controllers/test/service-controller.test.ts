@@ -140,6 +140,8 @@ describe('TestSyncLoadBalancerIfNeeded', () => {
     await h.controller.syncLoadBalancerIfNeeded(svc, key(svc));
     expect(h.client.actions.map((a) => `${a.namespace}/${a.name}`)).toEqual(['default/balancer', 'default/balancer']);
     expect(h.client.contentTypes).toEqual([STRATEGIC_MERGE_PATCH_CONTENT_TYPE, STRATEGIC_MERGE_PATCH_CONTENT_TYPE]);
+    // Neither answer is used (upstream discards the patched Service too): the raw client reads it without parsing.
+    expect(h.client.answerDiscarded).toEqual([true, true]);
   });
 
   it('SVC-05: service specifies loadBalancerClass', async () => {

@@ -82,11 +82,22 @@ export class RecordingClient implements ServiceStatusApi {
   ): Promise<V1Service> {
     this.actions.push({ namespace, name, patch: body as Record<string, unknown> });
     this.contentTypes.push(contentTypeOf(options));
+    this.answerDiscarded.push(isAnswerDiscarded(options));
     if (this.error !== undefined) throw this.error;
     return {};
   }
   /** The `Content-Type` each patch was sent with (read from the per-call middleware). */
   readonly contentTypes: (string | undefined)[] = [];
+  /** Whether each patch's options carry runtime's `discardResponse` mark (the answer read, not parsed). */
+  readonly answerDiscarded: boolean[] = [];
+}
+
+/** True when `options` carry the mark `discardResponse` (runtime/internal) sets. */
+function isAnswerDiscarded(options: ConfigurationOptions | undefined): boolean {
+  if (options === undefined) return false;
+  return Object.getOwnPropertySymbols(options).some(
+    (s) => s.description === 'ccm-kit.discardResponse' && (options as Record<symbol, unknown>)[s] === true,
+  );
 }
 
 /** The `Content-Type` the per-call middleware of `options` sets on a request. */

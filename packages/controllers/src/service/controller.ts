@@ -30,7 +30,7 @@ import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
 import { type EventRecorder } from '@ccm-kit/runtime/events';
 import { metaNamespaceKey, splitMetaNamespaceKey } from '@ccm-kit/runtime/informers';
 import { parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
-import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
+import { discardResponse, serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import type { CloudControllerConfig } from '../context.js';
 import type { ControllerOptions } from '../shared/controller-options.js';
@@ -662,12 +662,14 @@ export class ServiceController {
   /**
    * Upstream `PatchService` (`service/helpers/helper.go`): the strategic merge patch from `svc` to `updated`
    * (`servicePatch`: metadata and status, never spec) on `services/<namespace>/<name>/status`, always sent.
+   * The answer is read but not parsed: upstream's callers discard the returned Service too (`addFinalizer`,
+   * `removeFinalizer`, `patchStatus` in `controllers/service/controller.go`).
    */
   async #patchService(svc: V1Service, updated: V1Service): Promise<void> {
     const { namespace = '', name = '' } = svc.metadata ?? {};
     await this.#client.patchNamespacedServiceStatus(
       { namespace, name, body: servicePatch(svc, updated) },
-      patchOptions('strategic'),
+      discardResponse(patchOptions('strategic')),
     );
   }
 
