@@ -64,6 +64,7 @@ import {
 import { filterWithPredicates, type NodeConditionPredicate, stableNodeSetPredicates } from './predicates.js';
 import { ServiceCache } from './service-cache.js';
 import { ServiceLanes } from './service-lanes.js';
+import { StableNodeSet } from './stable-node-set.js';
 import { isForeignLoadBalancer, leftByClassChange, needsCleanup, wantsLoadBalancer } from './service-predicates.js';
 import type { KeyQueue } from './types.js';
 
@@ -167,6 +168,8 @@ export class ServiceController {
   readonly #lbClass: string | undefined;
   readonly #ownership: ((node: V1Node) => boolean) | undefined;
   readonly #nodePredicates: readonly NodeConditionPredicate[];
+  /** The stable node set of the Node cache: remembered when the predicates are upstream's pure ones. */
+  readonly #stableNodes: { filter(nodes: readonly V1Node[]): V1Node[] };
   readonly #metrics: ServiceControllerMetrics;
   readonly #removeHandlers: (() => void)[] = [];
   readonly #lanes = new ServiceLanes();
@@ -214,6 +217,11 @@ export class ServiceController {
     const owned = this.#ownership;
     this.#nodePredicates =
       owned === undefined ? stableNodeSetPredicates : [...stableNodeSetPredicates, (n: V1Node) => owned(n)];
+    const predicates = this.#nodePredicates;
+    this.#stableNodes =
+      owned === undefined
+        ? new StableNodeSet(predicates)
+        : { filter: (nodes) => filterWithPredicates(nodes, predicates) };
     this.#metrics = opts.metrics ?? serviceControllerMetrics();
     this.#servicesResyncMs = opts.serviceResyncPeriodMs ?? SERVICE_SYNC_PERIOD_MS;
     if (!(Number.isFinite(this.#servicesResyncMs) && this.#servicesResyncMs > 0)) {
@@ -617,7 +625,7 @@ export class ServiceController {
    * before the call. Warns `UnAvailableLoadBalancer` (and still calls) when the set is empty.
    */
   async ensureLoadBalancer(svc: V1Service, signal?: AbortSignal): Promise<V1LoadBalancerStatus | undefined | null> {
-    const nodes = filterWithPredicates(this.#nodes.lister.list(), this.#nodePredicates);
+    const nodes = this.#stableNodes.filter(this.#nodes.lister.list());
     if (nodes.length === 0) {
       this.#event(
         serviceReference(svc),
@@ -739,7 +747,7 @@ export class ServiceController {
       return true;
     }
     const key = metaNamespaceKey(svc);
-    const newNodes = filterWithPredicates(all, this.#nodePredicates);
+    const newNodes = this.#stableNodes.filter(all);
     const oldNodes = filterWithPredicates(this.lastSyncedNodes.get(key) ?? [], this.#nodePredicates);
     // Stored before the outcome is known: a failed update is retried through the service queue (full ensure).
     this.lastSyncedNodes.set(key, newNodes);
