@@ -1,5 +1,13 @@
 import { createLogger } from '@ccm-kit/runtime';
-import { jitterUntil, nonSlidingUntil, pollUntil, sleep, until, WaitTimeoutError } from '@ccm-kit/runtime/wait';
+import {
+  jitterUntil,
+  nonSlidingUntil,
+  pollUntil,
+  sleep,
+  until,
+  WaitTimeoutError,
+  whenAborted,
+} from '@ccm-kit/runtime/wait';
 import {
   BackoffStepper,
   defaultBackoff,
@@ -140,6 +148,20 @@ describe('until / nonSlidingUntil / jitterUntil', () => {
 
   it('rejects a negative period', async () => {
     await expect(until(new AbortController().signal, () => {}, -1)).rejects.toThrow(/periodMs/);
+  });
+});
+
+describe('whenAborted', () => {
+  it('resolves once the signal aborts, and at once for a signal that already has', async () => {
+    const ctl = new AbortController();
+    let done = false;
+    const p = whenAborted(ctl.signal).then(() => (done = true));
+    await Promise.resolve();
+    expect(done).toBe(false);
+    ctl.abort();
+    await p;
+    expect(done).toBe(true);
+    await expect(whenAborted(AbortSignal.abort())).resolves.toBeUndefined();
   });
 });
 

@@ -9,7 +9,7 @@ import { type Logger } from '@ccm-kit/runtime';
 import { withCloudController } from '@ccm-kit/runtime/budget';
 import { type HealthChecks } from '@ccm-kit/runtime/health';
 import { type SharedInformerFactory } from '@ccm-kit/runtime/informers';
-import { sleep } from '@ccm-kit/runtime/wait';
+import { sleep, whenAborted } from '@ccm-kit/runtime/wait';
 import { jitter } from '@ccm-kit/runtime/internal';
 import { isControllerEnabled } from '../options/controller-selection.js';
 import { forgetCheck, instrumentedCheck } from '../serving/slis.js';
@@ -116,10 +116,7 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
     logger.info('Caches are synced');
     opts.onSynced();
   }
-  await new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  await whenAborted(signal);
   await Promise.all(running);
   for (const name of healthNames) {
     opts.health.remove(name);

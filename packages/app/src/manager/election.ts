@@ -9,6 +9,7 @@ import { type Logger } from '@ccm-kit/runtime';
 import { CoordinationV1Client } from '@ccm-kit/runtime/client';
 import { type EventRecorder } from '@ccm-kit/runtime/events';
 import { type LeaderCallbacks, LeaderElector } from '@ccm-kit/runtime/leader-election';
+import { whenAborted } from '@ccm-kit/runtime/wait';
 import type { LeaderElectionConfig } from '../options/config.js';
 import type { ManagerClients } from './clients.js';
 import type { ManagerHealth } from './health.js';
@@ -115,7 +116,7 @@ export function leaderElectAndRun(o: ElectionOptions): ElectionRun {
     runs.push(
       (async () => {
         // As upstream: the migration lease is attempted only once the main lease is held.
-        await Promise.race([mainLeaseHeldOnce, aborted(o.stop)]);
+        await Promise.race([mainLeaseHeldOnce, whenAborted(o.stop)]);
         if (o.stop.aborted) return;
         await candidate(o, migration.leaderName, main.identity, {
           onStartedLeading: async (signal) => {
@@ -168,8 +169,4 @@ function candidate(
       ),
     callbacks,
   });
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((r) => signal.addEventListener('abort', () => r(), { once: true }));
 }

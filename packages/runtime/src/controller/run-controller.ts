@@ -12,6 +12,7 @@ import { createLogger, type LogFields, type Logger } from '../logging.js';
 import { controllerStarted, controllerStopped } from '../metrics/controller-manager.js';
 import { jitterUntil, type LoopFunc } from '../util/wait.js';
 import { sleep } from '../util/sleep.js';
+import { whenAborted } from '../util/until-aborted.js';
 import type { QueueWorker } from './reconciler.js';
 import { runWorkers } from './run-workers.js';
 
@@ -84,14 +85,6 @@ export interface RunControllerOptions<T = string> {
   onStop?: () => void;
 }
 
-/** Resolves once `signal` aborts (a controller with nothing to run still runs until then). */
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
 function startPass(signal: AbortSignal, pass: PeriodicPass, logger: Logger): Promise<void> {
   const { lane } = pass;
   const run: LoopFunc = lane === undefined ? pass.run : (s) => withCloudLane(lane, () => pass.run(s));
@@ -142,7 +135,7 @@ export async function runController<T = string>(signal: AbortSignal, options: Ru
       }
     }
     await Promise.all([
-      aborted(signal),
+      whenAborted(signal), // a controller with nothing to run still runs until then
       ...passes.map((pass) => startPass(signal, pass, logger)),
       ...queues.filter((q) => q.workers > 0).map((q) => runWorkers({ ...q, signal })),
     ]);

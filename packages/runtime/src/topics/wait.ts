@@ -15,4 +15,5 @@ export {
   type PollOptions,
   WaitTimeoutError,
   untilAborted,
+  whenAborted,
 } from '../util/index.js';

@@ -3,6 +3,17 @@
  */
 
 /**
+ * Resolves once `signal` aborts (at once when it already has); never rejects. For a loop or a controller that
+ * has nothing left to await but its stop.
+ */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
  * Settles with `promise`, or rejects with the abort reason as soon as `signal` aborts (at once when it already
  * has), even if the work behind `promise` ignores the signal. That work keeps running; its eventual rejection is
  * observed, so it is never reported as unhandled. Without a signal, returns `promise` itself.
