@@ -1,16 +1,8 @@
 import { defineConfig } from 'vitest/config';
-
-// This repository's tests never reach the internet: missing control-plane binaries are built from Go modules
-// (tools/envtest), not downloaded from the envtest releases index (docs/testing.md).
-process.env.CCM_KIT_ENVTEST_DOWNLOAD ??= 'false';
+import { resolve, ssr } from './vitest.shared.js';
 
 // Two projects: fast unit tests (no network) and integration tests that run
 // against a real kube-apiserver + etcd started by @ccm-kit/testing.
-// The custom "source" export condition lets tests import workspace packages
-// from their TypeScript sources; processes started by tests use dist/.
-const resolve = { conditions: ['source'] };
-// Vite resolves Node-side (SSR) imports with its own conditions list.
-const ssr = { resolve: { conditions: ['source'], externalConditions: ['source'] } };
 
 export default defineConfig({
   resolve,
