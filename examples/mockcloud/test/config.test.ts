@@ -130,8 +130,13 @@ describe('config', () => {
     expect(problemsOf(() => parseConfig(BASE, { MOCKCLOUD_TOKEN: 'a', MOCKCLOUD_TOKEN_FILE: '/b' }))).toEqual([
       'set only one of MOCKCLOUD_TOKEN and MOCKCLOUD_TOKEN_FILE',
     ]);
-    expect(problemsOf(() => parseConfig('apiURL: [', {}))[0]).toMatch(/^cloud-config is not valid YAML/);
-    expect(problemsOf(() => parseConfig('- a\n- b\n', {}))[0]).toBe('cloud-config must be a YAML mapping');
+  });
+
+  it('stops at a cloud-config that is not a YAML mapping, without adding problems that follow from it', () => {
+    expect(problemsOf(() => parseConfig('apiURL: [', {}))).toEqual([
+      expect.stringMatching(/^cloud-config is not valid YAML/),
+    ]);
+    expect(problemsOf(() => parseConfig('- a\n- b\n', {}))).toEqual(['cloud-config must be a YAML mapping']);
   });
 
   it('masks the token when printed', () => {

@@ -119,6 +119,17 @@ describe('defineAnnotations', () => {
     expect(r.problems[0]!.message).toContain(fragment);
   });
 
+  it.each([
+    ['ips', 'not-an-ip', 'is not an IP address'],
+    ['source-ranges', '10.0.0.0/33', 'is not a CIDR'],
+    ['tags', 'team', 'is not key=value'],
+  ])('names a one-item value %s=%j once', (key, value, fragment) => {
+    const r = set.parse(svc({ [`${P}${key}`]: value }));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problems[0]!.message).toMatch(new RegExp(`^annotation ${P}${key}: "${value}" ${fragment}; expected `));
+  });
+
   it('reports an unknown annotation under the prefix with the closest declared name, and leaves others alone', () => {
     const r = set.parse(
       svc({ [`${P}load-balancer-idd`]: 'lb-1', 'other.io/whatever': 'x', [`${P}zzzzzzzzzzzzzzzzzz`]: '1' }),

@@ -194,6 +194,17 @@ describe('CloudBudget: throttling (AIMD)', () => {
     expect(b.qps).toBe(10);
   });
 
+  it('shows the rate allowed at scrape time in cloudprovider_api_budget_rate, also while it recovers', async () => {
+    const b = budget({ qps: 10, decrease: 0.5 });
+    expect(await metricValue('cloudprovider_api_budget_rate')).toBe(10);
+    b.observeThrottle('op', new Throttled());
+    expect(await metricValue('cloudprovider_api_budget_rate')).toBe(5);
+    vi.advanceTimersByTime(20_000);
+    expect(await metricValue('cloudprovider_api_budget_rate')).toBe(7);
+    vi.advanceTimersByTime(100_000);
+    expect(await metricValue('cloudprovider_api_budget_rate')).toBe(10);
+  });
+
   it('counts one error object once, and not the guard refusing to send', async () => {
     const b = budget({ qps: 8, decrease: 0.5 });
     const err = new Throttled();

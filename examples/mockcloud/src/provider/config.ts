@@ -137,7 +137,8 @@ function str(problems: string[], source: string, value: unknown): string | undef
 
 /**
  * Builds the configuration from the `--cloud-config` text (YAML, may be absent) and the environment.
- * @throws ConfigError listing every problem (unknown keys, missing required values, bad numbers, a bad URL).
+ * @throws ConfigError listing every problem (unknown keys, missing required values, bad numbers, a bad URL), or
+ *   only the one that the text is not a YAML mapping.
  */
 export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = process.env): MockCloudConfig {
   const problems: string[] = [];
@@ -147,9 +148,11 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
       const doc: unknown = parse(text);
       if (doc === null || doc === undefined) file = {};
       else if (isObject(doc)) file = doc;
-      else problems.push('cloud-config must be a YAML mapping');
+      else throw new ConfigError(['cloud-config must be a YAML mapping']);
     } catch (err) {
-      problems.push(`cloud-config is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+      if (err instanceof ConfigError) throw err;
+      // Nothing below can be checked without the file: stop here rather than report what follows from it.
+      throw new ConfigError([`cloud-config is not valid YAML: ${(err as Error).message.split('\n')[0]}`]);
     }
   }
   for (const key of Object.keys(file)) {

@@ -57,6 +57,14 @@ function items(raw: string): string[] {
     .filter((s) => s !== '');
 }
 
+/**
+ * Why one item of a list is wrong: `"<item>" <what>`, or just `<what>` when the item is the whole value, which
+ * the message names already.
+ */
+function itemReason(item: string, whole: string, what: string): string {
+  return item === whole ? what : `"${item}" ${what}`;
+}
+
 function bounded(n: number, min: number | undefined, max: number | undefined): boolean {
   return (min === undefined || n >= min) && (max === undefined || n <= max);
 }
@@ -95,7 +103,7 @@ export function parseValue(spec: AnnotationSpec, raw: string): ValueResult {
         try {
           out.push(formatCIDR(parseCIDR(item)));
         } catch {
-          return { ok: false, reason: `"${item}" is not a CIDR` };
+          return { ok: false, reason: itemReason(item, text, 'is not a CIDR') };
         }
       }
       return { ok: true, value: out };
@@ -111,7 +119,7 @@ export function parseValue(spec: AnnotationSpec, raw: string): ValueResult {
       const families = new Set<number>();
       for (const item of items(text)) {
         const ip = parseIP(item);
-        if (!ip) return { ok: false, reason: `"${item}" is not an IP address` };
+        if (!ip) return { ok: false, reason: itemReason(item, text, 'is not an IP address') };
         if (spec.onePerFamily && families.has(ip.family))
           return { ok: false, reason: `lists more than one IPv${ip.family} address` };
         families.add(ip.family);
@@ -124,7 +132,7 @@ export function parseValue(spec: AnnotationSpec, raw: string): ValueResult {
       for (const item of items(text)) {
         const eq = item.indexOf('=');
         const key = eq < 0 ? '' : item.slice(0, eq).trim();
-        if (key === '') return { ok: false, reason: `"${item}" is not key=value` };
+        if (key === '') return { ok: false, reason: itemReason(item, text, 'is not key=value') };
         if (Object.hasOwn(out, key)) return { ok: false, reason: `key "${key}" appears twice` };
         out[key] = item.slice(eq + 1).trim();
       }

@@ -13,7 +13,7 @@ import { type Clock, realClock } from '../util/clock.js';
 import { AimdRate } from './aimd.js';
 import { publishCloudBudgetCharge } from './charge.js';
 import { CLOUD_LANES, type CloudLane, callContext, runInCallContext } from './lane.js';
-import { type BudgetMetrics, budgetMetrics } from './metrics.js';
+import { type BudgetMetrics, budgetMetrics, reportBudgetRate } from './metrics.js';
 
 /** Options of {@link CloudBudget}. Rates in calls per second, durations in ms. */
 export interface CloudBudgetOptions {
@@ -118,7 +118,7 @@ export class CloudBudget {
       this.#last,
     );
     this.#metrics = budgetMetrics(options.registry);
-    this.#metrics.rate.set(qps);
+    reportBudgetRate(() => this.qps, options.registry);
     this.#log = options.logger ?? createLogger('cloud-budget');
     this.#isThrottle = options.isThrottle ?? ((err) => classifyCloudError(err) === 'throttled');
   }
@@ -231,7 +231,6 @@ export class CloudBudget {
     if (retryAfterMs !== undefined)
       this.#blockedUntil.set(lane, Math.max(this.#blockedUntil.get(lane)!, now + retryAfterMs));
     const qps = this.#aimd.rate(now);
-    this.#metrics.rate.set(qps);
     const fields = { lane, controller: ctx?.controller ?? 'unknown', operation, retryAfterMs, qps };
     if (lowered) this.#log.info('Cloud API throttled a call; lowering the cloud budget', fields);
     else this.#log.v(4).info('Cloud API throttled a call', fields);

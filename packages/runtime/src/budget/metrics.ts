@@ -27,6 +27,17 @@ function metric<T>(registry: Registry, name: string, create: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? create();
 }
 
+/** Per registry, what `cloudprovider_api_budget_rate` reads at each scrape. */
+const rateSources = new WeakMap<Registry, () => number>();
+
+/**
+ * Makes `cloudprovider_api_budget_rate` in `registry` show `rate()` (calls per second) at each scrape, so it
+ * follows the recovery after throttling, not only the last throttle. The budget made last in a registry wins.
+ */
+export function reportBudgetRate(rate: () => number, registry: Registry = metricsRegistry): void {
+  rateSources.set(registry, rate);
+}
+
 /** The budget metrics in `registry`, created on first use and shared by every budget registered there. */
 export function budgetMetrics(registry: Registry = metricsRegistry): BudgetMetrics {
   const p = 'cloudprovider_api_budget';
@@ -73,6 +84,10 @@ export function budgetMetrics(registry: Registry = metricsRegistry): BudgetMetri
           name: `${p}_rate`,
           help: 'Cloud API calls per second the cloud budget currently allows.',
           registers: [registry],
+          collect() {
+            const rate = rateSources.get(registry);
+            if (rate) this.set(rate());
+          },
         }),
     ),
   };
