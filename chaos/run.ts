@@ -1,26 +1,26 @@
 #!/usr/bin/env node
 /**
  * `npm run chaos [-- --profile short|long] [--seed N]`: one chaos run against real processes (see README.md).
- * Prints the seed first and a report last; exits 1 when an invariant fails.
+ * Prints the seed first and a report last; exits 1 when an invariant fails or an argument is wrong (naming it),
+ * 0 after `--help`.
  */
-import { parseArgs } from 'node:util';
-import { runChaos } from './src/chaos.ts';
-import { profiles } from './src/profiles.ts';
-import { formatReport } from './src/report.ts';
+import { parseChaosArgs } from './src/args.ts';
 
-const { values } = parseArgs({
-  options: { profile: { type: 'string', default: 'short' }, seed: { type: 'string' } },
-});
-const profile = profiles[values.profile as keyof typeof profiles];
-if (!profile) {
-  process.stderr.write(`--profile must be short or long, got ${JSON.stringify(values.profile)}\n`);
-  process.exit(2);
+const args = parseChaosArgs(process.argv.slice(2));
+if (args.kind === 'help') {
+  process.stdout.write(args.text);
+  process.exit(0);
 }
-const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
-if (!Number.isInteger(seed) || seed < 0) {
-  process.stderr.write(`--seed must be a non-negative integer, got ${JSON.stringify(values.seed)}\n`);
-  process.exit(2);
+if (args.kind === 'error') {
+  process.stderr.write(`chaos: ${args.text}\n`);
+  process.exit(1);
 }
+// Loaded after the arguments are read: `--help` need not load the cluster and client code.
+const { runChaos } = await import('./src/chaos.ts');
+const { profiles } = await import('./src/profiles.ts');
+const { formatReport } = await import('./src/report.ts');
+const { seed } = args;
+const profile = profiles[args.profile];
 process.stdout.write(`chaos: profile ${profile.name}, seed ${seed}\n`);
 const started = Date.now();
 const result = await runChaos(profile, seed, (line) =>

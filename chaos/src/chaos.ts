@@ -15,7 +15,7 @@ import { type DeposedExit, deposedExits, deposedExitViolations, refusalWarningEv
 import { LeaseHistory, type Term, termsFromAudit } from './lease-history.ts';
 import { type CollectorDeletion, collectorDeletions, collectorFlags, collectorViolations } from './orphans.ts';
 import { leaseDurationMs, type Profile } from './profiles.ts';
-import { type Resync, resyncFromAudit } from './resync.ts';
+import { type Resync, resyncFromAudit, resyncViolations } from './resync.ts';
 import { Rng } from './rng.ts';
 import { type OpRecord, Workload } from './workload.ts';
 
@@ -33,7 +33,7 @@ export interface ChaosResult {
   faults: FaultRecord[];
   /** Per API-server/etcd restart: ms from healthy to a new Node initialized by the CCMs. */
   recoveryMs: { kind: string; ms: number | undefined }[];
-  /** Per kube-apiserver restart: ms from healthy to the informers in sync, per CCM that ran through it. */
+  /** Per kube-apiserver restart: ms from healthy to the informers in sync, per CCM that ran through it and first of any. */
   resync: Resync[];
   /** Per leader fault: ms to the next holder's lease, and to its first cloud call or API write. */
   failover: { kind: string; leaseMs: number | undefined; firstActionMs: number | undefined }[];
@@ -174,6 +174,7 @@ export async function runChaos(
       ...safety.violations,
       ...collectorViolations(deletions, workload, existingUids),
       ...deposed.flatMap(deposedExitViolations),
+      ...resyncViolations(resync),
       ...refusalEvents.map((e) => ({
         invariant: 'no Warning Event from a fence refusal',
         object: e.split(':')[0]!,

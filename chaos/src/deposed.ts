@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import type { FaultRecord } from './faults.ts';
+import { type FaultRecord, SIGSTOP_FAULTS } from './faults.ts';
 import type { ProcessRecord } from './fleet.ts';
 import type { Violation } from './invariants.ts';
 import type { Term } from './lease-history.ts';
@@ -72,7 +72,8 @@ export function deposedExitViolations(d: DeposedExit): Violation[] {
 }
 
 /**
- * The resumed leaders of a run: each SIGSTOP/SIGCONT fault during which another replica took the lease.
+ * The resumed leaders of a run: each SIGSTOP/SIGCONT fault during which another replica took the lease (the
+ * leader faults and the orphan faults, which stop the leader while they change a Service).
  * @param recordOf the process record of a lease identity.
  */
 export async function deposedExits(
@@ -82,7 +83,7 @@ export async function deposedExits(
 ): Promise<DeposedExit[]> {
   const out: DeposedExit[] = [];
   for (const f of faults) {
-    if (f.kind !== 'leader-sigstop' || !f.identity || f.endedAt === undefined || f.linesAtResume === undefined)
+    if (!SIGSTOP_FAULTS.has(f.kind) || !f.identity || f.endedAt === undefined || f.linesAtResume === undefined)
       continue;
     const takenOver = terms.some((t) => t.holder !== f.identity && t.start > f.t && t.start < f.endedAt!);
     const p = recordOf(f.identity);

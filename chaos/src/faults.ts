@@ -21,6 +21,13 @@ export type FaultKind =
   | 'cloud-429-burst'
   | OrphanFaultKind;
 
+/** The faults that pause the leader (SIGSTOP, then SIGCONT after more than a lease duration). */
+export const SIGSTOP_FAULTS: ReadonlySet<FaultKind> = new Set<FaultKind>([
+  'leader-sigstop',
+  'orphan-force-delete',
+  'orphan-class-change',
+]);
+
 export interface FaultRecord {
   kind: FaultKind;
   /** Epoch ms when the fault started. */

@@ -5,8 +5,14 @@
  * starts). That is the figure the reflector's fast recovery (decision 0032) is about; a new Node being
  * initialized also needs the leader to still hold the lease, so it is reported apart. Standbys, which start
  * their informers only on winning the lease, are not counted.
+ *
+ * When the restart outlasts the renew deadline, the leader loses the lease and exits and no CCM runs through it;
+ * `firstMs` then still measures something: the time until the first CCM (whichever: one that ran through, the
+ * new leader, a restarted process) has both informers in sync again, and {@link resyncViolations} fails an
+ * outage after which none has within 60 s.
  */
 import type { ProcessRecord } from './fleet.ts';
+import type { Violation } from './invariants.ts';
 
 interface AuditEntry {
   stage?: string;
@@ -28,6 +34,8 @@ export interface Outage {
 export interface Resync {
   kind: string;
   ms: (number | undefined)[];
+  /** ms from the server back to the first CCM of any kind with both informers in sync (undefined: none in 60 s). */
+  firstMs: number | undefined;
 }
 
 const informers = ['nodes', 'services'];
@@ -73,12 +81,25 @@ export function resyncFromAudit(
           (p.exitedAt === undefined || p.exitedAt > back + windowMs) &&
           informers.every((r) => (firstSync(starts, slotName(p.slot), r, p.startedAt) ?? Infinity) < o.t),
       );
-      const ms = through.map((p) => {
-        const times = informers.map((r) => firstSync(starts, slotName(p.slot), r, o.t));
+      const inSync = (slot: number): number | undefined => {
+        const times = informers.map((r) => firstSync(starts, slotName(slot), r, o.t));
         if (times.some((t) => t === undefined || t > back + windowMs)) return undefined;
         // Watches may start again a little before `/healthz` answers ok: that counts as 0.
         return Math.max(0, Math.max(...(times as number[])) - back);
-      });
-      return { kind: o.kind, ms };
+      };
+      const ms = through.map((p) => inSync(p.slot));
+      const any = [...new Set(processes.map((p) => p.slot))].map(inSync).filter((x) => x !== undefined);
+      return { kind: o.kind, ms, firstMs: any.length ? Math.min(...any) : undefined };
     });
+}
+
+/** An outage after which no CCM had both informers in sync within 60 s: the cluster had no working CCM. */
+export function resyncViolations(resync: readonly Resync[]): Violation[] {
+  return resync
+    .filter((r) => r.firstMs === undefined)
+    .map((r) => ({
+      invariant: 'informers in sync after an API server restart',
+      object: r.kind,
+      detail: `no CCM had its Node and Service informers in sync within ${windowMs / 1000} s of the API server answering`,
+    }));
 }

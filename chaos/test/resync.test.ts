@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ProcessRecord } from '../src/fleet.ts';
-import { resyncFromAudit } from '../src/resync.ts';
+import { resyncFromAudit, resyncViolations } from '../src/resync.ts';
 
 const at = (ms: number) => new Date(ms).toISOString();
 const entry = (user: string, verb: string, resource: string, stage: string, ms: number, code = 200) =>
@@ -35,7 +35,7 @@ describe('resyncFromAudit', () => {
       entry('ccm-0', 'watch', 'services', 'ResponseComplete', 17_000), // a watch ending is not a start
     ].join('\n');
     expect(resyncFromAudit(audit, [outage], [proc(0, 0)], slotName)).toEqual([
-      { kind: 'apiserver-restart', ms: [1_200] },
+      { kind: 'apiserver-restart', ms: [1_200], firstMs: 1_200 },
     ]);
   });
 
@@ -49,7 +49,9 @@ describe('resyncFromAudit', () => {
       entry('ccm-2', 'watch', 'services', 'ResponseStarted', 15_100),
     ].join('\n');
     const processes = [proc(0, 0, 20_000), proc(1, 0), proc(2, 0)];
-    expect(resyncFromAudit(audit, [outage], processes, slotName)).toEqual([{ kind: 'apiserver-restart', ms: [100] }]);
+    expect(resyncFromAudit(audit, [outage], processes, slotName)).toEqual([
+      { kind: 'apiserver-restart', ms: [100], firstMs: 100 },
+    ]);
   });
 
   it('reports a process whose informers do not come back within 60 s as undefined', () => {
@@ -59,7 +61,40 @@ describe('resyncFromAudit', () => {
       entry('ccm-0', 'watch', 'nodes', 'ResponseStarted', 16_000),
     ].join('\n');
     expect(resyncFromAudit(audit, [outage], [proc(0, 0)], slotName)).toEqual([
-      { kind: 'apiserver-restart', ms: [undefined] },
+      { kind: 'apiserver-restart', ms: [undefined], firstMs: undefined },
     ]);
+  });
+
+  describe('when no CCM runs through the restart (the leader loses the lease and exits, standbys have no informers)', () => {
+    // ccm-0 leads with informers in sync, then exits 2 s after the server is back; ccm-1 wins the lease at 22 s.
+    const before = [
+      entry('ccm-0', 'watch', 'nodes', 'ResponseStarted', 1_000),
+      entry('ccm-0', 'watch', 'services', 'ResponseStarted', 1_000),
+    ];
+    const processes = [proc(0, 0, 17_000), proc(1, 0)];
+
+    it("measures the first CCM whose informers are in sync again (here the new leader's)", () => {
+      const audit = [
+        ...before,
+        entry('ccm-1', 'list', 'nodes', 'ResponseComplete', 22_000),
+        entry('ccm-1', 'watch', 'services', 'ResponseStarted', 22_500),
+      ].join('\n');
+      const resync = resyncFromAudit(audit, [outage], processes, slotName);
+      expect(resync).toEqual([{ kind: 'apiserver-restart', ms: [], firstMs: 7_500 }]);
+      expect(resyncViolations(resync)).toEqual([]);
+    });
+
+    it('fails when no CCM has both informers in sync within 60 s', () => {
+      const audit = [...before, entry('ccm-1', 'list', 'nodes', 'ResponseComplete', 22_000)].join('\n');
+      const resync = resyncFromAudit(audit, [outage], processes, slotName);
+      expect(resync).toEqual([{ kind: 'apiserver-restart', ms: [], firstMs: undefined }]);
+      expect(resyncViolations(resync)).toEqual([
+        {
+          invariant: 'informers in sync after an API server restart',
+          object: 'apiserver-restart',
+          detail: 'no CCM had its Node and Service informers in sync within 60 s of the API server answering',
+        },
+      ]);
+    });
   });
 });
