@@ -19,6 +19,7 @@ import {
   StartupError,
 } from '../src/index.js';
 import { FakeCloud } from '@ccm-kit/testing';
+import { useLogCapture } from '@ccm-kit/testing/vitest';
 import { type FakeApiServer, startFakeApiServer } from './fake-apiserver.js';
 
 /** Leader-election timings short enough for unit tests (lease 1 s, renew deadline 400 ms, retry 100 ms). */
@@ -218,6 +219,24 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
         /^cloud-controller-manager\/v\d+\.\d+\.\d+\S* \([a-z0-9]+\/[a-z0-9]+\) ccm-kit\/leader-election$/,
       );
     }
+  });
+});
+
+describe('start errors in the log', () => {
+  const logLines = useLogCapture();
+
+  it('a controller start error is logged once (as `Error starting "<name>"`), not again as a fatal error', async () => {
+    const cloud = new FakeCloud({ provider: 'nolist' });
+    const facet = Object.assign(Object.create(cloud) as FakeCloud, { listLoadBalancers: undefined });
+    cloud.loadBalancer = () => facet;
+    const starting = startCloudControllerManager({
+      argv: [...baseArgs, '--controllers=service-lb-gc-controller'],
+      cloud,
+      kubeConfig: api.kubeConfig,
+    });
+    await expect(starting).rejects.toThrow('does not implement LoadBalancer.listLoadBalancers');
+    const mentions = logLines.filter((l) => l.includes('does not implement LoadBalancer.listLoadBalancers'));
+    expect(mentions).toEqual([expect.stringMatching(/"Error starting \\"service-lb-gc-controller\\""/)]);
   });
 });
 

@@ -13,6 +13,7 @@ import { sleep, whenAborted } from '@ccm-kit/runtime/wait';
 import { jitter } from '@ccm-kit/runtime/internal';
 import { isControllerEnabled } from '../options/controller-selection.js';
 import { forgetCheck, instrumentedCheck } from '../serving/slis.js';
+import { markLogged } from './logged-errors.js';
 
 /** Everything {@link runControllers} needs. */
 export interface RunControllersOptions {
@@ -85,6 +86,7 @@ export async function runControllers(opts: RunControllersOptions, outer: AbortSi
       );
     } catch (err) {
       logger.error(err, `Error starting ${JSON.stringify(d.name)}`);
+      markLogged(err);
       // Fatal for the manager; the controllers already started are stopped and awaited first, so none
       // keeps writing while the process shuts down.
       own.abort(err);

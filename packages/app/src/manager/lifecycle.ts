@@ -5,6 +5,7 @@
  */
 import type { Logger } from '@ccm-kit/runtime';
 import { type ElectionRun, LeaderElectionLostError } from './election.js';
+import { wasLogged } from './logged-errors.js';
 import { type ManagerParts, stopManager } from './shutdown.js';
 
 /** Aborts when `outer` aborts or {@link StopLatch.request} is called; either may happen before the manager runs. */
@@ -49,13 +50,14 @@ export class FatalErrors {
   }
 
   /**
-   * Reports a fatal error: logged, and `rejected` rejects with the first one. Ignored once stopping. A lost lease
+   * Reports a fatal error: logged (unless already logged where it arose, see `logged-errors.ts`), and `rejected`
+   * rejects with the first one. Ignored once stopping. A lost lease
    * is logged as upstream's `OnStoppedLeading` does: `klog.ErrorS(nil, "leaderelection lost")`.
    */
   readonly fail = (err: unknown): void => {
     if (this.#stopping) return;
     if (err instanceof LeaderElectionLostError) this.logger.error(null, err.message);
-    else this.logger.error(err, 'fatal error');
+    else if (!wasLogged(err)) this.logger.error(err, 'fatal error');
     this.#reject(err);
   };
 }

@@ -114,6 +114,8 @@ export class LoadBalancerCollector {
   readonly #call: <T>(call: () => Promise<T>) => Promise<T>;
   readonly #sightings: OrphanSightings;
   readonly #metrics = loadBalancerGCMetrics();
+  /** Balancers found malformed by the last complete pass: each is logged when first found, not on every pass. */
+  #malformedLogged = new Set<string>();
 
   /**
    * @throws Error when the provider's LoadBalancer facet is missing or cannot list (the descriptor refuses to
@@ -215,10 +217,11 @@ export class LoadBalancerCollector {
       const state = classify(entry, byUID, this.#o.loadBalancerClass);
       if (isMalformedLoadBalancerRecord(entry) || state === 'malformed') {
         malformed.push(entry.name);
-        this.#log.warn('Skipping load balancer: its Service record cannot be read; it is never deleted', {
-          loadBalancer: entry.name,
-          problem: recordProblem(entry) ?? 'malformed',
-        });
+        if (!this.#malformedLogged.has(entry.name))
+          this.#log.warn('Skipping load balancer: its Service record cannot be read; it is never deleted', {
+            loadBalancer: entry.name,
+            problem: recordProblem(entry) ?? 'malformed',
+          });
         continue;
       }
       if (state !== 'service-gone' && state !== 'not-wanted') continue;
@@ -242,7 +245,9 @@ export class LoadBalancerCollector {
       signal.throwIfAborted();
       await this.#decide(due, records.get(due.name)!, result, signal);
     }
-    if (orphans.length > 0 || malformed.length > 0) {
+    const newlyMalformed = malformed.filter((name) => !this.#malformedLogged.has(name)).length;
+    this.#malformedLogged = new Set(malformed);
+    if (orphans.length > 0 || newlyMalformed > 0) {
       this.#log.info('Orphaned load-balancer pass', {
         listed: entries.length,
         serviceGone: orphaned['service-gone'].length,
