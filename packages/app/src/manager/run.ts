@@ -56,6 +56,10 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // The command runs until a signal or a fatal error, as upstream's waits on its context. With nothing else
+  // pending (every controller disabled, no leader election, no secure port) Node would otherwise end the
+  // process at once with exit 13 ("unsettled top-level await").
+  const keepAlive = setInterval(() => {}, 2 ** 30);
   try {
     const ccm = await startCloudControllerManager({ ...options, argv, signal: signals.signal });
     await ccm.done;
@@ -65,6 +69,7 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
     if (err instanceof FlagError) process.stderr.write(`Run '${name} --help' for usage.\n`);
     exit(1);
   } finally {
+    clearInterval(keepAlive);
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
