@@ -27,7 +27,11 @@ async function loadRuntime(): Promise<Runtime> {
   }
   const root = (await import(pathToFileURL(runtimePath).href)) as Partial<Runtime>;
   if ('Workqueue' in root) return root as Runtime;
-  const topic = (name: string) => import(new URL(`topics/${name}.js`, pathToFileURL(runtimePath)).href);
+  // Topic entry points are `<topic>/index.js`; builds before that had them as `topics/<topic>.js`.
+  const topic = (name: string) =>
+    import(new URL(`${name}/index.js`, pathToFileURL(runtimePath)).href).catch(
+      () => import(new URL(`topics/${name}.js`, pathToFileURL(runtimePath)).href),
+    );
   return Object.assign({}, root, await topic('controller'), await topic('tracing'), await topic('workqueue'));
 }
 const rt = await loadRuntime();

@@ -21,4 +21,6 @@ export {
   flushLogs,
 } from './logging.js';
 export { metricsRegistry, collectProcessMetrics } from './metrics/registry.js';
-export { parseGoDuration, formatGoDuration } from './util/index.js';
+// Go durations have one implementation, in cloud-provider (its Service annotations parse them too).
+export { parseGoDuration } from '@ccm-kit/cloud-provider';
+export { formatGoDuration } from '@ccm-kit/cloud-provider/internal';

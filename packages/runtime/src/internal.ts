@@ -3,50 +3,45 @@
  * are NOT public API. Not covered by semver: anything here may change or disappear in any release. Vendors
  * import from `@ccm-kit/runtime` only.
  */
+export { parseTime } from './client/time.js';
+export { clientNode, loadClientNode } from './client/client-node-parts.js';
+export { asClientNodeKubeConfig } from './client/lean-kubeconfig.js';
 export {
-  parseTime,
-  clientNode,
-  loadClientNode,
-  asClientNodeKubeConfig,
   isRawApiClient,
   rawApiClient,
   cachedApiClient,
   discardResponse,
   type ApiClientSource,
-  ServerAnswers,
-  type ServerProbe,
-  clientFactoryTransport,
-  clientFactoryRawConfig,
   RawApi,
   type RawApiConfig,
-  RestTransport,
-  type RestTransportOptions,
-  type TransportRequest,
-  ClientRateLimiter,
-} from './client/index.js';
-export { setProcessCloudBudget, processCloudBudget } from './budget/index.js';
-export { WORKER_RESTART_MS } from './controller/index.js';
-export { getEventKey, getSpamKey, makeEvent, EventCorrelator, getReference } from './events/index.js';
+} from './client/raw-api.js';
+export { ServerAnswers, type ServerProbe } from './client/server-answers.js';
+export { clientFactoryTransport, clientFactoryRawConfig } from './client/factory.js';
+export { RestTransport, type RestTransportOptions } from './client/transport.js';
+export { type TransportRequest } from './client/raw-request.js';
+export { ClientRateLimiter } from './client/rate-limiter.js';
+export { setProcessCloudBudget, processCloudBudget } from './budget/process-budget.js';
+export { WORKER_RESTART_MS } from './controller/run-workers.js';
+export { getEventKey, getSpamKey } from './events/keys.js';
+export { makeEvent } from './events/recorder.js';
+export { EventCorrelator } from './events/correlator.js';
+export { getReference } from './events/reference.js';
 export { ControllerManagerMetrics } from './metrics/controller-manager.js';
-export { CERT_VALIDITY_MS, TinyCA } from './tls/index.js';
+export { CERT_VALIDITY_MS, TinyCA } from './tls/tiny-ca.js';
+export { sprintf } from './sprintf/sprintf.js';
+export { jitter } from './wait/jitter.js';
+export { LruCache } from './lru/lru-cache.js';
+export { onError, defaultRetry, defaultBackoff, BackoffStepper } from './retry/retry.js';
+export { TokenBucket } from './token-bucket/token-bucket.js';
+export { workqueueDurationBuckets } from './workqueue/metrics.js';
+export { serviceQueueRateLimiter, routeQueueRateLimiter } from './workqueue/default-rate-limiters.js';
+export { leaderElectionJitterFactor } from './leader-election/elector.js';
 export {
-  sprintf,
-  jitter,
-  LruCache,
-  onError,
-  defaultRetry,
-  defaultBackoff,
-  BackoffStepper,
-  TokenBucket,
-} from './util/index.js';
-export { workqueueDurationBuckets, serviceQueueRateLimiter, routeQueueRateLimiter } from './workqueue/index.js';
-export {
-  leaderElectionJitterFactor,
   setProcessLeaseFence,
   checkFence,
   fenceSignal,
   leaseWriteGuard,
   type LeaseWriteGuardOptions,
   markProcessDeposed,
-} from './leader-election/index.js';
-export { kubeResourceOf, traceCloudCall } from './tracing/index.js';
+} from './leader-election/fence.js';
+export { kubeResourceOf, traceCloudCall } from './tracing/spans.js';

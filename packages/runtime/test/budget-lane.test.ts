@@ -7,7 +7,7 @@ import {
   onCloudBudgetCharge,
   withCloudController,
   withCloudLane,
-} from '../src/topics/budget.js';
+} from '../src/budget/index.js';
 import { publishCloudBudgetCharge } from '../src/budget/charge.js';
 
 describe('withCloudLane', () => {

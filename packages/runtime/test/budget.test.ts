@@ -14,10 +14,10 @@ import {
   onCloudBudgetCharge,
   withCloudController,
   withCloudLane,
-} from '../src/topics/budget.js';
-import { processNextWorkItem } from '../src/topics/controller.js';
-import { CloudCallGuard, CloudCallThrottledError } from '../src/topics/guard.js';
-import { Workqueue, itemExponentialFailureRateLimiter } from '../src/topics/workqueue.js';
+} from '../src/budget/index.js';
+import { processNextWorkItem } from '../src/controller/index.js';
+import { CloudCallGuard, CloudCallThrottledError } from '../src/guard/index.js';
+import { Workqueue, itemExponentialFailureRateLimiter } from '../src/workqueue/index.js';
 import { setProcessCloudBudget } from '../src/internal.js';
 
 let registry: Registry;

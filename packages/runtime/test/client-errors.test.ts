@@ -8,7 +8,7 @@ import {
   isNotFound,
   isTooManyRequests,
   statusCode,
-} from '../src/topics/client.js';
+} from '../src/client/index.js';
 
 const apiErr = (code: number, reason?: string, message = 'm') =>
   new ApiException(code, 'HTTP', JSON.stringify({ kind: 'Status', code, ...(reason ? { reason } : {}), message }), {});

@@ -8,7 +8,7 @@ import {
   isNotFound,
   patchOptions,
   statusCode,
-} from '../src/topics/client.js';
+} from '../src/client/index.js';
 import { clientFactoryTransport, defaultUserAgent } from '../src/client/factory.js';
 import { type RecordedRequest, sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadKubeConfig } from '../src/topics/client.js';
+import { loadKubeConfig } from '../src/client/index.js';
 
 const yaml = (server: string, name = 'c1') => `apiVersion: v1
 kind: Config

@@ -1,7 +1,7 @@
 /** RestTransport's answers over undici `Dispatcher.request`: gzip, the timeout over the body, cancellation. */
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClientFactory } from '../src/topics/client.js';
+import { createClientFactory } from '../src/client/index.js';
 import { startTestServer, type TestServer } from './client-test-server.js';
 
 describe('RestTransport responses', () => {

@@ -7,7 +7,7 @@ import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { metricsRegistry } from '../src/index.js';
-import { createClientFactory, isNotFound, patchOptions, statusCode } from '../src/topics/client.js';
+import { createClientFactory, isNotFound, patchOptions, statusCode } from '../src/client/index.js';
 import { clientFactoryTransport } from '../src/internal.js';
 
 const cp = useControlPlane();

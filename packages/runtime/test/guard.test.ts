@@ -19,7 +19,7 @@ import {
   fileCredential,
   parseRetryAfter,
   staticCredential,
-} from '../src/topics/guard.js';
+} from '../src/guard/index.js';
 
 /** What the server answers next: a queue of scripted answers, then 200. */
 type Answer = { status: number; retryAfter?: string; delayMs?: number };

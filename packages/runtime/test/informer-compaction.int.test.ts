@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { createClientFactory, patchOptions } from '../src/topics/client.js';
-import { SharedInformerFactory } from '../src/topics/informers.js';
+import { createClientFactory, patchOptions } from '../src/client/index.js';
+import { SharedInformerFactory } from '../src/informers/index.js';
 import {
   cacheNames,
   converged,

@@ -1,5 +1,5 @@
 /** A scriptable in-memory ListerWatcher for the informer unit tests. */
-import type { ListerWatcher, ListPage, ListRequest, WatchEvent, WatchRequest } from '../src/topics/informers.js';
+import type { ListerWatcher, ListPage, ListRequest, WatchEvent, WatchRequest } from '../src/informers/index.js';
 
 export class FakeWatch implements AsyncIterable<WatchEvent> {
   readonly req: WatchRequest;

@@ -3,7 +3,7 @@ import type { ControlPlane } from '@ccm-kit/testing';
 import { useTestCluster } from '@ccm-kit/testing/vitest';
 import { type Cluster, type CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
 import { metricsRegistry } from '../src/index.js';
-import { isTombstone, type SharedInformer } from '../src/topics/informers.js';
+import { isTombstone, type SharedInformer } from '../src/informers/index.js';
 import { until as untilHolds } from './until.js';
 
 /** A KubeConfig identical to `kc` but pointing at `server` (e.g. a TCP proxy). */

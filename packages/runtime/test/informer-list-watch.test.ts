@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ClientFactory, createClientFactory, isGone } from '../src/topics/client.js';
-import { restListerWatcher, SharedInformerFactory, type WatchEvent } from '../src/topics/informers.js';
+import { type ClientFactory, createClientFactory, isGone } from '../src/client/index.js';
+import { restListerWatcher, SharedInformerFactory, type WatchEvent } from '../src/informers/index.js';
 import { namespacedPath } from '../src/informers/factory.js';
 import { WatchInactivityError } from '../src/informers/list-watch.js';
 import { sendJson, startTestServer, status, type TestServer } from './client-test-server.js';

@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { createClientFactory } from '../src/topics/client.js';
-import { SharedInformerFactory } from '../src/topics/informers.js';
+import { createClientFactory } from '../src/client/index.js';
+import { SharedInformerFactory } from '../src/informers/index.js';
 import { createNodes, until, useAdminCore } from './informer-int-helpers.js';
 
 const cp = useControlPlane();

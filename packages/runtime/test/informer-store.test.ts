@@ -7,7 +7,7 @@ import {
   Store,
   splitMetaNamespaceKey,
   stripManagedFields,
-} from '../src/topics/informers.js';
+} from '../src/informers/index.js';
 import { createTombstone } from '../src/informers/tombstone.js';
 import { ensureTypeMeta, toPlainObject } from '../src/informers/normalize.js';
 import { ReconnectBackoff } from '../src/informers/backoff.js';

@@ -6,12 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { type ClientFactory, CoreV1Client, createClientFactory, patchOptions } from '../src/topics/client.js';
-import {
-  identityTransform,
-  SharedInformerFactory,
-  type SharedInformerFactoryOptions,
-} from '../src/topics/informers.js';
+import { type ClientFactory, CoreV1Client, createClientFactory, patchOptions } from '../src/client/index.js';
+import { identityTransform, SharedInformerFactory, type SharedInformerFactoryOptions } from '../src/informers/index.js';
 import { until, useAdminCore } from './informer-int-helpers.js';
 
 const cp = useControlPlane();

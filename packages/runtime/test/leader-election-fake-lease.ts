@@ -3,7 +3,7 @@
  * client-node's CoordinationV1Api (string MicroTimes on read, ApiException with a JSON Status body).
  */
 import { ApiException, type V1Lease } from '@kubernetes/client-node';
-import type { LeaseClient } from '../src/topics/leader-election.js';
+import type { LeaseClient } from '../src/leader-election/index.js';
 
 const fail = (code: number, reason: string, message: string) =>
   new ApiException(code, message, JSON.stringify({ kind: 'Status', code, reason, message }), {});

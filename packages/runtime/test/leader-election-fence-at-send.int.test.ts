@@ -6,8 +6,8 @@
 import diagnostics from 'node:diagnostics_channel';
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createClientFactory } from '../src/topics/client.js';
-import { isLeaseFencedError } from '../src/topics/leader-election.js';
+import { createClientFactory } from '../src/client/index.js';
+import { isLeaseFencedError } from '../src/leader-election/index.js';
 import { leaseWriteGuard, clientFactoryTransport } from '../src/internal.js';
 
 const cp = useControlPlane();

@@ -12,13 +12,13 @@ import { Registry } from 'prom-client';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestTransport } from '../src/client/transport.js';
-import { CloudCallGuard } from '../src/topics/guard.js';
+import { CloudCallGuard } from '../src/guard/index.js';
 import {
   isLeaseFencedError,
   type LeaseFence,
   LeaseFencedError,
   leaseFenceInterceptor,
-} from '../src/topics/leader-election.js';
+} from '../src/leader-election/index.js';
 import { leaseWriteGuard, setProcessLeaseFence } from '../src/internal.js';
 import { startTestServer, type TestServer } from './client-test-server.js';
 

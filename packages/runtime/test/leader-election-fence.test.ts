@@ -1,8 +1,8 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClientFactory } from '../src/topics/client.js';
-import { isLeaseFencedError, LeaderElector, type LeaseFence, LeaseFencedError } from '../src/topics/leader-election.js';
+import { createClientFactory } from '../src/client/index.js';
+import { isLeaseFencedError, LeaderElector, type LeaseFence, LeaseFencedError } from '../src/leader-election/index.js';
 import { checkFence, fenceSignal, leaseWriteGuard, clientFactoryTransport } from '../src/internal.js';
 import { sendJson, startTestServer, type TestServer } from './client-test-server.js';
 import { FakeLeaseServer } from './leader-election-fake-lease.js';

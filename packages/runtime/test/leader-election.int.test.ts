@@ -7,8 +7,8 @@
 import { useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClientFactory, createClientFactory } from '../src/topics/client.js';
-import { type LeaderElectionOptions, LeaderElector } from '../src/topics/leader-election.js';
+import { type ClientFactory, createClientFactory } from '../src/client/index.js';
+import { type LeaderElectionOptions, LeaderElector } from '../src/leader-election/index.js';
 import { parseTime } from '../src/client/time.js';
 import { until } from './until.js';
 

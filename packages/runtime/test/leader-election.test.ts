@@ -5,7 +5,7 @@ import {
   LeaderElector,
   leaderElectionHealthCheck,
   runLeaderElection,
-} from '../src/topics/leader-election.js';
+} from '../src/leader-election/index.js';
 import { FakeLeaseServer } from './leader-election-fake-lease.js';
 import { until } from './until.js';
 

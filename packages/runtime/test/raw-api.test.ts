@@ -8,7 +8,7 @@ import {
   createClientFactory,
   isNotFound,
   patchOptions,
-} from '../src/topics/client.js';
+} from '../src/client/index.js';
 import { discardResponse } from '../src/internal.js';
 import { type RecordedRequest, sendJson, startTestServer, status, type TestServer } from './client-test-server.js';
 

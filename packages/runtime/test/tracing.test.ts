@@ -13,13 +13,13 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { publishCloudBudgetCharge } from '../src/budget/charge.js';
-import { withCloudController, withCloudLane } from '../src/topics/budget.js';
-import { processNextWorkItem, type QueueWorker } from '../src/topics/controller.js';
-import { CloudCallGuard } from '../src/topics/guard.js';
-import { loadTracing, SPAN_ATTRIBUTES as A } from '../src/topics/tracing.js';
-import { Workqueue } from '../src/topics/workqueue.js';
+import { withCloudController, withCloudLane } from '../src/budget/index.js';
+import { processNextWorkItem, type QueueWorker } from '../src/controller/index.js';
+import { CloudCallGuard } from '../src/guard/index.js';
+import { loadTracing, SPAN_ATTRIBUTES as A } from '../src/tracing/index.js';
+import { Workqueue } from '../src/workqueue/index.js';
 import { kubeResourceOf, traceCloudCall } from '../src/internal.js';
-import { traceApiWrite } from '../src/tracing/index.js';
+import { traceApiWrite } from '../src/tracing/spans.js';
 import { Registry } from 'prom-client';
 
 const exporter = new InMemorySpanExporter();

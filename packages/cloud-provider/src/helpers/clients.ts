@@ -3,11 +3,8 @@
  * {@link nodeClientFromCoreV1Api} and {@link serviceStatusClientFromCoreV1Api} adapt client-node's
  * `CoreV1Api` (they set the strategic-merge-patch content type that client-node would otherwise get wrong).
  */
-import type { ConfigurationOptions, CoreV1Api, RequestContext, V1Node, V1Service } from '@kubernetes/client-node';
-// The light module of client-node's `Observable` (nothing but the class): importing the package's index would
-// evaluate its whole generated API on a CCM's hot path.
-import { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
-import { STRATEGIC_MERGE_PATCH_CONTENT_TYPE } from '../well-known.js';
+import type { CoreV1Api, V1Node, V1Service } from '@kubernetes/client-node';
+import { editRequest, patchOptions } from './call-options.js';
 
 /** Reads and patches Nodes. */
 export interface NodeClient {
@@ -31,25 +28,6 @@ export type NodeApi = Pick<CoreV1Api, 'readNode' | 'patchNode'>;
 /** The `CoreV1Api` method {@link serviceStatusClientFromCoreV1Api} calls. */
 export type ServiceStatusApi = Pick<CoreV1Api, 'patchNamespacedServiceStatus'>;
 
-/** Per-call options running `edit` on the request (client-node's Observable middleware, merged with `append`). */
-function editRequest(edit: (ctx: RequestContext) => void): ConfigurationOptions {
-  return {
-    middleware: [
-      {
-        pre: (ctx: RequestContext) => {
-          edit(ctx);
-          return new Observable(Promise.resolve(ctx));
-        },
-        post: (rsp) => new Observable(Promise.resolve(rsp)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  } as ConfigurationOptions;
-}
-
-const strategicMergePatch = () =>
-  editRequest((ctx) => ctx.setHeaderParam('Content-Type', STRATEGIC_MERGE_PATCH_CONTENT_TYPE));
-
 /**
  * A {@link NodeClient} over client-node's `CoreV1Api`. `resourceVersion` is sent as a query parameter on
  * the GET.
@@ -65,7 +43,7 @@ export function nodeClientFromCoreV1Api(api: NodeApi): NodeClient {
       );
     },
     async patchNode(name, patch) {
-      return api.patchNode({ name, body: patch }, strategicMergePatch());
+      return api.patchNode({ name, body: patch }, patchOptions('strategic'));
     },
   };
 }
@@ -74,7 +52,7 @@ export function nodeClientFromCoreV1Api(api: NodeApi): NodeClient {
 export function serviceStatusClientFromCoreV1Api(api: ServiceStatusApi): ServiceStatusClient {
   return {
     async patchServiceStatus(namespace, name, patch) {
-      return api.patchNamespacedServiceStatus({ namespace, name, body: patch }, strategicMergePatch());
+      return api.patchNamespacedServiceStatus({ namespace, name, body: patch }, patchOptions('strategic'));
     },
   };
 }

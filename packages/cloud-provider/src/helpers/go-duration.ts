@@ -1,8 +1,10 @@
 /**
- * Go `time.Duration` text (`1m30s`, `300ms`, `1.5h`, `0`), parsed as Go's `time.ParseDuration` does: a possibly
+ * Go `time.Duration` text (`1m30s`, `300ms`, `1.5h`, `0`), as Kubernetes flags, environment variables and Service
+ * annotations take it and as upstream prints it in messages. Parsing follows Go's `time.ParseDuration`: a possibly
  * signed sequence of decimal numbers, each with an optional fraction and a unit suffix (`ns`, `us`, `µs`, `ms`,
- * `s`, `m`, `h`); `0` alone needs no unit. Used by Service annotations here and by the flags of
- * `@ccm-kit/app` (through `@ccm-kit/runtime`, which re-exports it with `formatGoDuration`).
+ * `s`, `m`, `h`); `0` alone needs no unit. Formatting follows `time.Duration.String()`. Used by Service
+ * annotations here, and by the flags and messages of the other packages through `@ccm-kit/runtime`, which
+ * re-exports both functions.
  */
 
 const UNIT_MS: Record<string, number> = {
@@ -44,4 +46,38 @@ export function parseGoDuration(input: string): number {
     s = s.slice(whole.length);
   }
   return sign * total;
+}
+
+function fraction(value: bigint, digits: number): string {
+  // value in units of 10^-digits; print integer part and trimmed fraction.
+  const scale = 10n ** BigInt(digits);
+  const whole = value / scale;
+  let frac = (value % scale).toString().padStart(digits, '0').replace(/0+$/, '');
+  if (frac !== '') frac = '.' + frac;
+  return `${whole}${frac}`;
+}
+
+/**
+ * Go's `time.Duration(ns).String()` for a duration given in **milliseconds** (fractions allowed; rounded to
+ * whole nanoseconds). Negative durations get a leading `-`.
+ */
+export function formatGoDuration(ms: number): string {
+  let ns = BigInt(Math.round(ms * 1e6));
+  if (ns === 0n) return '0s';
+  const neg = ns < 0n;
+  if (neg) ns = -ns;
+  let out: string;
+  if (ns < 1_000n) out = `${ns}ns`;
+  else if (ns < 1_000_000n) out = `${fraction(ns, 3)}µs`;
+  else if (ns < 1_000_000_000n) out = `${fraction(ns, 6)}ms`;
+  else {
+    const hours = ns / 3_600_000_000_000n;
+    const rem = ns % 3_600_000_000_000n;
+    const minutes = rem / 60_000_000_000n;
+    const secs = fraction(rem % 60_000_000_000n, 9) + 's';
+    if (hours > 0n) out = `${hours}h${minutes}m${secs}`;
+    else if (minutes > 0n) out = `${minutes}m${secs}`;
+    else out = secs;
+  }
+  return neg ? '-' + out : out;
 }

@@ -7,9 +7,8 @@
  */
 import type { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../logging.js';
-import { classifyCloudError, retryAfterOf } from '../guard/errors.js';
-import { CloudCallThrottledError } from '../guard/guard.js';
-import { type Clock, realClock } from '../util/clock.js';
+import { CloudCallThrottledError, classifyCloudError, retryAfterOf } from '../guard/errors.js';
+import { type Clock, realClock } from '../clock/clock.js';
 import { AimdRate } from './aimd.js';
 import { publishCloudBudgetCharge } from './charge.js';
 import { CLOUD_LANES, type CloudLane, callContext, runInCallContext } from './lane.js';

@@ -3,7 +3,7 @@
  * that define them. `import '@kubernetes/client-node'` (and its `KubeConfig`, whose module imports the
  * generated API tree) evaluates about 870 modules: ~85 MB of RSS and ~0.5 s of CPU at start-up. The
  * modules below import nothing but `node:` built-ins, so they cost nothing; they are the same module
- * instances the package's index re-exports (`V1MicroTime`, `ApiException` and `Observable` are the
+ * instances the package's index re-exports (`V1MicroTime` and `ApiException` are the
  * same classes, so `instanceof` holds). client-node 2.x has no `exports` map, so these deep paths
  * resolve; `client-node-parts.test.ts` fails if an upgrade moves them. See decision 0030.
  *
@@ -22,8 +22,6 @@ export { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js
 export { createConfiguration } from '@kubernetes/client-node/dist/gen/configuration.js';
 export { ResponseContext, wrapHttpLibrary } from '@kubernetes/client-node/dist/gen/http/http.js';
 export { ServerConfiguration } from '@kubernetes/client-node/dist/gen/servers.js';
-export { Observable } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
-export { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 export { V1MicroTime } from '@kubernetes/client-node/dist/types.js';
 
 /** What the runtime and app take from the whole package (the names `client-node-named.ts` re-exports). */

@@ -3,9 +3,9 @@
  * `--kube-api-qps`/`--kube-api-burst`): a token bucket of `burst` tokens refilled at `qps` per second,
  * one token per request. Each wait reserves its token at once, so waiters go in arrival order.
  */
-import type { Clock } from '../util/clock.js';
-import { sleep as defaultSleep } from '../util/sleep.js';
-import { TokenBucket } from '../util/token-bucket.js';
+import type { Clock } from '../clock/clock.js';
+import { sleep as defaultSleep } from '../wait/sleep.js';
+import { TokenBucket } from '../token-bucket/token-bucket.js';
 
 /** The client-side request limiter of one {@link RestTransport}; see the module notes. */
 export class ClientRateLimiter {

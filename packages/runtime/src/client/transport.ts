@@ -30,7 +30,7 @@ import { ServerAnswers } from './server-answers.js';
 import { TransportResponse } from './transport-response.js';
 import { restClientRateLimiterDuration, restClientRequestDuration, restClientRequestsTotal } from './metrics.js';
 import { ClientRateLimiter } from './rate-limiter.js';
-import { traceApiWrite } from '../tracing/index.js';
+import { traceApiWrite } from '../tracing/spans.js';
 
 const log = createLogger('rest-client');
 

@@ -6,7 +6,7 @@
 import { findError, RetryError } from '@ccm-kit/cloud-provider';
 import { type ReconcileThrottles, recordingThrottles, throttleBehind } from '../budget/reconcile-throttle.js';
 import { createLogger, type Logger } from '../logging.js';
-import { type ReconcileSpan, startReconcileSpan } from '../tracing/index.js';
+import { type ReconcileSpan, startReconcileSpan } from '../tracing/spans.js';
 import type { QueueWorker, ReconcileFailure } from './reconciler.js';
 
 /**

@@ -10,9 +10,9 @@ import { type CloudLane, withCloudLane } from '../budget/lane.js';
 import { waitForCacheSync } from '../informers/wait.js';
 import { createLogger, type LogFields, type Logger } from '../logging.js';
 import { controllerStarted, controllerStopped } from '../metrics/controller-manager.js';
-import { jitterUntil, type LoopFunc } from '../util/wait.js';
-import { sleep } from '../util/sleep.js';
-import { whenAborted } from '../util/until-aborted.js';
+import { jitterUntil, type LoopFunc } from '../wait/wait.js';
+import { sleep } from '../wait/sleep.js';
+import { whenAborted } from '../wait/until-aborted.js';
 import type { QueueWorker } from './reconciler.js';
 import { runWorkers } from './run-workers.js';
 

@@ -4,7 +4,7 @@
  * `controllers/service/controller.go` `Run`) and controller-runtime's `Controller.Start`.
  */
 import { createLogger } from '../logging.js';
-import { sleep } from '../util/sleep.js';
+import { sleep } from '../wait/sleep.js';
 import { processNextWorkItem } from './process-next-work-item.js';
 import type { QueueWorker } from './reconciler.js';
 

@@ -5,8 +5,8 @@
  * aggregate event `(combined from similar events): <message>` that is then deduplicated by count.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { type Clock, realClock } from '../util/clock.js';
-import { LruCache } from '../util/lru.js';
+import { type Clock, realClock } from '../clock/clock.js';
+import { LruCache } from '../lru/lru-cache.js';
 import { eventName, getEventKey } from './keys.js';
 
 interface AggregateRecord {

@@ -11,8 +11,8 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { isProcessDeposed } from '../leader-election/fence.js';
 import { createLogger, type Logger } from '../logging.js';
-import { type Clock, realClock } from '../util/clock.js';
-import { sleep } from '../util/sleep.js';
+import { type Clock, realClock } from '../clock/clock.js';
+import { sleep } from '../wait/sleep.js';
 import { type CorrelatorOptions, EventCorrelator } from './correlator.js';
 import { recordToSink } from './record-to-sink.js';
 import { newEventRecorder } from './recorder.js';

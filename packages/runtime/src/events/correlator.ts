@@ -6,7 +6,7 @@
  * 10 minutes; spam filter burst 25 refilled at 1 event per 5 minutes.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { type Clock, realClock } from '../util/clock.js';
+import { type Clock, realClock } from '../clock/clock.js';
 import { EventAggregator } from './aggregator.js';
 import { EventLogger } from './event-logger.js';
 import { eventAggregatorByReason, eventAggregatorByReasonMessage, getSpamKey } from './keys.js';

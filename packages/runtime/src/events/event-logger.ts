@@ -4,7 +4,7 @@
  * strategic merge patch `{ count, lastTimestamp, message }`.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { LruCache } from '../util/lru.js';
+import { LruCache } from '../lru/lru-cache.js';
 import { formatTime, getEventKey, toDate } from './keys.js';
 import type { EventPatch } from './types.js';
 

@@ -16,7 +16,7 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import { errorStatus } from '../client/errors.js';
 import { isLeaseFencedError } from '../leader-election/fence.js';
 import type { Logger } from '../logging.js';
-import { sleep } from '../util/sleep.js';
+import { sleep } from '../wait/sleep.js';
 import type { EventCorrelator } from './correlator.js';
 import type { EventPatch, EventSink } from './types.js';
 

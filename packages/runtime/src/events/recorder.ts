@@ -5,8 +5,8 @@
  */
 import type { CoreV1Event, V1ObjectReference } from '@kubernetes/client-node';
 import type { Logger } from '../logging.js';
-import type { Clock } from '../util/clock.js';
-import { sprintf } from '../util/format.js';
+import type { Clock } from '../clock/clock.js';
+import { sprintf } from '../sprintf/sprintf.js';
 import { eventName } from './keys.js';
 import { getReference } from './reference.js';
 import type { EventObject, EventRecorder, EventType } from './types.js';

@@ -4,7 +4,7 @@
  * default PATCH content type is JSON Patch, which the API server would reject for an object body).
  */
 import type { CoreV1Api } from '@kubernetes/client-node';
-import { patchOptions } from '../client/patch.js';
+import { patchOptions } from '@ccm-kit/cloud-provider/internal';
 import type { EventSink } from './types.js';
 
 /** The two Event calls of the sink (client-node's `CoreV1Api` and the runtime's `CoreV1Client` satisfy it). */

@@ -3,9 +3,9 @@
  * token bucket (default burst 25, refilled at 1 token per 300 s); an event with no token is dropped.
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { type Clock, realClock } from '../util/clock.js';
-import { LruCache } from '../util/lru.js';
-import { TokenBucket } from '../util/token-bucket.js';
+import { type Clock, realClock } from '../clock/clock.js';
+import { LruCache } from '../lru/lru-cache.js';
+import { TokenBucket } from '../token-bucket/token-bucket.js';
 import { getSpamKey } from './keys.js';
 
 export class EventSourceObjectSpamFilter {

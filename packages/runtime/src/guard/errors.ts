@@ -1,6 +1,6 @@
 /**
  * How the cloud-call guard sorts errors: a class per failure kind (a metric label, and the retry decision),
- * and the timeout error it throws itself. A vendor's client errors are classified by the conventions below
+ * and the errors it throws itself (a timed-out attempt, a call not sent while the cloud asks to wait). A vendor's client errors are classified by the conventions below
  * unless the guard is given its own `classify`.
  */
 
@@ -27,6 +27,24 @@ export class CloudCallTimeoutError extends Error {
   ) {
     super(`${operation}: no answer within ${timeoutMs} ms`);
     this.name = 'CloudCallTimeoutError';
+  }
+}
+
+/**
+ * The call was not sent because the cloud asked to wait longer than `maxRetryAfterMs`. Has `status` 429 and
+ * `retryAfterMs`, so it classifies as `throttled`; a provider can turn it into a `RetryError`.
+ */
+export class CloudCallThrottledError extends Error {
+  /** Always 429, so that `classifyCloudError` reports `throttled`. */
+  readonly status = 429;
+  constructor(
+    /** The operation the guard was given. */
+    readonly operation: string,
+    /** How long the cloud still asks to wait, in ms. */
+    readonly retryAfterMs: number,
+  ) {
+    super(`${operation}: not sent: the cloud API asked to wait another ${retryAfterMs} ms`);
+    this.name = 'CloudCallThrottledError';
   }
 }
 

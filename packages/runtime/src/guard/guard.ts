@@ -25,10 +25,12 @@ import { Agent, type Dispatcher } from 'undici';
 import { processCloudBudget } from '../budget/process-budget.js';
 import { leaseFencedCause, leaseFenceInterceptor } from '../leader-election/fence-interceptor.js';
 import { createLogger, type Logger } from '../logging.js';
-import { noteCloudAttempt, traceGuardCall } from '../tracing/index.js';
-import { sleep } from '../util/sleep.js';
+import { noteCloudAttempt } from '../tracing/span-context.js';
+import { traceGuardCall } from '../tracing/spans.js';
+import { sleep } from '../wait/sleep.js';
 import type { CredentialProvider } from './credentials.js';
 import {
+  CloudCallThrottledError,
   CloudCallTimeoutError,
   type CloudErrorClass,
   classifyCloudError,
@@ -101,24 +103,6 @@ export interface CloudCallOptions {
   cacheTtlMs?: number;
   /** Overrides the guard's retries for this call (for example 0 for a create that must not be repeated). */
   retries?: number;
-}
-
-/**
- * The call was not sent because the cloud asked to wait longer than `maxRetryAfterMs`. Has `status` 429 and
- * `retryAfterMs`, so it classifies as `throttled`; a provider can turn it into a `RetryError`.
- */
-export class CloudCallThrottledError extends Error {
-  /** Always 429, so that `classifyCloudError` reports `throttled`. */
-  readonly status = 429;
-  constructor(
-    /** The operation the guard was given. */
-    readonly operation: string,
-    /** How long the cloud still asks to wait, in ms. */
-    readonly retryAfterMs: number,
-  ) {
-    super(`${operation}: not sent: the cloud API asked to wait another ${retryAfterMs} ms`);
-    this.name = 'CloudCallThrottledError';
-  }
 }
 
 function positiveInteger(name: string, value: number, min: number): number {

@@ -3,7 +3,7 @@
  * flight share it, and a successful answer is reused for `ttlMs`. Each caller still stops waiting when its own
  * signal aborts; the shared call itself runs to its end (bounded by the guard's timeout) for the others.
  */
-import { untilAborted } from '../util/until-aborted.js';
+import { untilAborted } from '../wait/until-aborted.js';
 
 interface Entry {
   value: unknown;

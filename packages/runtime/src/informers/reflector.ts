@@ -29,7 +29,7 @@ import {
   WatchInactivityError,
 } from './list-watch.js';
 import { informerListsTotal, informerWatchErrorsTotal } from './metrics.js';
-import { untilAborted } from '../util/until-aborted.js';
+import { untilAborted } from '../wait/until-aborted.js';
 
 /** Where the reflector delivers what it reads. Exceptions thrown here are the sink's bug and end a watch. */
 export interface ReflectorSink {

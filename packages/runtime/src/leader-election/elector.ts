@@ -24,7 +24,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
-import { timerDelayMs } from '../util/go-duration.js';
+import { timerDelayMs } from '../wait/sleep.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
 import type { LeaseFence } from './fence.js';

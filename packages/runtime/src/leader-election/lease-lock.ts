@@ -4,7 +4,7 @@
  * fail with 409 Conflict (optimistic concurrency).
  */
 import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
-import { callOptions } from '../client/patch.js';
+import { callOptions } from '@ccm-kit/cloud-provider/internal';
 import { type LeaderElectionRecord, leaseSpecFromRecord, recordFromLease } from './record.js';
 
 /** The three Lease calls the lock makes (a `CoordinationV1Api` satisfies it). */

@@ -1,13 +1,6 @@
+/**
+ * `@ccm-kit/runtime/tracing`: OpenTelemetry tracing through the optional peer `@opentelemetry/api` (`loadTracing`,
+ * `SPAN_ATTRIBUTES`, `TRACER_NAME`; docs/tracing.md). Public API, covered by semver.
+ */
 export { loadTracing, TRACER_NAME } from './load.js';
-export { noteCloudAttempt } from './span-context.js';
-export {
-  kubeResourceOf,
-  type ReconcileOutcome,
-  type ReconcileRequeue,
-  type ReconcileSpan,
-  SPAN_ATTRIBUTES,
-  startReconcileSpan,
-  traceApiWrite,
-  traceCloudCall,
-  traceGuardCall,
-} from './spans.js';
+export { SPAN_ATTRIBUTES } from './spans.js';

@@ -6,7 +6,7 @@
  * of a module variable each. See docs/tracing.md.
  */
 import type * as OtelApi from '@opentelemetry/api';
-import { onCloudBudgetCharge } from '../budget/index.js';
+import { onCloudBudgetCharge } from '../budget/charge.js';
 import { noteBudgetCharge } from './span-context.js';
 
 /** The `@opentelemetry/api` module namespace. */

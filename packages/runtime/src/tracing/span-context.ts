@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, Span } from '@opentelemetry/api';
-import type { CloudBudgetCharge } from '../budget/index.js';
+import type { CloudBudgetCharge } from '../budget/charge.js';
 
 /** One open ccm-kit span and what its children report to it. */
 export interface SpanRecord {

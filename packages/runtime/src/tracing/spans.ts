@@ -5,7 +5,7 @@
  * ({@link loadTracing}).
  */
 import type { Attributes, Span } from '@opentelemetry/api';
-import { currentCloudController, currentCloudLane } from '../budget/index.js';
+import { currentCloudController, currentCloudLane } from '../budget/lane.js';
 import { tracing } from './load.js';
 import { currentSpanRecord, runInSpanRecord, type SpanRecord } from './span-context.js';
 

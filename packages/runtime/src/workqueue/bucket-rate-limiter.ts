@@ -3,8 +3,8 @@
  * `golang.org/x/time/rate.Limiter`: every `when` reserves a token and returns the wait until it is due,
  * so a burst of failures is spread out at `qps` once `burst` tokens are used up.
  */
-import { type Clock, realClock } from '../util/clock.js';
-import { TokenBucket } from '../util/token-bucket.js';
+import { type Clock, realClock } from '../clock/clock.js';
+import { TokenBucket } from '../token-bucket/token-bucket.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The rate limiters of the upstream cloud controllers' queues.
  */
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '../clock/clock.js';
 import { bucketRateLimiter } from './bucket-rate-limiter.js';
 import {
   itemExponentialFailureRateLimiter,

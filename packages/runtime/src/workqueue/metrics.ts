@@ -12,7 +12,7 @@
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '../metrics/registry.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock } from '../clock/clock.js';
 
 /** Upstream `ExponentialBuckets(10e-7, 10, 10)`. */
 export const workqueueDurationBuckets: readonly number[] = Object.freeze([

@@ -15,8 +15,8 @@
  * Items are compared as `Map` keys: by value for strings and numbers, by identity for objects.
  * Metrics (see `./metrics.ts`) are reported only for named queues. All delays are milliseconds.
  */
-import { type Clock, realClock } from '../util/clock.js';
-import { MAX_TIMER_DELAY_MS } from '../util/sleep.js';
+import { type Clock, realClock } from '../clock/clock.js';
+import { MAX_TIMER_DELAY_MS } from '../wait/sleep.js';
 import { defaultControllerRateLimiter } from './default-rate-limiters.js';
 import { DelayHeap } from './delay-heap.js';
 import { Fifo } from './fifo.js';

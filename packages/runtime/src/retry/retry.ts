@@ -2,8 +2,8 @@
  * Retrying with exponential backoff, as `k8s.io/apimachinery/pkg/util/wait.Backoff` /
  * `ExponentialBackoff` and `k8s.io/client-go/util/retry` (`OnError`, `RetryOnConflict`).
  */
-import { jitter } from './jitter.js';
-import { sleep } from './sleep.js';
+import { jitter } from '../wait/jitter.js';
+import { sleep } from '../wait/sleep.js';
 
 /** A backoff schedule. Durations in milliseconds. */
 export interface Backoff {

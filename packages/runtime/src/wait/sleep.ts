@@ -34,3 +34,12 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
     arm(ms);
   });
 }
+
+/**
+ * A duration in ms as a Node.js timer delay. Go durations have nanosecond precision (`3.0005s` is 3000.5 ms,
+ * `0.5ms` is 0.5) but `AbortSignal.timeout` accepts whole ms only and throws `ERR_OUT_OF_RANGE` otherwise:
+ * round **up**, so that a deadline is never shortened, to at least 1 ms (Node.js's own minimum delay).
+ */
+export function timerDelayMs(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
+}

@@ -4,7 +4,7 @@
  * may drive the balance negative, so that the caller is told how long to wait before acting.
  * Used by the workqueue's bucket rate limiter and by the event spam filter.
  */
-import { type Clock, realClock } from './clock.js';
+import { type Clock, realClock } from '../clock/clock.js';
 
 /** A token bucket; see the module notes. */
 export class TokenBucket {

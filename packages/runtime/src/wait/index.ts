@@ -2,10 +2,9 @@
  * `@ccm-kit/runtime/wait`: waiting and loops (apimachinery `util/wait`: `until`, `jitterUntil`, `pollUntil`) and the
  * clock the runtime's timers read (k8s.io/utils `clock`). Public API, covered by semver.
  */
+export { type Clock, realClock } from '../clock/clock.js';
+export { sleep } from './sleep.js';
 export {
-  type Clock,
-  realClock,
-  sleep,
   jitterUntil,
   until,
   nonSlidingUntil,
@@ -14,6 +13,5 @@ export {
   type JitterUntilOptions,
   type PollOptions,
   WaitTimeoutError,
-  untilAborted,
-  whenAborted,
-} from '../util/index.js';
+} from './wait.js';
+export { untilAborted, whenAborted } from './until-aborted.js';
