@@ -194,49 +194,48 @@ export class RancherLoadBalancer implements LoadBalancer {
     return found ?? this.api.create<Stack>('stacks', { name: STACK_NAME, externalId: STACK_EXTERNAL_ID }, signal);
   }
 
-  /** Links the balancer to one active external service per Node and sets its port rules. */
+  /**
+   * Links the balancer to one active external service per Node and sets its port rules. Every missing service is
+   * made and every inactive one activated in one pass before a RetryError, so that waiting for Rancher costs one
+   * retry, not one per Node.
+   */
   async #setHosts(lb: LoadBalancerService, nodes: V1Node[], ports: V1ServicePort[], signal?: AbortSignal) {
-    const linked = new Set<string>();
-    const portRules: PortRule[] = [];
+    const services: ExternalService[] = [];
+    const waiting: string[] = [];
     for (const node of nodes) {
       const ext = await this.#externalService(lb, node.metadata?.name ?? '', signal);
-      linked.add(ext.id);
-      for (const p of ports) {
-        portRules.push({ sourcePort: p.port, targetPort: p.nodePort!, serviceId: ext.id, protocol: 'tcp' });
+      if (needsActivation(ext.state)) {
+        if (ext.actions?.activate) await this.api.action(ext, 'activate', {}, signal);
+        else waiting.push(ext.name ?? ext.id);
       }
+      services.push(ext);
     }
+    if (waiting.length > 0) this.#retry(`external services ${waiting.join(', ')} cannot be activated yet`);
+    const portRules: PortRule[] = services.flatMap((ext) =>
+      ports.map((p) => ({ sourcePort: p.port, targetPort: p.nodePort!, serviceId: ext.id, protocol: 'tcp' as const })),
+    );
     // Links only track dependencies (consumedservices); the port rules route the traffic.
     if (!lb.actions?.setservicelinks) lb = await this.#reload(lb, signal);
     this.#offered(lb, 'setservicelinks');
-    await this.api.action(
-      lb,
-      'setservicelinks',
-      { serviceLinks: [...linked].map((serviceId) => ({ serviceId })) },
-      signal,
-    );
+    const serviceLinks = [...new Set(services.map((s) => s.id))].map((serviceId) => ({ serviceId }));
+    await this.api.action(lb, 'setservicelinks', { serviceLinks }, signal);
     await this.api.update(lb, { lbConfig: { portRules } }, signal);
   }
 
-  /** The Node's active external service in the balancer's stack, made from its host's first address if missing. */
+  /** The Node's external service in the balancer's stack, made from its host's first address if missing. */
   async #externalService(lb: LoadBalancerService, nodeName: string, signal?: AbortSignal): Promise<ExternalService> {
     const name = externalServiceName(nodeName);
     const filters = { name, stackId: lb.stackId, removed_null: '1' };
-    let ext = (await this.api.list<ExternalService>('externalservices', filters, signal))[0];
-    if (!ext) {
-      const host = await this.hosts.byName(nodeName, signal).catch((err: unknown) => {
-        throw new Error(`Couldn't create external service ${name} for LB ${lb.name}: ${String(err)}`, { cause: err });
-      });
-      ext = await this.api.create<ExternalService>(
-        'externalservices',
-        { name, stackId: lb.stackId, externalIpAddresses: [host.addresses[0]] },
-        signal,
-      );
-    }
-    if (needsActivation(ext.state)) {
-      this.#offered(ext, 'activate');
-      await this.api.action(ext, 'activate', {}, signal);
-    }
-    return ext;
+    const [found] = await this.api.list<ExternalService>('externalservices', filters, signal);
+    if (found) return found;
+    const host = await this.hosts.byName(nodeName, signal).catch((err: unknown) => {
+      throw new Error(`Couldn't create external service ${name} for LB ${lb.name}: ${String(err)}`, { cause: err });
+    });
+    return this.api.create<ExternalService>(
+      'externalservices',
+      { name, stackId: lb.stackId, externalIpAddresses: [host.addresses[0]] },
+      signal,
+    );
   }
 
   /** Removes the balancer, then every external service of its stack that no balancer consumes. */
