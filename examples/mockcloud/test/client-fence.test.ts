@@ -40,7 +40,7 @@ it('a call retrying after a 503 stops at the fence instead of sending its retry'
   setProcessLeaseFence(fence(state));
   const client = fastClient(api, { retry: { retries: 3, minDelayMs: 50, maxDelayMs: 50 } });
   const call = client.listServers().catch((e: unknown) => e);
-  await eventuallyValue(() => api.requests().length > 0, { timeoutMs: 5_000, intervalMs: 5 });
+  await eventuallyValue(() => api!.requests().length > 0, { timeoutMs: 5_000, intervalMs: 5 });
   state.left = 0; // the process is deposed while the call waits to retry
   expect(isLeaseFencedError(await call)).toBe(true);
   expect(api.requests().map((r) => r.status)).toEqual([503]);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { metricsRegistry } from '@ccm-kit/runtime';
 import { fileCredential } from '@ccm-kit/runtime/guard';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fetch as undiciFetch } from 'undici';
+import { Response, fetch as undiciFetch } from 'undici';
 import type { MockCloudApiServer } from '../src/api-server/index.js';
 import {
   isAuthError,

@@ -111,7 +111,7 @@ describe('a leader paused past its renew deadline (the event loop blocked, as SI
     const lb: LoadBalancer = {
       getLoadBalancer: async () => {
         cloudCalls++;
-        return { exists: false };
+        return undefined;
       },
       getLoadBalancerName: () => 'a',
       ensureLoadBalancer: async () => ({}),

@@ -13,7 +13,7 @@ const objects = (yamlText: string) =>
         kind: string;
         metadata: { name: string; namespace?: string };
         // eslint-disable-next-line @typescript-eslint/no-explicit-any -- parsed YAML, checked field by field
-        spec?: Record<string, any>;
+        spec: Record<string, any>;
         subjects?: Array<{ kind: string; name: string; namespace: string }>;
       },
   );

@@ -146,11 +146,11 @@ describe('initCloudProvider (upstream InitCloudProvider)', () => {
 
   it('an unregistered name lists the registered names and suggests the closest', async () => {
     register('rancher', () => ({ providerName: () => 'rancher', hasClusterID: () => true }));
-    const err = await initCloudProvider('ranchr').catch((e: unknown) => e as Error);
+    const err = (await initCloudProvider('ranchr').catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(
       /^unknown cloud provider "ranchr" \(did you mean "rancher"\? registered: .*\brancher\b.*\)$/,
     );
-    const far = await initCloudProvider('zzzzzzzzzz').catch((e: unknown) => e as Error);
+    const far = (await initCloudProvider('zzzzzzzzzz').catch((e: unknown) => e)) as Error;
     expect(far.message).toMatch(/^unknown cloud provider "zzzzzzzzzz" \(registered: .*rancher.*\)$/);
     expect(far.message).not.toContain('did you mean');
   });

@@ -264,7 +264,9 @@ describe('cloud-node-lifecycle monitor with batch reads', () => {
     await c.monitorNodes();
     expect(perNodeCalls(cloud)).toEqual(['instanceExists n5', 'instanceExists n6', 'instanceShutdown n6']);
     expect(writes).toEqual(['delete n5', 'taint n6']);
-    expect(recorder.events.map((e) => `${e.reason} ${e.object.name}`)).toEqual(['DeletingNode n5']);
+    expect(recorder.events.map((e) => `${e.reason} ${(e.object as { name?: string }).name}`)).toEqual([
+      'DeletingNode n5',
+    ]);
   });
 
   it('a failing page never deletes or taints: the Nodes not read are asked per Node', async () => {

@@ -1160,7 +1160,9 @@ describe('metrics', () => {
   it('node syncs count UpdateLoadBalancer attempts and errors and observe both latencies', async () => {
     const value = async (name: string) => {
       const m = await metricsRegistry.getSingleMetric(name)!.get();
-      const v = m.type === 'histogram' ? m.values.find((x) => x.metricName === `${name}_count`) : m.values[0];
+      // prom-client's typings give `type` as a numeric enum and no metricName; the objects carry both as strings.
+      const values = m.values as Array<{ value: number; metricName?: string }>;
+      const v = String(m.type) === 'histogram' ? values.find((x) => x.metricName === `${name}_count`) : values[0];
       return v?.value ?? 0;
     };
     const h = newController({ nodes: [node('node1')] });
@@ -1180,7 +1182,9 @@ describe('metrics', () => {
     expect(await value('service_controller_nodesync_latency_seconds')).toBe(nodeSyncs + 2);
     expect(await value('service_controller_update_loadbalancer_host_latency_seconds')).toBe(hostUpdates + 2);
     const hist = await metricsRegistry.getSingleMetric('service_controller_nodesync_latency_seconds')!.get();
-    const les = hist.values.filter((v) => v.metricName?.endsWith('_bucket')).map((v) => v.labels.le);
+    const les = (hist.values as Array<{ labels: Record<string, unknown>; metricName?: string }>)
+      .filter((v) => v.metricName?.endsWith('_bucket'))
+      .map((v) => v.labels.le);
     expect(les.slice(0, 3)).toEqual([1, 2, 4]);
     expect(les).toContain(16384);
   });

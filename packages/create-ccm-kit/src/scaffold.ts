@@ -14,6 +14,7 @@ import {
   packageJson,
   readme,
   tsconfigJson,
+  tsconfigTestJson,
 } from './templates/project.js';
 import { providerTs } from './templates/provider.js';
 import {
@@ -36,6 +37,7 @@ export function projectFiles(o: ProjectOptions): Record<string, string> {
   return {
     'package.json': packageJson(o),
     'tsconfig.json': tsconfigJson(),
+    'tsconfig.test.json': tsconfigTestJson(),
     'README.md': readme(o),
     '.gitignore': gitignore(),
     '.dockerignore': dockerignore(),

@@ -24,4 +24,17 @@ describe('a scaffolded project type-checks', () => {
     },
     120_000,
   );
+
+  it('a type error in a test file fails the check (tsconfig.test.json covers test/)', () => {
+    const dir = writeScaffold('acme', parseFacets('instancesV2'), {
+      'test/broken.test.ts': "export const n: number = 'not a number';\n",
+    });
+    try {
+      const { status, output } = typeCheck(dir);
+      expect(output).toMatch(/test\/broken\.test\.ts\(1,14\): error TS2322/);
+      expect(status).not.toBe(0);
+    } finally {
+      removeScaffold(dir);
+    }
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 /**
- * A freshly scaffolded project on disk, type-checked with the project's own tsconfig (plus its tests): the
+ * A freshly scaffolded project on disk, type-checked with the project's own tsconfig.test.json (src/ and test/): the
  * ccm-kit packages and third-party types resolve through a `node_modules` link to the repository's, so the
  * check sees the packages as a vendor's install does (their `types` exports, the built `.d.ts`).
  */
@@ -24,8 +24,7 @@ export function writeScaffold(provider: string, facets: Facet[], extra: Record<s
   writeFileSync(
     join(dir, 'tsconfig.check.json'),
     JSON.stringify({
-      extends: './tsconfig.json',
-      compilerOptions: { noEmit: true, rootDir: '.', types: ['node'] },
+      extends: './tsconfig.test.json',
       include: ['src', 'test', 'docs'],
     }),
   );

@@ -25,6 +25,7 @@ describe('create-ccm-kit', () => {
   it('package.json names the provider for ccm-kit and depends on the ccm-kit packages', () => {
     const pkg = JSON.parse(projectFiles({ dir: '/x', provider: 'acme', facets: ['instancesV2'] })['package.json']!);
     expect(pkg.ccmKit).toEqual({ provider: 'acme', entry: 'dist/main.js' });
+    expect(pkg.scripts.typecheck).toBe('tsc -p tsconfig.test.json');
     expect(Object.keys(pkg.dependencies)).toEqual([
       '@ccm-kit/app',
       '@ccm-kit/cloud-provider',

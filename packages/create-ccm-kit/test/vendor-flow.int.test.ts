@@ -174,6 +174,7 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
       'src',
       'test',
       'tsconfig.json',
+      'tsconfig.test.json',
     ]);
   }, 600_000);
 

@@ -78,7 +78,9 @@ describe('RestTransport responses', () => {
     const resp = await f.request('c', '/api/v1/nodes', { signal: ac.signal });
     setTimeout(() => ac.abort(new Error('caller stopped')), 50);
     await expect(resp.text()).rejects.toThrow('caller stopped');
-    srv.setHandler((_req, res) => res.end('ok'));
+    srv.setHandler((_req, res) => {
+      res.end('ok');
+    });
     const ok = await f.request('c', '/readyz');
     await ok.cancel();
     expect(ok.body.destroyed || ok.body.readableEnded).toBe(true);

@@ -473,7 +473,12 @@ describe('runWorkers: restart and metrics', () => {
     const name = 'loop-metrics-test';
     const value = async (metric: string, suffix = '') => {
       const m = await metricsRegistry.getSingleMetric(metric)?.get();
-      return m?.values.find((v) => v.labels.name === name && (suffix === '' || v.metricName === suffix))?.value;
+      const values = (m?.values ?? []) as Array<{
+        labels: Record<string, unknown>;
+        value: number;
+        metricName?: string;
+      }>;
+      return values.find((v) => v.labels.name === name && (suffix === '' || v.metricName === suffix))?.value;
     };
     const queue = new Workqueue<string>({ name, rateLimiter: itemExponentialFailureRateLimiter(1, 1) });
     const ac = new AbortController();

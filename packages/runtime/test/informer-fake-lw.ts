@@ -51,6 +51,10 @@ export class FakeListerWatcher implements ListerWatcher {
   listImpl: (req: ListRequest) => Promise<ListPage> = async () => ({ items: [], resourceVersion: '1' });
   #watchWaiters: Array<(w: FakeWatch) => void> = [];
   watchError: unknown;
+  /** Absent unless a test sets it, as for a list-watch without a transport that tracks the server's answers. */
+  waitForServer?: ListerWatcher['waitForServer'];
+  /** Absent unless a test sets it (see {@link waitForServer}). */
+  retryDelayMs?: ListerWatcher['retryDelayMs'];
 
   async list(req: ListRequest): Promise<ListPage> {
     this.lists.push(req);

@@ -1,4 +1,11 @@
-import { ApiException, CoordinationV1Api, CoreV1Api, setHeaderOptions, V1MicroTime } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CoordinationV1Api,
+  CoreV1Api,
+  setHeaderOptions,
+  V1MicroTime,
+  type V1Node,
+} from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClientFactory,
@@ -24,6 +31,7 @@ function wire(r: RecordedRequest) {
   };
 }
 
+// As it comes off the wire (the timestamp a string), which both clients send unchanged.
 const node = {
   apiVersion: 'v1',
   kind: 'Node',
@@ -35,7 +43,7 @@ const node = {
   },
   spec: { providerID: 'fake://n1', taints: [{ key: 'k', effect: 'NoSchedule' }] },
   status: { addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
-};
+} as unknown as V1Node;
 
 describe('raw clients (CoreV1Client, CoordinationV1Client)', () => {
   let srv: TestServer;

@@ -18,6 +18,8 @@ export function packageJson(o: ProjectOptions): string {
     ccmKit: { provider: o.provider, entry: 'dist/main.js' },
     scripts: {
       build: 'tsc -p .',
+      // The tests type-checked too (vitest runs them without checking types).
+      typecheck: 'tsc -p tsconfig.test.json',
       test: 'vitest run',
       dev: 'ccm-kit dev --cloud-config dev/cloud-config.yaml --service',
       conformance: 'ccm-kit conformance',
@@ -63,6 +65,15 @@ export function tsconfigJson(): string {
       },
       include: ['src'],
     },
+    null,
+    2,
+  )}\n`;
+}
+
+/** `npm run typecheck`: src/ and test/ together, no output (the build's tsconfig compiles only src/). */
+export function tsconfigTestJson(): string {
+  return `${JSON.stringify(
+    { extends: './tsconfig.json', compilerOptions: { noEmit: true, rootDir: '.' }, include: ['src', 'test'] },
     null,
     2,
   )}\n`;
@@ -121,6 +132,7 @@ jobs:
           cache: npm
       - run: npm ci
       - run: npm run build
+      - run: npm run typecheck
       - run: npm test
       - run: npx ccm-kit conformance
       - run: npx ccm-kit build
@@ -148,6 +160,7 @@ Facets: ${o.facets.join(', ')}.
 
 \`\`\`sh
 npm test                 # unit tests + the provider conformance suite (stubs are reported pending)
+npm run typecheck        # src/ and test/ type-checked (vitest runs tests without checking types)
 npx ccm-kit conformance  # the conformance suite alone: passed / pending / broke
 npm run dev              # your CCM against a local kube-apiserver with 3 kubelet-style Nodes and a
                          # LoadBalancer Service; rebuilds and restarts when src/ changes
