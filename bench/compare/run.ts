@@ -14,6 +14,7 @@ import { startControlPlane } from '@ccm-kit/testing';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { type ApiTraffic, emptyTraffic, readApiTraffic, waitForQuiet, writeAuditPolicy } from './audit.ts';
 import { Harness } from './harness.ts';
+import { serviceNodePortRange } from './node-port-range.ts';
 import { dumpState, type StateDump } from './parity.ts';
 import { quantile } from './stats.ts';
 import { workloadById, type WorkloadId } from './workloads/index.ts';
@@ -223,6 +224,7 @@ export async function runOnce(spec: RunSpec): Promise<RunResult> {
       'audit-log-format': 'json',
       // Room for W8's 1,000 Services (the default /24 holds 254); outside the Nodes' 10.64.0.0/10 podCIDRs.
       'service-cluster-ip-range': '10.0.0.0/16',
+      'service-node-port-range': serviceNodePortRange(spec.services + spec.newServices),
     },
   });
   const username = `ccm-${spec.impl.id}`;
