@@ -1,13 +1,15 @@
 /**
- * The four built-in controllers, in a stable order (upstream keeps them in `DefaultInitFuncConstructors`,
- * a map with no order): node initialization, node lifecycle, load balancers, routes. The app selects
- * among them with `--controllers`; a vendor appends its own descriptors.
+ * The controllers ccm-kit registers: the four built-ins, in a stable order (upstream keeps them in
+ * `DefaultInitFuncConstructors`, a map with no order): node initialization, node lifecycle, load balancers, routes;
+ * then the ones beyond upstream, off by default (`service-lb-gc-controller`). The app selects among them with
+ * `--controllers`; a vendor appends its own descriptors.
  */
 import { cloudNodeController } from './cloud-node/descriptor.js';
-import type { ControllerDescriptor } from './context.js';
+import type { ControllerDescriptor } from './contract/controller-context.js';
 import { cloudNodeLifecycleController } from './node-lifecycle/descriptor.js';
 import { nodeRouteController } from './route/descriptor.js';
 import { serviceLbController } from './service/descriptor.js';
+import { serviceLbGcController } from './service-lb-gc/descriptor.js';
 
 /** `cloud-node-controller`, `cloud-node-lifecycle-controller`, `service-lb-controller`, `node-route-controller`. */
 export const builtInControllers: readonly ControllerDescriptor[] = Object.freeze([
@@ -15,4 +17,13 @@ export const builtInControllers: readonly ControllerDescriptor[] = Object.freeze
   cloudNodeLifecycleController,
   serviceLbController,
   nodeRouteController,
+]);
+
+/**
+ * Every controller the manager knows before the vendor's, in its order: {@link builtInControllers}, then the
+ * off-by-default `service-lb-gc-controller` (enabled only by naming it in `--controllers`).
+ */
+export const registeredControllers: readonly ControllerDescriptor[] = Object.freeze([
+  ...builtInControllers,
+  serviceLbGcController,
 ]);

@@ -8,27 +8,25 @@
  */
 export { builtInControllers } from './builtin.js';
 export { cloudNodeController } from './cloud-node/index.js';
+export { type CloudControllerConfig, defaultCloudControllerConfig } from './contract/controller-config.js';
 export {
-  type CloudControllerConfig,
-  defaultCloudControllerConfig,
   type ControllerContext,
   type ControllerStartResult,
   type ControllerDescriptor,
-} from './context.js';
-export { cloudNodeLifecycleController } from './node-lifecycle/index.js';
-export { nodeRouteController } from './route/index.js';
-export { DEFAULT_HOST_UPDATE_WINDOW_MS, serviceLbController } from './service/index.js';
+} from './contract/controller-context.js';
+export { type ControllerOptions } from './contract/controller-options.js';
 export {
   type LoadBalancerGCConfig,
   type LoadBalancerGCMode,
   LOAD_BALANCER_GC_MODES,
   defaultLoadBalancerGCConfig,
   loadBalancerGCConfigProblems,
-  SERVICE_LB_GC_CONTROLLER,
-  serviceLbGcController,
-} from './service-lb-gc/index.js';
+} from './contract/load-balancer-gc-config.js';
+export { cloudNodeLifecycleController } from './node-lifecycle/index.js';
+export { nodeRouteController } from './route/index.js';
+export { DEFAULT_HOST_UPDATE_WINDOW_MS, serviceLbController } from './service/index.js';
+export { SERVICE_LB_GC_CONTROLLER, serviceLbGcController } from './service-lb-gc/index.js';
 export {
-  type ControllerOptions,
   startWithEventRecorder,
   type RunController,
   isNodeOwned,

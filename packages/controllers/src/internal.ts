@@ -5,3 +5,4 @@
  * descriptor, not its class).
  */
 export { CloudNodeLifecycleController, type CloudNodeLifecycleControllerOptions } from './node-lifecycle/index.js';
+export { registeredControllers } from './builtin.js';

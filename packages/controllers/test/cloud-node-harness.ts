@@ -9,7 +9,8 @@ import { createLogger } from '@ccm-kit/runtime';
 import { ignoreNotFound, type TestCluster, uniqueName } from '@ccm-kit/testing';
 import { type ControllerUnderTest, startControllerUnderTest, useTestCluster } from '@ccm-kit/testing/vitest';
 import type { V1Node, V1NodeAddress, V1Taint } from '@kubernetes/client-node';
-import type { CloudControllerConfig, ControllerDescriptor } from '../src/context.js';
+import type { CloudControllerConfig } from '../src/contract/controller-config.js';
+import type { ControllerDescriptor } from '../src/contract/controller-context.js';
 
 export const EXTRA_TAINT: V1Taint = { key: 'ImproveCoverageTaint', value: 'true', effect: 'NoSchedule' };
 export const CLOUD_ADDRESSES: V1NodeAddress[] = [

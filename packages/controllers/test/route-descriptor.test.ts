@@ -3,7 +3,8 @@ import { FakeCloud, memoryInformers, RecordingLogger } from '@ccm-kit/testing';
 import { eventually } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
 import { builtInControllers } from '../src/builtin.js';
-import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
+import { defaultCloudControllerConfig } from '../src/contract/controller-config.js';
+import { type ControllerContext } from '../src/contract/controller-context.js';
 import { ClusterCIDRError } from '../src/route/cluster-cidrs.js';
 import { nodeRouteController } from '../src/route/descriptor.js';
 

@@ -24,7 +24,8 @@ import {
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { eventuallyValue } from '@ccm-kit/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
+import { defaultCloudControllerConfig } from '../src/contract/controller-config.js';
+import { type ControllerContext } from '../src/contract/controller-context.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { serviceLbController } from '../src/service/descriptor.js';
 import { apiError, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';

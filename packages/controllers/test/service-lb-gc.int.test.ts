@@ -10,7 +10,7 @@ import { FakeCloud } from '@ccm-kit/testing';
 import { eventually, startControllerUnderTest, useTestCluster } from '@ccm-kit/testing/vitest';
 import type { CoreV1Event, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { LoadBalancerGCConfig } from '../src/service-lb-gc/config.js';
+import type { LoadBalancerGCConfig } from '../src/contract/load-balancer-gc-config.js';
 import { serviceLbGcController } from '../src/service-lb-gc/descriptor.js';
 import { serviceLbController } from '../src/service/descriptor.js';
 

@@ -15,8 +15,9 @@ import {
 } from '@ccm-kit/testing';
 import type { V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { type ControllerContext, defaultCloudControllerConfig } from '../src/context.js';
-import { type LoadBalancerGCConfig } from '../src/service-lb-gc/config.js';
+import { defaultCloudControllerConfig } from '../src/contract/controller-config.js';
+import { type ControllerContext } from '../src/contract/controller-context.js';
+import { type LoadBalancerGCConfig } from '../src/contract/load-balancer-gc-config.js';
 import {
   type ListingLoadBalancer,
   LoadBalancerCollector,

@@ -9,7 +9,7 @@ import { FakeCloud, kubeletNode, uniqueName as uniq } from '@ccm-kit/testing';
 import { eventually, useControllerUnderTest } from '@ccm-kit/testing/vitest';
 import type { CoreV1Api, CoreV1Event, V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ControllerStartResult } from '../src/context.js';
+import type { ControllerStartResult } from '../src/contract/controller-context.js';
 import { serviceLbController } from '../src/service/descriptor.js';
 import { errorText } from '../src/service/error-text.js';
 

@@ -1,9 +1,11 @@
 /**
- * Which controllers a manager has: the four built-ins, the off-by-default `service-lb-gc-controller` (enabled
- * only by naming it in `--controllers`, as upstream's disabled-by-default controllers), plus the vendor's, as
- * upstream's `DefaultInitFuncConstructors` map that a vendor's `main` extends or overwrites.
+ * Which controllers a manager has: the ones `@ccm-kit/controllers` registers (the four built-ins and the
+ * off-by-default `service-lb-gc-controller`, enabled only by naming it in `--controllers`, as upstream's
+ * disabled-by-default controllers), plus the vendor's, as upstream's `DefaultInitFuncConstructors` map that a
+ * vendor's `main` extends or overwrites.
  */
-import { builtInControllers, type ControllerDescriptor, serviceLbGcController } from '@ccm-kit/controllers';
+import { builtInControllers, type ControllerDescriptor } from '@ccm-kit/controllers';
+import { registeredControllers } from '@ccm-kit/controllers/internal';
 import { StartupError } from '../errors.js';
 
 /**
@@ -13,7 +15,7 @@ import { StartupError } from '../errors.js';
  * @throws StartupError `controller "<name>" is registered twice`.
  */
 export function allControllers(extra: readonly ControllerDescriptor[] = []): ControllerDescriptor[] {
-  const all: ControllerDescriptor[] = [...builtInControllers, serviceLbGcController];
+  const all: ControllerDescriptor[] = [...registeredControllers];
   const seen = new Set<string>();
   for (const d of extra) {
     if (seen.has(d.name)) throw new StartupError(`controller ${JSON.stringify(d.name)} is registered twice`);

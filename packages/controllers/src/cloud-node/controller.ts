@@ -27,14 +27,9 @@ import { splitMetaNamespaceKey } from '@ccm-kit/runtime/informers';
 import { defaultControllerRateLimiter, parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
 import { discardResponse, parseTime } from '@ccm-kit/runtime/internal';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import type { CloudControllerConfig } from '../context.js';
-import {
-  type ControllerOptions,
-  isNodeOwned,
-  nodeReference,
-  ownedNodeHandler,
-  PassInstanceListing,
-} from '../shared/index.js';
+import type { CloudControllerConfig } from '../contract/controller-config.js';
+import type { ControllerOptions } from '../contract/controller-options.js';
+import { isNodeOwned, nodeReference, ownedNodeHandler, PassInstanceListing } from '../shared/index.js';
 import { desiredNodeAddresses, nodeAddressesStatusPatch } from './addresses.js';
 import { isUninitialized } from './cloud-taint.js';
 import { getInstanceMetadata, getInstanceNodeAddresses } from './instance-metadata.js';

@@ -22,8 +22,9 @@ import { callOptions, errorStatus } from '@ccm-kit/runtime/client';
 import { runController } from '@ccm-kit/runtime/controller';
 import { type EventRecorder } from '@ccm-kit/runtime/events';
 import type { CoreV1Api, V1Node } from '@kubernetes/client-node';
-import type { CloudControllerConfig } from '../context.js';
-import { type ControllerOptions, isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';
+import type { CloudControllerConfig } from '../contract/controller-config.js';
+import type { ControllerOptions } from '../contract/controller-options.js';
+import { isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';
 import { instanceExists, instanceShutdown } from './instance-state.js';
 import { readyConditionStatus, SHUTDOWN_TAINT } from './node-state.js';
 

@@ -9,6 +9,7 @@
 import {
   type CloudProvider,
   getInstanceProviderID,
+  type Instances,
   InstanceNotFoundError,
   NotImplementedError,
 } from '@ccm-kit/cloud-provider';
@@ -42,6 +43,28 @@ export async function getProviderID(cloud: CloudProvider, node: V1Node, signal?:
 }
 
 /**
+ * The Instances facet and the Node's providerID, for the questions asked through Instances (upstream asks them
+ * after the same two steps); `undefined` when the providerID lookup finds no instance (`InstanceNotFoundError`).
+ * @throws Error `unsupported` (upstream's message differs per question) when the provider has no Instances facet,
+ *   and any other error of the providerID lookup.
+ */
+async function instanceByProviderID(
+  cloud: CloudProvider,
+  node: V1Node,
+  unsupported: string,
+  signal?: AbortSignal,
+): Promise<{ instances: Instances; providerID: string } | undefined> {
+  const instances = cloud.instances?.();
+  if (!instances) throw new Error(unsupported);
+  try {
+    return { instances, providerID: await getProviderID(cloud, node, signal) };
+  } catch (err) {
+    if (err instanceof InstanceNotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/**
  * Whether the Node's instance exists in the cloud. InstancesV2: `instanceExists(node)`. Instances:
  * `instanceExistsByProviderID(getProviderID(node))`, where an `InstanceNotFoundError` from the providerID
  * lookup means "does not exist".
@@ -52,17 +75,15 @@ export async function getProviderID(cloud: CloudProvider, node: V1Node, signal?:
 export async function instanceExists(cloud: CloudProvider, node: V1Node, signal?: AbortSignal): Promise<boolean> {
   const v2 = cloud.instancesV2?.();
   if (v2) return booleanAnswer(await v2.instanceExists(node, signal), 'instanceExists', node);
-  const instances = cloud.instances?.();
-  if (!instances) throw new Error('instances interface not supported in the cloud provider');
-  let providerID: string;
-  try {
-    providerID = await getProviderID(cloud, node, signal);
-  } catch (err) {
-    if (err instanceof InstanceNotFoundError) return false;
-    throw err;
-  }
+  const found = await instanceByProviderID(
+    cloud,
+    node,
+    'instances interface not supported in the cloud provider',
+    signal,
+  );
+  if (!found) return false;
   return booleanAnswer(
-    await instances.instanceExistsByProviderID(providerID, signal),
+    await found.instances.instanceExistsByProviderID(found.providerID, signal),
     'instanceExistsByProviderID',
     node,
   );
@@ -78,18 +99,11 @@ export async function instanceExists(cloud: CloudProvider, node: V1Node, signal?
 export async function instanceShutdown(cloud: CloudProvider, node: V1Node, signal?: AbortSignal): Promise<boolean> {
   const v2 = cloud.instancesV2?.();
   if (v2) return booleanAnswer(await v2.instanceShutdown(node, signal), 'instanceShutdown', node);
-  const instances = cloud.instances?.();
-  if (!instances) throw new Error('cloud provider does not support instances');
-  let providerID: string;
-  try {
-    providerID = await getProviderID(cloud, node, signal);
-  } catch (err) {
-    if (err instanceof InstanceNotFoundError) return false;
-    throw err;
-  }
+  const found = await instanceByProviderID(cloud, node, 'cloud provider does not support instances', signal);
+  if (!found) return false;
   let shutdown: unknown;
   try {
-    shutdown = await instances.instanceShutdownByProviderID(providerID, signal);
+    shutdown = await found.instances.instanceShutdownByProviderID(found.providerID, signal);
   } catch (err) {
     if (err instanceof NotImplementedError) return false;
     throw err;

@@ -9,7 +9,8 @@ import {
   ROUTE_CONTROLLER_EVENT_SOURCE,
 } from '@ccm-kit/cloud-provider';
 import { CoreV1Client } from '@ccm-kit/runtime/client';
-import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
+import { upstreamAliases } from '../shared/aliases.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { parseClusterCIDRs } from './cluster-cidrs.js';
 import { NodeRouteController } from './controller.js';
@@ -57,7 +58,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
  */
 export const nodeRouteController: ControllerDescriptor = Object.freeze({
   name: NODE_ROUTE_CONTROLLER,
-  aliases: Object.freeze(['route']),
+  aliases: upstreamAliases(NODE_ROUTE_CONTROLLER),
   clientName: ROUTE_CONTROLLER_CLIENT_NAME,
   init,
 });

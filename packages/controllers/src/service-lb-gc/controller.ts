@@ -16,8 +16,8 @@ import { callOptions, isNotFound } from '@ccm-kit/runtime/client';
 import { runController } from '@ccm-kit/runtime/controller';
 import { type EventObject, type EventRecorder } from '@ccm-kit/runtime/events';
 import type { CoreV1Api, V1Service } from '@kubernetes/client-node';
-import type { CloudControllerConfig } from '../context.js';
-import type { ControllerOptions } from '../shared/controller-options.js';
+import type { CloudControllerConfig } from '../contract/controller-config.js';
+import type { ControllerOptions } from '../contract/controller-options.js';
 import {
   classify,
   type OrphanState,
@@ -26,7 +26,7 @@ import {
   serviceFromRecord,
   servicesByUID,
 } from './classify.js';
-import { defaultLoadBalancerGCConfig, type LoadBalancerGCConfig } from './config.js';
+import { defaultLoadBalancerGCConfig, type LoadBalancerGCConfig } from '../contract/load-balancer-gc-config.js';
 import {
   EVENT_DELETE_ORPHANED_LOAD_BALANCER_FAILED,
   EVENT_DELETED_ORPHANED_LOAD_BALANCER,

@@ -5,9 +5,9 @@
  */
 import { SERVICE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
 import { CoreV1Client } from '@ccm-kit/runtime/client';
-import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
-import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from './config.js';
+import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from '../contract/load-balancer-gc-config.js';
 import { LoadBalancerCollector } from './controller.js';
 
 /** Canonical name, selected with `--controllers`. */

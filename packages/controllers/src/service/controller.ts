@@ -32,8 +32,8 @@ import { metaNamespaceKey, splitMetaNamespaceKey } from '@ccm-kit/runtime/inform
 import { parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
 import { discardResponse, serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
-import type { CloudControllerConfig } from '../context.js';
-import type { ControllerOptions } from '../shared/controller-options.js';
+import type { CloudControllerConfig } from '../contract/controller-config.js';
+import type { ControllerOptions } from '../contract/controller-options.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import {
   checkServiceCapabilities,

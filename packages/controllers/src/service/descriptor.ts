@@ -10,7 +10,8 @@ import {
   SERVICE_LB_CONTROLLER,
 } from '@ccm-kit/cloud-provider';
 import { CoreV1Client } from '@ccm-kit/runtime/client';
-import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../context.js';
+import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
+import { upstreamAliases } from '../shared/aliases.js';
 import { startWithEventRecorder } from '../shared/event-recording.js';
 import { ServiceController } from './controller.js';
 
@@ -49,7 +50,7 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
  */
 export const serviceLbController: ControllerDescriptor = Object.freeze({
   name: SERVICE_LB_CONTROLLER,
-  aliases: Object.freeze(['service']),
+  aliases: upstreamAliases(SERVICE_LB_CONTROLLER),
   clientName: SERVICE_CONTROLLER_CLIENT_NAME,
   init,
 });

@@ -5,7 +5,7 @@
  */
 import { type Logger } from '@ccm-kit/runtime';
 import { coreV1EventSink, EventBroadcaster, type EventClient, type EventRecorder } from '@ccm-kit/runtime/events';
-import type { ControllerStartResult } from '../context.js';
+import type { ControllerStartResult } from '../contract/controller-context.js';
 
 /** What {@link startWithEventRecorder} runs: resolves when the controller has stopped. */
 export type RunController = (recorder: EventRecorder) => Promise<void>;

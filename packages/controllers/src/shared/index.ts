@@ -1,5 +1,4 @@
 /** Small utilities shared by the ccm-kit controllers. */
-export * from './controller-options.js';
 export * from './deep-equal.js';
 export * from './event-recording.js';
 export * from './instance-listing.js';

@@ -5,7 +5,7 @@
  */
 import type { DeletedFinalStateUnknown, InformerEventHandler } from '@ccm-kit/cloud-provider';
 import type { V1Node } from '@kubernetes/client-node';
-import type { CloudControllerConfig } from '../context.js';
+import type { CloudControllerConfig } from '../contract/controller-config.js';
 
 /**
  * True when the controllers should act on `node`: `config.nodeOwnership` is unset, or returns true for it.
