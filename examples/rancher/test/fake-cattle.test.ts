@@ -10,7 +10,7 @@ import { until } from './helpers.js';
 let api: FakeCattle;
 let client: CattleClient;
 beforeEach(async () => {
-  api = await startFakeCattle({ actionDelayMs: 300, endpointDelayMs: 30, publicAddresses: ['198.51.100.1'] });
+  api = await startFakeCattle({ actionDelayMs: 30, endpointDelayMs: 30, publicAddresses: ['198.51.100.1'] });
   client = new CattleClient({ url: api.url, accessKey: api.accessKey, secretKey: api.secretKey });
 });
 afterEach(() => api.close());
@@ -40,18 +40,28 @@ describe('fake Cattle API', () => {
     expect(await client.byId('hosts', 'nope')).toBeUndefined();
   });
 
-  it('offers activate only after registration, and public endpoints only after activation', async () => {
+  it('offers no action while a service registers', async () => {
+    const slow = await startFakeCattle({ actionDelayMs: 60_000 });
+    try {
+      const c = new CattleClient({ url: slow.url, accessKey: slow.accessKey, secretKey: slow.secretKey });
+      const lb = await c.create<LoadBalancerService>('loadbalancerservices', { name: 'lb-x' });
+      expect([lb.state, lb.actions]).toEqual(['registering', {}]);
+      const forced = { ...lb, actions: { activate: `${lb.links!.self}?action=activate` } };
+      await expect(c.action(forced, 'activate')).rejects.toThrow(/422 InvalidAction/);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('offers activate after registration, and public endpoints after activation', async () => {
     let lb = await client.create<LoadBalancerService>('loadbalancerservices', {
       name: 'lb-x',
       launchConfig: { ports: ['80:80/tcp', '443:443/tcp'] },
     });
-    expect([lb.state, lb.actions]).toEqual(['registering', {}]);
-    await expect(
-      client.action({ ...lb, actions: { activate: `${lb.links!.self}?action=activate` } }, 'activate'),
-    ).rejects.toThrow(/422 InvalidAction/);
     await until(() => api.state.get(lb.id)!.state === 'inactive', 'registration');
     lb = (await client.byId<LoadBalancerService>('loadbalancerservices', lb.id))!;
     expect(Object.keys(lb.actions!).sort()).toEqual(['activate', 'setservicelinks']);
+    expect(lb.publicEndpoints).toBeUndefined();
     await client.action(lb, 'activate');
     await until(() => api.state.get(lb.id)!.state === 'active', 'activation');
     await until(() => (api.state.get(lb.id)!.publicEndpoints as unknown[] | undefined)?.length === 2, 'endpoints');
