@@ -76,13 +76,7 @@ export {
   type ConflictBackoff,
   type RetryOnConflictOptions,
 } from './helpers/retry-on-conflict.js';
-export {
-  hasLBFinalizer,
-  addLBFinalizer,
-  removeLBFinalizer,
-  wantsLoadBalancer,
-  needsCleanup,
-} from './helpers/service-finalizer.js';
+export { hasLBFinalizer, addLBFinalizer, removeLBFinalizer } from './helpers/service-finalizer.js';
 export { patchService } from './helpers/service-patch.js';
 export {
   getLoadBalancerSourceRanges,

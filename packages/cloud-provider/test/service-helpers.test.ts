@@ -7,11 +7,9 @@ import {
   isAllowAll,
   LOAD_BALANCER_CLEANUP_FINALIZER,
   loadBalancerStatusEqual,
-  needsCleanup,
   needsHealthCheck,
   removeLBFinalizer,
   requestsOnlyLocalTraffic,
-  wantsLoadBalancer,
 } from '@ccm-kit/cloud-provider';
 import type { V1LoadBalancerStatus, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -163,24 +161,6 @@ describe('finalizer add/remove and the service predicates', () => {
     expect(none?.metadata).toBeDefined();
     expect(none?.metadata?.finalizers).toBeUndefined();
     expect(removeLBFinalizer(withFinalizers(['x']))).toBeUndefined();
-  });
-
-  it('wantsLoadBalancer: type LoadBalancer without any class (even "")', () => {
-    expect(wantsLoadBalancer(svc('LoadBalancer'))).toBe(true);
-    expect(wantsLoadBalancer(svc('LoadBalancer', undefined, { loadBalancerClass: '' }))).toBe(false);
-    expect(wantsLoadBalancer(svc('LoadBalancer', undefined, { loadBalancerClass: 'x' }))).toBe(false);
-    expect(wantsLoadBalancer(svc('NodePort'))).toBe(false);
-  });
-
-  it('needsCleanup (upstream TestNeedsCleanup, SVC-43..46)', () => {
-    const f = [LOAD_BALANCER_CLEANUP_FINALIZER];
-    expect(needsCleanup(withFinalizers())).toBe(false);
-    expect(needsCleanup(withFinalizers(f, { type: 'NodePort' }))).toBe(true);
-    expect(needsCleanup(withFinalizers(f, { type: 'LoadBalancer' }))).toBe(false);
-    const deleting = withFinalizers(f, {});
-    deleting.metadata = { ...deleting.metadata, deletionTimestamp: new Date() };
-    expect(needsCleanup(deleting)).toBe(true);
-    expect(needsCleanup(withFinalizers(f, { type: 'LoadBalancer', loadBalancerClass: 'x' }))).toBe(false);
   });
 });
 

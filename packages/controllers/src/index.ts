@@ -28,7 +28,7 @@ export { DEFAULT_HOST_UPDATE_WINDOW_MS, serviceLbController } from './service/in
 export { SERVICE_LB_GC_CONTROLLER, serviceLbGcController } from './service-lb-gc/index.js';
 export {
   startWithEventRecorder,
-  type RunController,
+  type RunWithRecorder,
   isNodeOwned,
   ownedNodes,
   ownedNodeHandler,

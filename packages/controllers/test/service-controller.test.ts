@@ -13,7 +13,6 @@ import {
 import { type Logger, metricsRegistry } from '@ccm-kit/runtime';
 import { processNextWorkItem } from '@ccm-kit/runtime/controller';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
-import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import {
   FakeCloud,
   MemoryInformer,
@@ -28,6 +27,8 @@ import { defaultCloudControllerConfig } from '../src/contract/controller-config.
 import { type ControllerContext } from '../src/contract/controller-context.js';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { serviceLbController } from '../src/service/descriptor.js';
+import { serviceQueueRateLimiter } from '../src/service/queue-backoff.js';
+import { needsCleanup } from '../src/service/service-ownership.js';
 import { apiError, makeNode, newService, RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 interface Harness {
@@ -1151,8 +1152,10 @@ describe('serviceLbController descriptor', () => {
   it('a negative --concurrent-service-syncs is refused naming the flag', async () => {
     const { logger } = capturingLogger();
     const c = ctx(new FakeCloud(), logger);
+    // The check is runController's, so the controller gets as far as its client.
+    const clients = { ...c.clients, client: () => new RecordingClient() as never };
     await expect(
-      serviceLbController.init({ ...c, config: { ...c.config, concurrentServiceSyncs: -1 } }),
+      serviceLbController.init({ ...c, clients, config: { ...c.config, concurrentServiceSyncs: -1 } }),
     ).rejects.toThrow(/--concurrent-service-syncs/);
   });
 });
@@ -1244,7 +1247,7 @@ describe('a Service that got another class while the controller was away (decisi
   it('is enqueued when seen (add, resync) and its load balancer is deleted, then the finalizer removed', async () => {
     const svc = classChanged();
     const h = newController({ services: [svc] });
-    expect(h.controller.needsCleanup(svc)).toBe(true);
+    expect(needsCleanup(svc)).toBe(true);
     h.controller.resyncServices();
     expect(h.serviceQueue.added).toContain(key(svc));
     h.cloud.exists = true;
@@ -1266,6 +1269,8 @@ describe('a Service that got another class while the controller was away (decisi
   it('with the loadBalancerClass option, keeps decision 0203: another class is never cleaned up', () => {
     const svc = classChanged();
     const h = newController({ services: [svc], loadBalancerClass: 'example.com/mine' });
-    expect(h.controller.needsCleanup(svc)).toBe(false);
+    expect(needsCleanup(svc, 'example.com/mine')).toBe(false);
+    h.controller.resyncServices();
+    expect(h.serviceQueue.added).not.toContain(key(svc));
   });
 });

@@ -5,7 +5,6 @@
  */
 import { runWorkers } from '@ccm-kit/runtime/controller';
 import { Workqueue } from '@ccm-kit/runtime/workqueue';
-import { serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
 import {
   FakeCloud,
   initializedNode,
@@ -17,6 +16,7 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NODE_SYNC_KEY, ServiceController } from '../src/service/controller.js';
 import { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from '../src/service/host-update-window.js';
+import { serviceQueueRateLimiter } from '../src/service/queue-backoff.js';
 import { RecordingClient, RecordingQueue } from './service-fixtures.js';
 
 beforeEach(() => {

@@ -2,7 +2,7 @@
  * Pure logic of the service load-balancer controller: upstream controllers/service/controller_test.go
  * scenarios SVC-43..46, 48..68, 77..137 (upstream `k8s.io/cloud-provider controllers/service/controller_test.go`), plus the patch shapes of upstream `k8s.io/cloud-provider service/helpers/helper.go`.
  */
-import { LOAD_BALANCER_CLEANUP_FINALIZER, needsCleanup } from '@ccm-kit/cloud-provider';
+import { LOAD_BALANCER_CLEANUP_FINALIZER } from '@ccm-kit/cloud-provider';
 import { MemoryInformer } from '@ccm-kit/testing';
 import { ApiException, type V1Node, type V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -10,20 +10,19 @@ import { errorText } from '../src/service/error-text.js';
 import { parseGoBool } from '../src/service/go-bool.js';
 import { needsUpdate, needsUpdateReason } from '../src/service/needs-update.js';
 import {
-  formatGoStringSlice,
-  loggableNodeNames,
-  nodesSufficientlyEqual,
-  shouldSyncUpdatedNode,
-} from '../src/service/node-sync-rules.js';
-import {
   allNodePredicates,
+  formatGoStringSlice,
   listWithPredicates,
+  loggableNodeNames,
   nodeNotDeletedPredicate,
+  nodesSufficientlyEqual,
   respectsPredicates,
+  shouldSyncUpdatedNode,
   stableNodeSetPredicates,
-} from '../src/service/predicates.js';
+} from '../src/service/host-predicates.js';
+import { serviceQueueRateLimiter } from '../src/service/queue-backoff.js';
 import { ServiceCache } from '../src/service/service-cache.js';
-import { wantsLoadBalancer } from '../src/service/service-predicates.js';
+import { needsCleanup, wantsLoadBalancer } from '../src/service/service-ownership.js';
 import { makeNode, newService } from './service-fixtures.js';
 
 const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
@@ -34,6 +33,15 @@ describe('parseGoBool', () => {
     for (const t of ['1', 't', 'T', 'TRUE', 'true', 'True']) expect(parseGoBool(t)).toBe(true);
     for (const f of ['0', 'f', 'F', 'FALSE', 'false', 'False']) expect(parseGoBool(f)).toBe(false);
     for (const bad of ['', 'yes', 'no', 'tRUE', ' true', 'foo']) expect(parseGoBool(bad)).toBeUndefined();
+  });
+});
+
+describe('serviceQueueRateLimiter (upstream minRetryDelay, maxRetryDelay)', () => {
+  it('5 s × 2^n up to 300 s', () => {
+    const rl = serviceQueueRateLimiter<string>();
+    expect(Array.from({ length: 8 }, () => rl.when('ns/svc'))).toEqual([
+      5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000,
+    ]);
   });
 });
 

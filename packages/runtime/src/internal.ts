@@ -34,7 +34,7 @@ export { LruCache } from './lru/lru-cache.js';
 export { onError, defaultRetry, defaultBackoff, BackoffStepper } from './retry/retry.js';
 export { TokenBucket } from './token-bucket/token-bucket.js';
 export { workqueueDurationBuckets } from './workqueue/metrics.js';
-export { serviceQueueRateLimiter, routeQueueRateLimiter } from './workqueue/default-rate-limiters.js';
+export { routeQueueRateLimiter } from './workqueue/default-rate-limiters.js';
 export { leaderElectionJitterFactor } from './leader-election/elector.js';
 export {
   setProcessLeaseFence,

@@ -6,7 +6,7 @@ import {
   maxOfRateLimiter,
   withMaxWaitRateLimiter,
 } from '@ccm-kit/runtime/workqueue';
-import { routeQueueRateLimiter, serviceQueueRateLimiter, TokenBucket } from '@ccm-kit/runtime/internal';
+import { routeQueueRateLimiter, TokenBucket } from '@ccm-kit/runtime/internal';
 import { describe, expect, it } from 'vitest';
 
 function manualClock(start = 1_000_000) {
@@ -155,13 +155,6 @@ describe('upstream queue limiters', () => {
     expect(rl.when('later')).toBeCloseTo(200);
     rl.forget('node-a');
     expect(rl.numRequeues('node-a')).toBe(0);
-  });
-
-  it('serviceQueueRateLimiter: 5 s × 2^n up to 300 s', () => {
-    const rl = serviceQueueRateLimiter<string>();
-    expect(Array.from({ length: 8 }, () => rl.when('ns/svc'))).toEqual([
-      5_000, 10_000, 20_000, 40_000, 80_000, 160_000, 300_000, 300_000,
-    ]);
   });
 
   it('routeQueueRateLimiter: one token per 10 s, burst 1, each wait capped at 10 s', () => {

@@ -1,7 +1,7 @@
 /**
- * The service controller's load-balancer finalizer and the predicates built on it.
- * Follows upstream `k8s.io/cloud-provider/service/helpers/helper.go` (`HasLBFinalizer`) and the service
- * controller's `wantsLoadBalancer`, `needsCleanup`, `addFinalizer`, `removeFinalizer` (upstream `k8s.io/cloud-provider controllers/service/controller.go`; upstream `k8s.io/cloud-provider service/helpers/helper.go`).
+ * The service controller's load-balancer finalizer.
+ * Follows upstream `k8s.io/cloud-provider` `service/helpers/helper.go` (`HasLBFinalizer`) and the service
+ * controller's `addFinalizer`, `removeFinalizer` (`controllers/service/controller.go`).
  * Pure functions: inputs are never modified.
  */
 import type { V1Service } from '@kubernetes/client-node';
@@ -37,22 +37,4 @@ export function removeLBFinalizer<T extends Pick<V1Service, 'metadata'>>(service
   const rest = (copy.metadata?.finalizers ?? []).filter((f) => f !== LOAD_BALANCER_CLEANUP_FINALIZER);
   copy.metadata = { ...copy.metadata, finalizers: rest.length > 0 ? rest : undefined };
   return copy;
-}
-
-/**
- * True when the service wants a cloud load balancer: `spec.type` is `LoadBalancer` and
- * `spec.loadBalancerClass` is unset (any class, even `""`, opts out).
- */
-export function wantsLoadBalancer(service: Pick<V1Service, 'spec'>): boolean {
-  return service.spec?.type === 'LoadBalancer' && (service.spec.loadBalancerClass ?? undefined) === undefined;
-}
-
-/**
- * True when the service has the load-balancer finalizer and either is being deleted
- * (`metadata.deletionTimestamp` set) or is no longer of type `LoadBalancer` (upstream `needsCleanup`).
- */
-export function needsCleanup(service: Pick<V1Service, 'metadata' | 'spec'>): boolean {
-  if (!hasLBFinalizer(service)) return false;
-  const deleting = service.metadata?.deletionTimestamp !== undefined && service.metadata.deletionTimestamp !== null;
-  return deleting || service.spec?.type !== 'LoadBalancer';
 }

@@ -6,7 +6,7 @@
  */
 import { isMalformedLoadBalancerRecord, type ListedLoadBalancer, type RecordedService } from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
-import { wantsLoadBalancer } from '../service/service-predicates.js';
+import { wantsLoadBalancer } from '../service/service-ownership.js';
 
 /**
  * - `malformed`: the provider could not read the balancer's record; logged, never deleted.

@@ -18,11 +18,13 @@ import {
   type LoadBalancer,
   type LoadBalancerCapabilities,
   loadBalancerStatusEqual,
+  patchService,
   removeLBFinalizer,
   type ServiceStatusApi,
+  type ServiceStatusClient,
   validateLoadBalancerCapabilities,
 } from '@ccm-kit/cloud-provider';
-import { deepCopy, errorMessage, servicePatch } from '@ccm-kit/cloud-provider/internal';
+import { deepCopy, errorMessage } from '@ccm-kit/cloud-provider/internal';
 import { createLogger, formatGoDuration, type Logger } from '@ccm-kit/runtime';
 import { withCloudLane, type CloudLane } from '@ccm-kit/runtime/budget';
 import { isNotFound, patchOptions } from '@ccm-kit/runtime/client';
@@ -30,7 +32,7 @@ import { type QueueWorker, runController } from '@ccm-kit/runtime/controller';
 import { type EventRecorder } from '@ccm-kit/runtime/events';
 import { metaNamespaceKey, splitMetaNamespaceKey } from '@ccm-kit/runtime/informers';
 import { parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
-import { discardResponse, serviceQueueRateLimiter } from '@ccm-kit/runtime/internal';
+import { discardResponse } from '@ccm-kit/runtime/internal';
 import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import type { CloudControllerConfig } from '../contract/controller-config.js';
 import type { ControllerOptions } from '../contract/controller-options.js';
@@ -56,22 +58,20 @@ import { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from './host-update-w
 import { type ServiceControllerMetrics, serviceControllerMetrics } from './metrics.js';
 import { needsUpdateReason } from './needs-update.js';
 import {
+  filterWithPredicates,
   formatGoStringSlice,
+  type HostNodeSet,
+  hostNodeSet,
   loggableNodeNames,
   nodesSufficientlyEqual,
   shouldSyncUpdatedNode,
-} from './node-sync-rules.js';
-import { filterWithPredicates, type NodeConditionPredicate, stableNodeSetPredicates } from './predicates.js';
+} from './host-predicates.js';
+import { serviceQueueRateLimiter } from './queue-backoff.js';
 import { ServiceCache } from './service-cache.js';
 import { ServiceLanes } from './service-lanes.js';
-import { StableNodeSet } from './stable-node-set.js';
-import { isForeignLoadBalancer, leftByClassChange, needsCleanup, wantsLoadBalancer } from './service-predicates.js';
+import { isForeignLoadBalancer, leftByClassChange, needsCleanup, wantsLoadBalancer } from './service-ownership.js';
 import type { KeyQueue } from './types.js';
 
-/** Upstream `minRetryDelay`: first per-key backoff of the `service` and `node` queues, in ms. */
-export const SERVICE_MIN_RETRY_DELAY_MS = 5_000;
-/** Upstream `maxRetryDelay`: backoff cap of the `service` and `node` queues, in ms. */
-export const SERVICE_MAX_RETRY_DELAY_MS = 300_000;
 /** The `name` label of `running_managed_controllers` for this controller (upstream's legacy short name). */
 export const SERVICE_CONTROLLER_METRICS_NAME = 'service';
 /** Upstream `serviceSyncPeriod`: resync period of the service informer handler, in ms. */
@@ -159,7 +159,8 @@ export class ServiceController {
   readonly #balancer: LoadBalancer;
   readonly #capabilities: LoadBalancerCapabilities | undefined;
   readonly #cloud: CloudProvider;
-  readonly #client: ServiceStatusApi;
+  /** Upstream `PatchService`'s client: the status subresource, the answer read but not parsed. */
+  readonly #statusClient: ServiceStatusClient;
   readonly #services: Informer<V1Service>;
   readonly #nodes: Informer<V1Node>;
   readonly #clusterName: string;
@@ -167,9 +168,8 @@ export class ServiceController {
   readonly #log: Logger;
   readonly #lbClass: string | undefined;
   readonly #ownership: ((node: V1Node) => boolean) | undefined;
-  readonly #nodePredicates: readonly NodeConditionPredicate[];
-  /** The stable node set of the Node cache: remembered when the predicates are upstream's pure ones. */
-  readonly #stableNodes: { filter(nodes: readonly V1Node[]): V1Node[] };
+  /** Which Nodes are the load balancers' hosts. */
+  readonly #hosts: HostNodeSet;
   readonly #metrics: ServiceControllerMetrics;
   readonly #removeHandlers: (() => void)[] = [];
   readonly #lanes = new ServiceLanes();
@@ -202,7 +202,12 @@ export class ServiceController {
       validateLoadBalancerCapabilities(this.#capabilities, opts.cloud.providerName());
     }
     this.#cloud = opts.cloud;
-    this.#client = opts.client;
+    const client = opts.client;
+    // Upstream's callers of `PatchService` discard the Service it returns, so the answer is not parsed.
+    this.#statusClient = {
+      patchServiceStatus: (namespace, name, body) =>
+        client.patchNamespacedServiceStatus({ namespace, name, body }, discardResponse(patchOptions('strategic'))),
+    };
     this.#services = opts.informers.services();
     this.#nodes = opts.informers.nodes();
     this.#clusterName = config.clusterName;
@@ -214,14 +219,7 @@ export class ServiceController {
     this.#log = opts.logger ?? createLogger('service-lb-controller');
     this.#lbClass = config.loadBalancerClass;
     this.#ownership = config.nodeOwnership;
-    const owned = this.#ownership;
-    this.#nodePredicates =
-      owned === undefined ? stableNodeSetPredicates : [...stableNodeSetPredicates, (n: V1Node) => owned(n)];
-    const predicates = this.#nodePredicates;
-    this.#stableNodes =
-      owned === undefined
-        ? new StableNodeSet(predicates)
-        : { filter: (nodes) => filterWithPredicates(nodes, predicates) };
+    this.#hosts = hostNodeSet(this.#ownership);
     this.#metrics = opts.metrics ?? serviceControllerMetrics();
     this.#servicesResyncMs = opts.serviceResyncPeriodMs ?? SERVICE_SYNC_PERIOD_MS;
     if (!(Number.isFinite(this.#servicesResyncMs) && this.#servicesResyncMs > 0)) {
@@ -238,10 +236,13 @@ export class ServiceController {
       this.#services.addEventHandler({
         onAdd: (svc) => {
           // Checking cleanup here remedies changes missed while the controller was down.
-          if (this.wantsLoadBalancer(svc) || this.needsCleanup(svc)) {
+          if (wantsLoadBalancer(svc, this.#lbClass) || needsCleanup(svc, this.#lbClass)) {
             // Provisioned before (finalizer and ingress): seeing it again at start-up is a resync, not a user's wait.
             const provisioned = hasLBFinalizer(svc) && (svc.status?.loadBalancer?.ingress?.length ?? 0) > 0;
-            this.#enqueueService(metaNamespaceKey(svc), provisioned && !this.needsCleanup(svc) ? 'periodic' : 'user');
+            this.#enqueueService(
+              metaNamespaceKey(svc),
+              provisioned && !needsCleanup(svc, this.#lbClass) ? 'periodic' : 'user',
+            );
           }
         },
         onUpdate: (oldSvc, newSvc) => {
@@ -249,7 +250,8 @@ export class ServiceController {
           if (reason !== undefined) {
             this.#log.v(2).info('Service needs a load balancer update', { service: metaNamespaceKey(newSvc), reason });
           }
-          if (reason !== undefined || this.needsCleanup(newSvc)) this.#enqueueService(metaNamespaceKey(newSvc), 'user');
+          if (reason !== undefined || needsCleanup(newSvc, this.#lbClass))
+            this.#enqueueService(metaNamespaceKey(newSvc), 'user');
         },
         // No delete handler: deletions are handled through the finalizer when the deletion timestamp appears.
       }),
@@ -276,30 +278,15 @@ export class ServiceController {
     return isNodeOwned(cfg, oldNode) !== isNodeOwned(cfg, newNode);
   }
 
-  /** Upstream `wantsLoadBalancer`, with the controller's `loadBalancerClass` option applied. */
-  wantsLoadBalancer(svc: V1Service): boolean {
-    return wantsLoadBalancer(svc, this.#lbClass);
-  }
-
-  /**
-   * Upstream `needsCleanup`; with the `loadBalancerClass` option, never for a `LoadBalancer` Service of another
-   * class (docs/decisions/0203).
-   */
-  needsCleanup(svc: V1Service): boolean {
-    return needsCleanup(svc, this.#lbClass);
-  }
-
   /**
    * Runs the controller until `signal` aborts ({@link runController}): waits for both caches, starts
    * `concurrentServiceSyncs` service workers and one node worker, re-delivers the Services every
    * `serviceResyncPeriodMs`, and resolves once they have all stopped (the queues are shut down on abort).
-   * @throws RangeError when `concurrentServiceSyncs` is negative or not an integer.
+   * Rejects with a RangeError naming `--concurrent-service-syncs` when it is negative or not an integer
+   * (`runController`'s worker-count check).
    */
   async run(signal: AbortSignal): Promise<void> {
     const workers = this.#workers;
-    if (!Number.isInteger(workers) || workers < 0) {
-      throw new RangeError(`workers (concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`);
-    }
     if (workers === 0) this.#log.warn('concurrent-service-syncs is 0: no service workers, node syncs update nothing');
     await runController(signal, {
       name: 'service-lb-controller',
@@ -313,7 +300,7 @@ export class ServiceController {
         // Service is cached, so it updates no load balancer whose first ensure is still to come
         // (docs/decisions/0204).
         { ...this.nodeWorker(workers), workers: 1 },
-        { ...this.serviceWorker(), workers },
+        { ...this.serviceWorker(), workers, workersFlag: '--concurrent-service-syncs' },
       ],
       // Upstream's informer resync: first after one period, then every period.
       passes: [
@@ -331,7 +318,7 @@ export class ServiceController {
    */
   resyncServices(): void {
     for (const svc of this.#services.lister.list()) {
-      if (this.needsCleanup(svc)) this.#enqueueService(metaNamespaceKey(svc), 'periodic');
+      if (needsCleanup(svc, this.#lbClass)) this.#enqueueService(metaNamespaceKey(svc), 'periodic');
     }
   }
 
@@ -429,7 +416,7 @@ export class ServiceController {
    * error here, as upstream. Throws the provider's error unchanged.
    */
   async processLoadBalancerDelete(svc: V1Service, signal?: AbortSignal): Promise<void> {
-    if (!this.wantsLoadBalancer(svc)) return;
+    if (!wantsLoadBalancer(svc, this.#lbClass)) return;
     const ref = serviceReference(svc);
     this.#event(ref, 'Normal', EVENT_DELETING_LOAD_BALANCER.reason, EVENT_DELETING_LOAD_BALANCER.message);
     try {
@@ -485,7 +472,11 @@ export class ServiceController {
    */
   #refusedByCapabilities(svc: V1Service, key: string): boolean {
     if (this.#capabilities === undefined) return false;
-    if (!this.wantsLoadBalancer(svc) || this.needsCleanup(svc) || isForeignLoadBalancer(svc, this.#lbClass)) {
+    if (
+      !wantsLoadBalancer(svc, this.#lbClass) ||
+      needsCleanup(svc, this.#lbClass) ||
+      isForeignLoadBalancer(svc, this.#lbClass)
+    ) {
       return false;
     }
     const unsupported = checkServiceCapabilities(svc, this.#capabilities);
@@ -518,7 +509,8 @@ export class ServiceController {
   }
 
   /**
-   * Ensures or deletes the Service's load balancer and patches its status (upstream `syncLoadBalancerIfNeeded`).
+   * Ensures or deletes the Service's load balancer and patches its status (upstream `syncLoadBalancerIfNeeded`):
+   * the delete half for a Service that no longer wants one or needs cleanup, else the ensure half.
    * @returns the operation taken.
    * @throws Error with upstream's messages; on the ensure path the provider's error is the `cause`, so a
    *   `RetryError` is honoured; on the delete path it is not chained.
@@ -531,85 +523,13 @@ export class ServiceController {
       return 'delete';
     }
     const previousStatus = deepCopy(svc.status?.loadBalancer ?? {});
-    let newStatus: V1LoadBalancerStatus;
-    let op: LoadBalancerOperation;
-    const ref = serviceReference(svc);
-    if (!this.wantsLoadBalancer(svc) || this.needsCleanup(svc)) {
-      op = 'delete';
-      newStatus = {};
-      let exists: boolean;
-      try {
-        exists = (await this.#balancer.getLoadBalancer(this.#clusterName, svc, signal)) !== undefined;
-      } catch (err) {
-        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
-        throw new Error(`failed to check if load balancer exists before cleanup: ${errorText(err)}`);
-      }
-      if (!exists && leftByClassChange(svc, this.#lbClass)) {
-        // Beyond upstream (decision 0051): nothing of ours to delete, so the finalizer and the status may be
-        // another implementation's (the same finalizer string); leave them.
-        this.#log.v(4).info('No load balancer of ours for a Service of another class; leaving its finalizer', {
-          service: key,
-        });
-        return op;
-      }
-      if (exists) {
-        this.#log.v(2).info('Deleting existing load balancer for service', { service: key });
-        this.#event(ref, 'Normal', EVENT_DELETING_LOAD_BALANCER.reason, EVENT_DELETING_LOAD_BALANCER.message);
-        try {
-          await this.#balancer.ensureLoadBalancerDeleted(this.#clusterName, svc, signal);
-        } catch (err) {
-          if (err instanceof ImplementedElsewhereError) {
-            this.#log.v(4).info('LoadBalancer implemented by a different controller, ignoring error on deletion', {
-              service: key,
-              provider: this.#cloud.providerName(),
-            });
-          } else {
-            // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
-            throw new Error(`failed to delete load balancer: ${errorText(err)}`);
-          }
-        }
-      }
-      try {
-        await this.removeFinalizer(svc);
-      } catch (err) {
-        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
-        throw new Error(`failed to remove load balancer cleanup finalizer: ${errorText(err)}`);
-      }
-      this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
-    } else {
-      op = 'ensure';
-      this.#log.v(2).info('Ensuring load balancer for service', { service: key });
-      this.#event(ref, 'Normal', EVENT_ENSURING_LOAD_BALANCER.reason, EVENT_ENSURING_LOAD_BALANCER.message);
-      try {
-        // Awaited only when the finalizer is missing. With it present (every Service after a restart), caching
-        // the Service and storing its node set in `ensureLoadBalancer` happen in one step, as upstream where
-        // nothing between them waits: a node sync never finds the Service cached without its last synced nodes
-        // (docs/decisions/0204).
-        if (!hasLBFinalizer(svc)) await this.addFinalizer(svc);
-      } catch (err) {
-        // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
-        throw new Error(`failed to add load balancer cleanup finalizer: ${errorText(err)}`);
-      }
-      let status: V1LoadBalancerStatus | undefined | null;
-      try {
-        status = await this.ensureLoadBalancer(svc, signal);
-      } catch (err) {
-        if (err instanceof ImplementedElsewhereError) {
-          this.#log.v(4).info('LoadBalancer implemented by a different controller, ignoring error', {
-            service: key,
-            provider: this.#cloud.providerName(),
-          });
-          return op;
-        }
-        // Chained (Go's %w) so that the service worker honours a RetryError.
-        throw new Error(`failed to ensure load balancer: ${errorText(err)}`, { cause: err });
-      }
-      if (status === undefined || status === null) {
-        throw new Error('service status returned by EnsureLoadBalancer is nil');
-      }
-      newStatus = status;
-      this.#event(ref, 'Normal', EVENT_ENSURED_LOAD_BALANCER.reason, EVENT_ENSURED_LOAD_BALANCER.message);
-    }
+    const op: LoadBalancerOperation =
+      !wantsLoadBalancer(svc, this.#lbClass) || needsCleanup(svc, this.#lbClass) ? 'delete' : 'ensure';
+    const newStatus =
+      op === 'delete'
+        ? await this.#deleteLoadBalancer(svc, key, signal)
+        : await this.#ensureLoadBalancer(svc, key, signal);
+    if (newStatus === undefined) return op;
     try {
       await this.patchStatus(svc, previousStatus, newStatus);
     } catch (err) {
@@ -621,11 +541,109 @@ export class ServiceController {
   }
 
   /**
+   * The delete half of {@link ServiceController.syncLoadBalancerIfNeeded}: deletes the load balancer if it exists,
+   * then removes the finalizer.
+   * @returns the status to write (empty), or `undefined` when the Service is left alone (no load balancer of ours
+   *   for a Service of another class, decision 0051).
+   */
+  async #deleteLoadBalancer(
+    svc: V1Service,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus | undefined> {
+    let exists: boolean;
+    try {
+      exists = (await this.#balancer.getLoadBalancer(this.#clusterName, svc, signal)) !== undefined;
+    } catch (err) {
+      // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
+      throw new Error(`failed to check if load balancer exists before cleanup: ${errorText(err)}`);
+    }
+    if (!exists && leftByClassChange(svc, this.#lbClass)) {
+      // Beyond upstream (decision 0051): nothing of ours to delete, so the finalizer and the status may be
+      // another implementation's (the same finalizer string); leave them.
+      this.#log.v(4).info('No load balancer of ours for a Service of another class; leaving its finalizer', {
+        service: key,
+      });
+      return undefined;
+    }
+    const ref = serviceReference(svc);
+    if (exists) {
+      this.#log.v(2).info('Deleting existing load balancer for service', { service: key });
+      this.#event(ref, 'Normal', EVENT_DELETING_LOAD_BALANCER.reason, EVENT_DELETING_LOAD_BALANCER.message);
+      try {
+        await this.#balancer.ensureLoadBalancerDeleted(this.#clusterName, svc, signal);
+      } catch (err) {
+        if (!(err instanceof ImplementedElsewhereError)) {
+          // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
+          throw new Error(`failed to delete load balancer: ${errorText(err)}`);
+        }
+        this.#log.v(4).info('LoadBalancer implemented by a different controller, ignoring error on deletion', {
+          service: key,
+          provider: this.#cloud.providerName(),
+        });
+      }
+    }
+    try {
+      await this.removeFinalizer(svc);
+    } catch (err) {
+      // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
+      throw new Error(`failed to remove load balancer cleanup finalizer: ${errorText(err)}`);
+    }
+    this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
+    return {};
+  }
+
+  /**
+   * The ensure half of {@link ServiceController.syncLoadBalancerIfNeeded}: adds the finalizer, then ensures the
+   * load balancer.
+   * @returns the status the provider answered, or `undefined` when another controller implements the load
+   *   balancer (`ImplementedElsewhereError`: nothing to write).
+   */
+  async #ensureLoadBalancer(
+    svc: V1Service,
+    key: string,
+    signal?: AbortSignal,
+  ): Promise<V1LoadBalancerStatus | undefined> {
+    this.#log.v(2).info('Ensuring load balancer for service', { service: key });
+    const ref = serviceReference(svc);
+    this.#event(ref, 'Normal', EVENT_ENSURING_LOAD_BALANCER.reason, EVENT_ENSURING_LOAD_BALANCER.message);
+    try {
+      // Awaited only when the finalizer is missing. With it present (every Service after a restart), caching
+      // the Service and storing its node set in `ensureLoadBalancer` happen in one step, as upstream where
+      // nothing between them waits: a node sync never finds the Service cached without its last synced nodes
+      // (docs/decisions/0204).
+      if (!hasLBFinalizer(svc)) await this.addFinalizer(svc);
+    } catch (err) {
+      // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
+      throw new Error(`failed to add load balancer cleanup finalizer: ${errorText(err)}`);
+    }
+    let status: V1LoadBalancerStatus | undefined | null;
+    try {
+      status = await this.ensureLoadBalancer(svc, signal);
+    } catch (err) {
+      if (!(err instanceof ImplementedElsewhereError)) {
+        // Chained (Go's %w) so that the service worker honours a RetryError.
+        throw new Error(`failed to ensure load balancer: ${errorText(err)}`, { cause: err });
+      }
+      this.#log.v(4).info('LoadBalancer implemented by a different controller, ignoring error', {
+        service: key,
+        provider: this.#cloud.providerName(),
+      });
+      return undefined;
+    }
+    if (status === undefined || status === null) {
+      throw new Error('service status returned by EnsureLoadBalancer is nil');
+    }
+    this.#event(ref, 'Normal', EVENT_ENSURED_LOAD_BALANCER.reason, EVENT_ENSURED_LOAD_BALANCER.message);
+    return status;
+  }
+
+  /**
    * Calls `ensureLoadBalancer` with the stable node set, storing that set as the Service's last synced nodes
    * before the call. Warns `UnAvailableLoadBalancer` (and still calls) when the set is empty.
    */
   async ensureLoadBalancer(svc: V1Service, signal?: AbortSignal): Promise<V1LoadBalancerStatus | undefined | null> {
-    const nodes = this.#stableNodes.filter(this.#nodes.lister.list());
+    const nodes = this.#hosts.filter(this.#nodes.lister.list());
     if (nodes.length === 0) {
       this.#event(
         serviceReference(svc),
@@ -643,7 +661,7 @@ export class ServiceController {
     const updated = addLBFinalizer(svc);
     if (updated === undefined) return;
     this.#log.v(2).info('Adding finalizer to service', { service: metaNamespaceKey(svc) });
-    await this.#patchService(svc, updated);
+    await patchService(this.#statusClient, svc, updated);
   }
 
   /** Removes every occurrence of the cleanup finalizer with a status-subresource SMP, when present. */
@@ -651,7 +669,7 @@ export class ServiceController {
     const updated = removeLBFinalizer(svc);
     if (updated === undefined) return;
     this.#log.v(2).info('Removing finalizer from service', { service: metaNamespaceKey(svc) });
-    await this.#patchService(svc, updated);
+    await patchService(this.#statusClient, svc, updated);
   }
 
   /** Replaces `status.loadBalancer` with `newStatus` unless it is semantically equal to `previousStatus`. */
@@ -664,21 +682,7 @@ export class ServiceController {
     const updated = deepCopy(svc);
     updated.status = { ...updated.status, loadBalancer: newStatus };
     this.#log.v(2).info('Patching status for service', { service: metaNamespaceKey(svc) });
-    await this.#patchService(svc, updated);
-  }
-
-  /**
-   * Upstream `PatchService` (`service/helpers/helper.go`): the strategic merge patch from `svc` to `updated`
-   * (`servicePatch`: metadata and status, never spec) on `services/<namespace>/<name>/status`, always sent.
-   * The answer is read but not parsed: upstream's callers discard the returned Service too (`addFinalizer`,
-   * `removeFinalizer`, `patchStatus` in `controllers/service/controller.go`).
-   */
-  async #patchService(svc: V1Service, updated: V1Service): Promise<void> {
-    const { namespace = '', name = '' } = svc.metadata ?? {};
-    await this.#client.patchNamespacedServiceStatus(
-      { namespace, name, body: servicePatch(svc, updated) },
-      discardResponse(patchOptions('strategic')),
-    );
+    await patchService(this.#statusClient, svc, updated);
   }
 
   /**
@@ -737,7 +741,7 @@ export class ServiceController {
    * @returns true when the Service should be retried.
    */
   async nodeSyncService(svc: V1Service | undefined): Promise<boolean> {
-    if (svc === undefined || !this.wantsLoadBalancer(svc)) return false;
+    if (svc === undefined || !wantsLoadBalancer(svc, this.#lbClass)) return false;
     let all: V1Node[];
     try {
       all = this.#nodes.lister.list();
@@ -747,8 +751,8 @@ export class ServiceController {
       return true;
     }
     const key = metaNamespaceKey(svc);
-    const newNodes = this.#stableNodes.filter(all);
-    const oldNodes = filterWithPredicates(this.lastSyncedNodes.get(key) ?? [], this.#nodePredicates);
+    const newNodes = this.#hosts.filter(all);
+    const oldNodes = filterWithPredicates(this.lastSyncedNodes.get(key) ?? [], this.#hosts.predicates);
     // Stored before the outcome is known: a failed update is retried through the service queue (full ensure).
     this.lastSyncedNodes.set(key, newNodes);
     if (nodesSufficientlyEqual(oldNodes, newNodes)) return false;

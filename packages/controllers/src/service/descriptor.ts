@@ -26,10 +26,6 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     log.error(new Error(NO_LOAD_BALANCER_REASON), 'Failed to start service controller');
     return { started: false, reason: NO_LOAD_BALANCER_REASON };
   }
-  const workers = config.concurrentServiceSyncs;
-  if (!Number.isInteger(workers) || workers < 0) {
-    throw new RangeError(`concurrentServiceSyncs (--concurrent-service-syncs) must be an integer ≥ 0, got ${workers}`);
-  }
   const core = ctx.clients.client(serviceLbController.clientName, CoreV1Client);
   return startWithEventRecorder(core, SERVICE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new ServiceController({

@@ -11,18 +11,20 @@ export * from './events.js';
 export { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from './host-update-window.js';
 export * from './metrics.js';
 export { type NeedsUpdateReason, needsUpdate, needsUpdateReason, portsEqualForLB } from './needs-update.js';
-export { loggableNodeNames, nodesSufficientlyEqual, shouldSyncUpdatedNode } from './node-sync-rules.js';
 export {
   allNodePredicates,
   filterWithPredicates,
   listWithPredicates,
+  loggableNodeNames,
   type NodeConditionPredicate,
   nodeIncludedPredicate,
   nodeNotDeletedPredicate,
   nodeReadyPredicate,
+  nodesSufficientlyEqual,
   nodeUnTaintedPredicate,
   respectsPredicates,
+  shouldSyncUpdatedNode,
   stableNodeSetPredicates,
-} from './predicates.js';
+} from './host-predicates.js';
 export { type CachedService, ServiceCache } from './service-cache.js';
 export type { KeyQueue } from './types.js';

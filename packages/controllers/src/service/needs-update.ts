@@ -5,7 +5,7 @@
  */
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { deepEqualNilStrict as goDeepEqual } from '../shared/deep-equal.js';
-import { wantsLoadBalancer } from './service-predicates.js';
+import { wantsLoadBalancer } from './service-ownership.js';
 
 /** Why {@link needsUpdateReason} said yes, for the V(2) log line; `undefined` means no update is needed. */
 export type NeedsUpdateReason =

@@ -7,18 +7,23 @@ import { type Logger } from '@ccm-kit/runtime';
 import { coreV1EventSink, EventBroadcaster, type EventClient, type EventRecorder } from '@ccm-kit/runtime/events';
 import type { ControllerStartResult } from '../contract/controller-context.js';
 
-/** What {@link startWithEventRecorder} runs: resolves when the controller has stopped. */
-export type RunController = (recorder: EventRecorder) => Promise<void>;
+/** What {@link startWithEventRecorder} calls: runs the controller with `recorder`; resolves when it has stopped. */
+export type RunWithRecorder = (recorder: EventRecorder) => Promise<void>;
+
+/** Settles on the next turn of the event loop, after every promise already settled has run its callbacks. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Creates the broadcaster for `component`, then calls `start` with a recorder; the broadcaster is
- * flushed when the returned `done` settles, or at once if `start` throws (the error is rethrown).
+ * flushed when the returned `done` settles. A controller that refuses to start (`start` throws, or its promise
+ * rejects before the next turn of the event loop, as `runController`'s worker-count check does) is a failed start:
+ * the broadcaster is flushed at once and the error rethrown.
  */
 export async function startWithEventRecorder(
   client: EventClient,
   component: string,
   log: Logger,
-  start: RunController,
+  start: RunWithRecorder,
 ): Promise<ControllerStartResult> {
   const broadcaster = new EventBroadcaster({ logger: log });
   broadcaster.startStructuredLogging(0, log);
@@ -26,6 +31,14 @@ export async function startWithEventRecorder(
   let done: Promise<void>;
   try {
     done = start(broadcaster.newRecorder(component));
+    const refused = await Promise.race([
+      done.then(
+        () => undefined,
+        (err: unknown) => ({ err }),
+      ),
+      nextTurn(),
+    ]);
+    if (refused !== undefined) throw refused.err;
   } catch (err) {
     await broadcaster.shutdown(0);
     throw err;

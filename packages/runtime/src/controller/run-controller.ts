@@ -23,6 +23,8 @@ export interface ControllerQueue<T> extends QueueWorker<T> {
    * `--concurrent-service-syncs=0`); the queue is still the controller's and is shut down when it stops.
    */
   workers: number;
+  /** The flag that sets `workers` (`--concurrent-service-syncs`), named in the error when `workers` is invalid. */
+  workersFlag?: string;
 }
 
 /** A pass the controller runs every period, without a queue (upstream's `wait.Until…` loops). */
@@ -105,15 +107,18 @@ function startPass(signal: AbortSignal, pass: PeriodicPass, logger: Logger): Pro
  * 5. on the way out, whatever happened: the queues are shut down, the event handlers removed, the metric set
  *    to 0 and `logLines.shuttingDown` logged.
  *
- * @throws RangeError, before anything starts, when a queue's `workers` is not an integer ≥ 0; rejects with a
- *   RangeError when a pass's `periodMs` is negative or not finite (after the steps of 5).
+ * This is the one check of every controller's worker counts.
+ * @throws RangeError (the promise rejects before anything starts) when a queue's `workers` is not an integer ≥ 0,
+ *   naming its `workersFlag`; rejects with a RangeError when a pass's `periodMs` is negative or not finite (after
+ *   the steps of 5).
  */
 export async function runController<T = string>(signal: AbortSignal, options: RunControllerOptions<T>): Promise<void> {
   const { logLines = {}, metricsName, informers = [], queues = [], passes = [], removeHandlers = [] } = options;
   const logger = options.logger ?? createLogger(options.name);
   for (const q of queues) {
     if (!Number.isInteger(q.workers) || q.workers < 0) {
-      throw new RangeError(`${q.name}: workers must be an integer ≥ 0, got ${q.workers}`);
+      const what = q.workersFlag === undefined ? 'workers' : `workers (${q.workersFlag})`;
+      throw new RangeError(`${q.name}: ${what} must be an integer ≥ 0, got ${q.workers}`);
     }
   }
   if (logLines.starting !== undefined) logger.info(logLines.starting, logLines.startingFields);

@@ -20,14 +20,6 @@ export function defaultControllerRateLimiter<T = unknown>(clock?: Clock): RateLi
 }
 
 /**
- * The service controller's limiter for its `service` and `node` queues: per-item exponential
- * 5 s × 2^failures, capped at 300 s (upstream `minRetryDelay`/`maxRetryDelay`).
- */
-export function serviceQueueRateLimiter<T = unknown>(): RateLimiter<T> {
-  return itemExponentialFailureRateLimiter<T>(5_000, 300_000);
-}
-
-/**
  * The route controller's `Routes` queue limiter: a token bucket of one token every 10 s, burst 1,
  * with each wait capped at 10 s.
  */

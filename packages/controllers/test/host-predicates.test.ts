@@ -1,8 +1,7 @@
 import { LABEL_NODE_EXCLUDE_BALANCERS, TAINT_TO_BE_DELETED_BY_CLUSTER_AUTOSCALER } from '@ccm-kit/cloud-provider';
 import type { V1Node } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { filterWithPredicates, stableNodeSetPredicates } from '../src/service/predicates.js';
-import { StableNodeSet } from '../src/service/stable-node-set.js';
+import { filterWithPredicates, StableNodeSet, stableNodeSetPredicates } from '../src/service/host-predicates.js';
 import { makeNode } from './service-fixtures.js';
 
 const names = (nodes: readonly V1Node[]) => nodes.map((n) => n.metadata?.name);

@@ -1,12 +1,9 @@
 /**
- * Which Services this controller serves. Follows upstream `controllers/service/controller.go` (`wantsLoadBalancer`,
- * `needsCleanup`), through `@ccm-kit/cloud-provider`'s helpers, plus the beyond-upstream `loadBalancerClass` option.
+ * Which Services this controller serves and which it cleans up: the one definition of `wantsLoadBalancer` and
+ * `needsCleanup`. Follows upstream `controllers/service/controller.go` (`wantsLoadBalancer`, `needsCleanup`), plus
+ * the beyond-upstream `loadBalancerClass` option and class-change cleanup (docs/decisions/0203, 0051).
  */
-import {
-  hasLBFinalizer,
-  needsCleanup as upstreamNeedsCleanup,
-  wantsLoadBalancer as upstreamWantsLoadBalancer,
-} from '@ccm-kit/cloud-provider';
+import { hasLBFinalizer } from '@ccm-kit/cloud-provider';
 import type { V1Service } from '@kubernetes/client-node';
 
 /**
@@ -16,8 +13,9 @@ import type { V1Service } from '@kubernetes/client-node';
  *   are then left to another implementation.
  */
 export function wantsLoadBalancer(service: Pick<V1Service, 'spec'>, loadBalancerClass?: string): boolean {
-  if (loadBalancerClass === undefined) return upstreamWantsLoadBalancer(service);
-  return service.spec?.type === 'LoadBalancer' && service.spec.loadBalancerClass === loadBalancerClass;
+  if (service.spec?.type !== 'LoadBalancer') return false;
+  // `?? undefined`: a stray `null` is no class, as Go's nil pointer.
+  return (service.spec.loadBalancerClass ?? undefined) === loadBalancerClass;
 }
 
 /**
@@ -52,13 +50,13 @@ export function leftByClassChange(service: Pick<V1Service, 'metadata' | 'spec'>,
 }
 
 /**
- * Upstream `needsCleanup` (the cleanup finalizer, and being deleted or no longer of type `LoadBalancer`), except
- * that with the `loadBalancerClass` option a Service of another class never needs cleanup by this controller,
- * and without it a Service {@link leftByClassChange} does.
+ * Upstream `needsCleanup`: the cleanup finalizer, and being deleted (`metadata.deletionTimestamp` set) or no longer
+ * of type `LoadBalancer`. Except that with the `loadBalancerClass` option a Service of another class never needs
+ * cleanup by this controller, and without it a Service {@link leftByClassChange} does.
  */
 export function needsCleanup(service: Pick<V1Service, 'metadata' | 'spec'>, loadBalancerClass?: string): boolean {
-  return (
-    (upstreamNeedsCleanup(service) && !isForeignLoadBalancer(service, loadBalancerClass)) ||
-    leftByClassChange(service, loadBalancerClass)
-  );
+  if (leftByClassChange(service, loadBalancerClass)) return true;
+  if (!hasLBFinalizer(service) || isForeignLoadBalancer(service, loadBalancerClass)) return false;
+  const deleting = service.metadata?.deletionTimestamp !== undefined && service.metadata.deletionTimestamp !== null;
+  return deleting || service.spec?.type !== 'LoadBalancer';
 }
