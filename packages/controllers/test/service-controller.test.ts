@@ -433,6 +433,24 @@ describe('TestProcessServiceCreateOrUpdate', () => {
   });
 });
 
+describe('work cut off by the controller stopping', () => {
+  it('an ensure or a delete aborted by the signal fails without a Warning Event on the Service', async () => {
+    const h = newController({ nodes: [node('node1')] });
+    h.cloud.faults.setLatency(['ensureLoadBalancer', 'ensureLoadBalancerDeleted'], 60_000);
+    const stop = new AbortController();
+    const svc = withFinalizer(newService('stopping', 'LoadBalancer'));
+    const ensuring = h.controller.processServiceCreateOrUpdate(svc, key(svc), stop.signal);
+    const gone = withFinalizer(newService('stopping-gone', 'ClusterIP'));
+    h.cloud.exists = true;
+    const deleting = h.controller.processServiceCreateOrUpdate(gone, key(gone), stop.signal);
+    await eventuallyValue(() => h.cloud.callCount('ensureLoadBalancerDeleted') > 0, 'the delete to be in flight');
+    stop.abort();
+    await expect(ensuring).rejects.toThrow('This operation was aborted');
+    await expect(deleting).rejects.toThrow('This operation was aborted');
+    expect(h.recorder.lines.filter((l) => l.startsWith('Warning'))).toEqual([]);
+  });
+});
+
 describe('TestProcessServiceCreateOrUpdateK8sError', () => {
   it('SVC-36: conflict error', async () => {
     const h = newController({ nodes: [node('node1')] });

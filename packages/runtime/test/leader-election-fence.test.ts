@@ -53,7 +53,7 @@ describe('LeaderElector.isFenced', () => {
     expect(el.isFenced()).toBe(false);
   });
 
-  it('dates a renewal from when its attempt started, not from when the answer came', async () => {
+  it('dates a renewal from when its write was sent, not from when the answer came', async () => {
     let now = 0;
     const srv = new FakeLeaseServer();
     const { el, client } = elector(srv, 'a', () => now);
@@ -74,6 +74,102 @@ describe('LeaderElector.isFenced', () => {
     expect(el.isFenced()).toBe(false);
     now = slow + 400;
     expect(el.isFenced()).toBe(true);
+  });
+
+  it('dates an acquisition from when its acquiring write was sent, not from before a read that was held up', async () => {
+    let now = 0;
+    const srv = new FakeLeaseServer();
+    // A released lease: the candidate reads it, then takes it with an update.
+    await srv.client('old').createNamespacedLease({
+      namespace: 'kube-system',
+      body: {
+        metadata: { name: 'cloud-controller-manager', namespace: 'kube-system' },
+        spec: { holderIdentity: '', leaseDurationSeconds: 1 },
+      },
+    });
+    const client = srv.client('a');
+    const read = client.readNamespacedLease.bind(client);
+    client.readNamespacedLease = (async (p: Parameters<typeof read>[0]) => {
+      now += 390; // the read waited 390 ms (an etcd outage), just under the renew deadline of 400 ms
+      return read(p);
+    }) as typeof client.readNamespacedLease;
+    const ac = new AbortController();
+    aborts.push(ac);
+    let validOnStart = Number.NaN;
+    const el: LeaderElector = new LeaderElector({
+      client,
+      identity: 'a',
+      leaseDurationMs: 600,
+      renewDeadlineMs: 400,
+      retryPeriodMs: 50,
+      now: () => now,
+      callbacks: { onStartedLeading: () => (validOnStart = el.validForMs()) },
+    });
+    void el.run(ac.signal);
+    await eventuallyValue(() => el.isLeader(), UNTIL);
+    expect(validOnStart).toBe(400);
+  });
+
+  it('stays unfenced while a cancelled leader waits for its work to end, until it releases the lease', async () => {
+    const now = 0;
+    const srv = new FakeLeaseServer();
+    const ac = new AbortController();
+    let finishWork!: () => void;
+    const seen: boolean[] = [];
+    const el = new LeaderElector({
+      client: srv.client('a'),
+      identity: 'a',
+      leaseDurationMs: 600,
+      renewDeadlineMs: 400,
+      retryPeriodMs: 50,
+      releaseOnCancel: true,
+      now: () => now,
+      callbacks: {
+        onStartedLeading: (signal) =>
+          new Promise<void>((resolve) => {
+            finishWork = () => {
+              seen.push(el.isFenced()); // the work's last write, after the stop
+              resolve();
+            };
+            signal.addEventListener('abort', () => seen.push(el.isFenced()));
+          }),
+      },
+    });
+    const done = el.run(ac.signal);
+    await eventuallyValue(() => el.isLeader(), UNTIL);
+    ac.abort();
+    await new Promise((r) => setTimeout(r, 20));
+    finishWork();
+    await done;
+    expect(seen).toEqual([false, false]);
+    expect(el.isFenced()).toBe(true); // released
+    expect(srv.spec()?.holderIdentity).toBe('');
+  });
+
+  it('does not release a lease it failed to renew within the renew deadline when cancelled: the lease counts as lost', async () => {
+    let now = 0;
+    const srv = new FakeLeaseServer();
+    const ac = new AbortController();
+    const stopped: string[] = [];
+    const el = new LeaderElector({
+      client: srv.client('a'),
+      identity: 'a',
+      leaseDurationMs: 600,
+      renewDeadlineMs: 400,
+      retryPeriodMs: 50,
+      releaseOnCancel: true,
+      now: () => now,
+      callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => stopped.push('stopped') },
+    });
+    const done = el.run(ac.signal);
+    await eventuallyValue(() => el.isLeader(), UNTIL);
+    const writes = srv.writes.length;
+    now += 400; // paused past the renew deadline: deposed, the manager stops the election
+    ac.abort();
+    await done;
+    expect(srv.writes.slice(writes)).toEqual([]);
+    expect(srv.spec()?.holderIdentity).toBe('a');
+    expect(stopped).toEqual(['stopped']);
   });
 
   it('is fenced after leadership is lost', async () => {

@@ -422,12 +422,14 @@ export class ServiceController {
     try {
       await this.#balancer.ensureLoadBalancerDeleted(this.#clusterName, svc, signal);
     } catch (err) {
-      this.#event(
-        ref,
-        'Warning',
-        REASON_DELETE_LOAD_BALANCER_FAILED,
-        `Error deleting load balancer: ${errorText(err)}`,
-      );
+      // Work cut off by the controller stopping is not a failure to report on the Service.
+      if (!signal?.aborted)
+        this.#event(
+          ref,
+          'Warning',
+          REASON_DELETE_LOAD_BALANCER_FAILED,
+          `Error deleting load balancer: ${errorText(err)}`,
+        );
       throw err;
     }
     this.#event(ref, 'Normal', EVENT_DELETED_LOAD_BALANCER.reason, EVENT_DELETED_LOAD_BALANCER.message);
@@ -454,12 +456,14 @@ export class ServiceController {
     try {
       op = await this.syncLoadBalancerIfNeeded(svc, key, signal);
     } catch (err) {
-      this.#event(
-        serviceReference(svc),
-        'Warning',
-        REASON_SYNC_LOAD_BALANCER_FAILED,
-        `Error syncing load balancer: ${errorMessage(err)}`,
-      );
+      // Work cut off by the controller stopping is not a failure to report on the Service.
+      if (!signal?.aborted)
+        this.#event(
+          serviceReference(svc),
+          'Warning',
+          REASON_SYNC_LOAD_BALANCER_FAILED,
+          `Error syncing load balancer: ${errorMessage(err)}`,
+        );
       throw err;
     }
     if (op === 'delete') this.#forget(key);

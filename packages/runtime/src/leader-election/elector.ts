@@ -8,13 +8,15 @@
  * - Win or lose a race: create (409 AlreadyExists = lost) or update with the resourceVersion read
  *   (409 Conflict = lost).
  * - Renew: every `retryPeriodMs`; each round retries every `retryPeriodMs` until `renewDeadlineMs`
- *   from its start, or until an attempt fails while the leader is fenced (its last renewal started
+ *   from its start, or until an attempt fails while the leader is fenced (its last renewal was sent
  *   more than `renewDeadlineMs` ago; ccm-kit, docs/decisions/0052-fenced-leader-exits.md). A round that
  *   fails ends leadership: the leading signal aborts, the `leader_election_master_status` gauge drops
  *   to 0 and `onStoppedLeading` runs.
  * - On cancel with `releaseOnCancel`: the leading signal aborts, the work is given up to
- *   `renewDeadlineMs` to settle, and the Lease is released (holder '', duration 1 s) so another
- *   candidate takes over at once.
+ *   `renewDeadlineMs` to settle (the fence stays open meanwhile, counting from the last renewal), and the
+ *   Lease is released (holder '', duration 1 s) so another candidate takes over at once. A leader cancelled
+ *   while fenced has lost the lease (docs/decisions/0052-fenced-leader-exits.md): it sends no release, which
+ *   could only be refused or, worse, hand over a lease another candidate had taken meanwhile.
  *
  * Differences from client-go (recorded here and in docs/decisions if adopted): `onStoppedLeading`
  * runs only after `onStartedLeading` did (client-go calls it whenever Run returns), `onNewLeader`
@@ -107,8 +109,10 @@ export class LeaderElector implements LeaseFence {
   #observedAt = 0;
   #reportedLeader = '';
   #leading = false;
+  /** Holds the lease: from acquiring it until it is lost or released (after leadership ends on a cancel). */
+  #holding = false;
   #running = false;
-  /** Monotonic time at which the last successful acquire/renew attempt started (-Infinity: never). */
+  /** Monotonic time at which the last successful acquiring or renewing write was sent (-Infinity: never). */
   #renewedAt = Number.NEGATIVE_INFINITY;
 
   /** @throws RangeError naming the field when durations are inconsistent; Error for an empty identity. */
@@ -149,17 +153,18 @@ export class LeaderElector implements LeaseFence {
   }
 
   /**
-   * Fencing (ccm-kit, not client-go; docs/decisions/0050-lease-fencing.md): true unless this candidate leads
-   * and its last successful acquire or renew started less than `renewDeadlineMs` ago on the monotonic clock.
-   * While fenced, the manager refuses cloud calls and API writes (see `checkFence`).
+   * Fencing (ccm-kit, not client-go; docs/decisions/0050-lease-fencing.md): true unless this candidate holds the
+   * lease and its last successful acquiring or renewing write was sent less than `renewDeadlineMs` ago on the
+   * monotonic clock. It holds the lease while it leads and, after a cancel with `releaseOnCancel`, while its work
+   * settles before the release. While fenced, the manager refuses cloud calls and API writes (see `checkFence`).
    */
   isFenced(): boolean {
     return this.validForMs() <= 0;
   }
 
-  /** Milliseconds until this leader is fenced unless it renews first (≤ 0 when fenced or not leading). */
+  /** Milliseconds until this leader is fenced unless it renews first (≤ 0 when fenced or not holding the lease). */
   validForMs(): number {
-    return this.#leading ? this.#renewedAt + this.renewDeadlineMs - this.#now() : 0;
+    return this.#holding ? this.#renewedAt + this.renewDeadlineMs - this.#now() : 0;
   }
 
   /** `namespace/name` of the Lease. */
@@ -191,6 +196,7 @@ export class LeaderElector implements LeaseFence {
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error('LeaderElector.run: already running');
     this.#running = true;
+    this.#holding = false;
     leaderElectionMasterStatus.set({ name: this.#name }, 0);
     try {
       if (!(await this.#acquire(signal))) return;
@@ -202,13 +208,19 @@ export class LeaderElector implements LeaseFence {
 
   async #lead(signal: AbortSignal): Promise<void> {
     this.#leading = true;
+    this.#holding = true;
     leaderElectionMasterStatus.set({ name: this.#name }, 1);
     this.#opts.recordEvent?.(`${this.identity} became leader`);
     this.#log.info('successfully acquired lease');
     const leading = new AbortController();
-    const onAbort = () => leading.abort(signal.reason);
+    // Judged when the cancel comes: a renewal that lands afterwards does not undo a lease that counted as lost.
+    let fencedOnCancel = false;
+    const onAbort = () => {
+      fencedOnCancel = this.isFenced();
+      leading.abort(signal.reason);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
-    if (signal.aborted) leading.abort(signal.reason);
+    if (signal.aborted) onAbort();
     let work: Promise<unknown> = Promise.resolve();
     try {
       const r = this.#opts.callbacks.onStartedLeading(leading.signal);
@@ -224,9 +236,14 @@ export class LeaderElector implements LeaseFence {
     signal.removeEventListener('abort', onAbort);
     leading.abort(lost ? new Error('leadership lost') : signal.reason);
     if (lost) {
+      this.#holding = false;
       this.#log.info('failed to renew lease; stopped leading');
+    } else if (fencedOnCancel) {
+      this.#holding = false;
+      this.#log.info('stopped leading; the lease was not renewed within the renew deadline, so it is not released');
     } else if (this.#opts.releaseOnCancel) {
       await Promise.race([work, sleep(this.renewDeadlineMs, undefined, { ref: false })]);
+      this.#holding = false;
       await this.#release();
     }
     this.#opts.recordEvent?.(`${this.identity} stopped leading`);
@@ -303,15 +320,17 @@ export class LeaderElector implements LeaseFence {
 
   /** client-go `tryAcquireOrRenew`: true when this candidate holds the lease afterwards. */
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const started = this.#now();
-    const ok = await this.#tryAcquireOrRenewOnce(signal);
-    // The renewal is known to hold from when its attempt started (the server wrote it later, and other
-    // candidates count the lease duration from when they observe that write).
-    if (ok) this.#renewedAt = started;
-    return ok;
+    const sentAt = await this.#tryAcquireOrRenewOnce(signal);
+    // The lease is known to hold from when the write that took or renewed it was sent: the server wrote it
+    // later, and other candidates count the lease duration from when they observe that write. Not from before
+    // the read that precedes it, which an etcd outage can hold up for longer than the renew deadline (client-go
+    // tools/leaderelection/leaderelection.go `tryAcquireOrRenew` takes its observedTime after the write too).
+    if (sentAt !== undefined) this.#renewedAt = sentAt;
+    return sentAt !== undefined;
   }
 
-  async #tryAcquireOrRenewOnce(signal: AbortSignal): Promise<boolean> {
+  /** One attempt; returns when the write that took or renewed the lease was sent, or undefined when none did. */
+  async #tryAcquireOrRenewOnce(signal: AbortSignal): Promise<number | undefined> {
     const wall = new Date();
     const fresh: LeaderElectionRecord = {
       holderIdentity: this.identity,
@@ -335,12 +354,13 @@ export class LeaderElector implements LeaseFence {
         leaderTransitions: mine.leaderTransitions,
         ...(mine.acquireTime ? { acquireTime: mine.acquireTime } : {}),
       };
+      const sentAt = this.#now();
       try {
         await this.lock.update(rec, signal);
         this.#setObserved(rec);
-        return true;
+        return sentAt;
       } catch (err) {
-        if (signal.aborted) return false;
+        if (signal.aborted) return undefined;
         this.#log.warn('failed to update lease optimistically; falling back to slow path', {
           err: errorMessage(err),
         });
@@ -353,24 +373,25 @@ export class LeaderElector implements LeaseFence {
     } catch (err) {
       if (!isNotFound(err)) {
         if (!signal.aborted) this.#log.warn('error retrieving lease', { err: errorMessage(err) });
-        return false;
+        return undefined;
       }
+      const sentAt = this.#now();
       try {
         await this.lock.create(fresh, signal);
       } catch (cerr) {
         if (!signal.aborted && !isAlreadyExists(cerr))
           this.#log.warn('error creating lease', { err: errorMessage(cerr) });
-        return false;
+        return undefined;
       }
       this.#setObserved(fresh);
-      return true;
+      return sentAt;
     }
 
     if (recordFingerprint(old) !== this.#observedFingerprint) this.#setObserved(old);
     const now = this.#now();
     if (old.holderIdentity !== '' && old.holderIdentity !== this.identity && this.#isLeaseValid(now)) {
       this.#log.v(4).info('lock is held by another candidate and has not yet expired', { holder: old.holderIdentity });
-      return false;
+      return undefined;
     }
 
     const rec: LeaderElectionRecord = { ...fresh };
@@ -380,14 +401,15 @@ export class LeaderElector implements LeaseFence {
     } else {
       rec.leaderTransitions = old.leaderTransitions + 1;
     }
+    const sentAt = this.#now();
     try {
       await this.lock.update(rec, signal);
     } catch (err) {
       if (!signal.aborted && !isConflict(err)) this.#log.warn('failed to update lease', { err: errorMessage(err) });
-      return false;
+      return undefined;
     }
     this.#setObserved(rec);
-    return true;
+    return sentAt;
   }
 
   /** client-go `release`: holder '' and a 1 s duration, so the next candidate need not wait. */

@@ -4,8 +4,8 @@
  * round has failed for the whole renew deadline, so a leader paused (SIGSTOP, a long GC, a frozen VM) longer
  * than the lease keeps calling the cloud and writing to the API after another replica took over.
  *
- * A leader is fenced while its last successful acquire or renew — measured on the monotonic clock from when
- * that attempt started — is older than the renew deadline. Another candidate can take the lease only a full
+ * A leader is fenced while its last successful acquire or renew — measured on the monotonic clock from when the
+ * write that took or renewed the lease was sent — is older than the renew deadline. Another candidate can take the lease only a full
  * lease duration after it observed that renewal, and the renew deadline is shorter, so a leader that is not
  * fenced still holds the lease.
  */
@@ -21,8 +21,10 @@ export interface LeaseFence {
 }
 
 /**
- * Thrown instead of a cloud call or an API write while the leader is fenced. It is an ordinary, retryable
- * failure: controllers requeue the object; it never means "does not exist".
+ * Thrown instead of a cloud call or an API write while the leader is fenced; it never means "does not exist".
+ * The manager deposes a leader whose work meets it: the controllers stop and the lease counts as lost
+ * (docs/decisions/0052-fenced-leader-exits.md). Elsewhere (a standby's background request) it is an ordinary
+ * failure.
  */
 export class LeaseFencedError extends Error {
   /** `LeaseFencedError`. */
@@ -31,7 +33,7 @@ export class LeaseFencedError extends Error {
   readonly action: string;
   constructor(action: string, lease: string) {
     super(
-      `${action} refused: this replica has not renewed lease ${lease} within the renew deadline, so it may no longer be the leader; it resumes once it renews`,
+      `${action} refused: this replica has not renewed lease ${lease} within the renew deadline, so it may no longer be the leader and must not act`,
     );
     this.action = action;
   }
