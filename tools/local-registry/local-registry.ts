@@ -139,7 +139,7 @@ async function main(): Promise<void> {
     console.log(`ccm-kit ${version} published to ${registry.url} (Verdaccio; other packages from registry.npmjs.org).
 
   npm create ccm-kit@${version} my-ccm --registry ${registry.url} -- --provider mycloud --yes
-  cd my-ccm && npm install --registry ${registry.url} && npm test
+  cd my-ccm && npm install && npm test   # the project's .npmrc names the registry
 
 Ctrl-C stops the registry and deletes what was published.`);
     await new Promise<void>((r) => {

@@ -17,6 +17,8 @@ export interface ProjectOptions {
   provider: string;
   /** The facets the provider implements (at least one); each gets its source file, tests and conformance options. */
   facets: Facet[];
+  /** The npm registry the project installs from, written to its `.npmrc` (absent: npm's default). */
+  registry?: string;
 }
 
 const NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;

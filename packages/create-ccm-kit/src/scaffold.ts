@@ -53,6 +53,7 @@ export function projectFiles(o: ProjectOptions): Record<string, string> {
     'test/config.test.ts': configTestTs(o),
     'dev/cloud-config.yaml': devCloudConfig(o),
     ...Object.fromEntries(Object.entries(chart).map(([p, c]) => [`chart/${p}`, c])),
+    ...(o.registry ? { '.npmrc': `registry=${o.registry}\n` } : {}),
   };
 }
 

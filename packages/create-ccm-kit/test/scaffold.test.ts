@@ -36,9 +36,41 @@ describe('create-ccm-kit', () => {
       '@ccm-kit/cli',
       '@ccm-kit/testing',
       '@types/node',
+      'node',
       'typescript',
       'vitest',
     ]);
+  });
+
+  it('pins Node.js as the repository does: engines.node and the `node` devDependency, its install script allowed', () => {
+    const root = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+    const pkg = JSON.parse(projectFiles({ dir: '/x', provider: 'acme', facets: ['instancesV2'] })['package.json']!);
+    expect(pkg.engines.node).toBe(root.engines.node);
+    expect(pkg.devDependencies.node).toBe(root.devDependencies.node);
+    expect(pkg.allowScripts).toEqual(root.allowScripts);
+  });
+
+  it('writes the registry it was given into .npmrc, and no .npmrc without one', () => {
+    const withRegistry = projectFiles({
+      dir: '/x',
+      provider: 'acme',
+      facets: ['zones'],
+      registry: 'http://127.0.0.1:4873/',
+    });
+    expect(withRegistry['.npmrc']).toBe('registry=http://127.0.0.1:4873/\n');
+    expect(projectFiles({ dir: '/x', provider: 'acme', facets: ['zones'] })['.npmrc']).toBeUndefined();
+  });
+
+  it('says what Zones is for: never called beside InstancesV2, asked after Instances otherwise', () => {
+    const withV2 = projectFiles({ dir: '/x', provider: 'acme', facets: parseFacets('instancesV2,zones') });
+    expect(withV2['src/provider.ts']).toContain(
+      "Never called by the controllers: with InstancesV2 a Node's zone and region come from instanceMetadata.",
+    );
+    const withV1 = projectFiles({ dir: '/x', provider: 'acme', facets: parseFacets('instances,zones') });
+    expect(withV1['src/provider.ts']).toContain(
+      'The cloud-node controller asks Zones (by providerID, else by node name)',
+    );
+    expect(withV1['src/provider.ts']).not.toContain('Never called');
   });
 
   it('pins the third-party versions ccm-kit itself uses', () => {

@@ -10,7 +10,7 @@
  * to a LoadBalancer Service with an ingress IP.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,28 +28,29 @@ const work = mkdtempSync(join(tmpdir(), 'ccm-kit-vendor-'));
 const project = join(work, 'acme-ccm');
 const timings: Array<[string, number]> = [];
 
-function run(cmd: string, args: string[], cwd: string, timeoutMs = 600_000) {
+/**
+ * Runs a command as the vendor would. `registryFlag`: npm's registry given on the command line, as
+ * `npm create … --registry <url>` does (npm hands it on as npm_config_registry); otherwise the registry comes
+ * from the project's .npmrc alone.
+ */
+function run(cmd: string, args: string[], cwd: string, timeoutMs = 600_000, registryFlag = false) {
   const started = Date.now();
-  const r = spawnSync(cmd, args, {
-    cwd,
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    // The project's own npm and node; no workspace, no CI-only config from the repository.
-    // The registry as a vendor's npm has it configured (here the local one, after release registry.npmjs.org).
-    env: {
-      ...process.env,
-      npm_config_registry: registry.url,
-      npm_config_update_notifier: 'false',
-      npm_config_fund: 'false',
-      npm_config_audit: 'false',
-      FORCE_COLOR: '0',
-    },
-  });
+  // The project's own npm and node; no workspace, no CI-only config from the repository.
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    FORCE_COLOR: '0',
+  };
+  delete env.npm_config_registry;
+  if (registryFlag) env.npm_config_registry = registry.url;
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: timeoutMs, env });
   timings.push([`${cmd} ${args.slice(0, 2).join(' ')}`, Date.now() - started]);
   return { status: r.status, out: stripVTControlCharacters(`${r.stdout ?? ''}${r.stderr ?? ''}`) };
 }
-const npm = (args: string[], cwd: string, timeoutMs?: number) =>
-  run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, timeoutMs);
+const npm = (args: string[], cwd: string, timeoutMs?: number, registryFlag?: boolean) =>
+  run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, timeoutMs, registryFlag);
 let registry: LocalRegistry;
 let version: string;
 /** When `npm create` started, for the time to the first LoadBalancer ingress. */
@@ -159,13 +160,19 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
         '--yes',
       ],
       work,
+      600_000,
+      true,
     );
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain('for provider "acme" with instancesV2, loadBalancer');
+    // The registry npm create ran with is the project's (a plain npm install 404s before a release otherwise).
+    expect(readFileSync(join(project, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
+    expect(r.out).toContain(`npm install       # from ${registry.url} (written to .npmrc)`);
     expect(readdirSync(project).sort()).toEqual([
       '.dockerignore',
       '.github',
       '.gitignore',
+      '.npmrc',
       'Dockerfile',
       'README.md',
       'chart',
@@ -179,8 +186,13 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
   }, 600_000);
 
   it('npm install and npm test pass out of the box, the stubs pending', () => {
+    // No registry flag: the project's .npmrc alone names the local registry.
     const install = npm(['install'], project, 900_000);
     expect(install.status, install.out).toBe(0);
+    // The project's npm scripts run on the Node.js it pins (the `node` devDependency), not the machine's own.
+    const pinned = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).devDependencies.node as string;
+    const nodeVersion = npm(['exec', '--', 'node', '-p', 'process.versions.node'], project);
+    expect(nodeVersion.out.trim().split('.')[0]).toBe(/\d+/.exec(pinned)![0]);
     const build = npm(['run', 'build'], project);
     expect(build.status, build.out).toBe(0);
     const test = npm(['test'], project);

@@ -14,6 +14,8 @@ export function packageJson(o: ProjectOptions): string {
     type: 'module',
     engines: { node: '>=22.19' },
     bin: { [binName(o)]: './dist/main.js' },
+    // npm runs the `node` package's install script, which puts the pinned Node.js into node_modules/.bin.
+    allowScripts: { node: true },
     // Read by the ccm-kit command (dev, manifests).
     ccmKit: { provider: o.provider, entry: 'dist/main.js' },
     scripts: {
@@ -36,6 +38,9 @@ export function packageJson(o: ProjectOptions): string {
       '@ccm-kit/cli': CCM_KIT_RANGE,
       '@ccm-kit/testing': CCM_KIT_RANGE,
       '@types/node': THIRD_PARTY['@types/node'],
+      // The Node.js every npm script of the project runs on, whatever the machine's own node is (older ones fail
+      // inside the dependencies); engines.node is the floor for the published CCM.
+      node: THIRD_PARTY.node,
       typescript: THIRD_PARTY.typescript,
       vitest: THIRD_PARTY.vitest,
     },

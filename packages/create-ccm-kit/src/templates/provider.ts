@@ -146,10 +146,18 @@ ${stub('instanceShutdownByProviderID')}
   }
 `;
 
-const ZONES = `
+const ZONES_WITH_INSTANCES = `
   // --- Zones: the zone and region labels of a Node --------------------------------------------------
-  // With InstancesV2, the zone and region of its metadata come first; Zones answers for the rest.
+  // The cloud-node controller asks Zones (by providerID, else by node name) after Instances.
+`;
 
+const ZONES_WITH_INSTANCES_V2 = `
+  // --- Zones ------------------------------------------------------------------------------------------
+  // Never called by the controllers: with InstancesV2 a Node's zone and region come from instanceMetadata.
+  // Keep Zones only for your own code that asks for it; otherwise remove "zones" (and this section).
+`;
+
+const ZONES = `
   async getZone(signal?: AbortSignal): Promise<Zone> {
     void [signal];
 ${stub('getZone')}
@@ -191,6 +199,10 @@ const FACET = {
   zones: { iface: ['Zones'], accessors: ['zones(): Zones'], body: ZONES, types: ['Zone', 'Zones'], k8s: [] },
 } satisfies Record<Facet, unknown>;
 
+/** What Zones is for in this facet set: with InstancesV2 the controllers never call it. */
+const zonesIntro = (o: ProjectOptions) =>
+  o.facets.includes('instancesV2') ? ZONES_WITH_INSTANCES_V2 : ZONES_WITH_INSTANCES;
+
 export function providerTs(o: ProjectOptions): string {
   const cls = className(o.provider);
   const parts = o.facets.map((f) => FACET[f]);
@@ -230,7 +242,7 @@ ${parts
   .flatMap((p) => p.accessors)
   .map((a) => `\n  ${a} {\n    return this;\n  }`)
   .join('\n')}
-${parts.map((p) => p.body).join('')}}
+${o.facets.map((f) => (f === 'zones' ? zonesIntro(o) : '') + FACET[f].body).join('')}}
 
 /** Registers the provider; main.ts calls this before starting the cloud-controller-manager. */
 export function register(): void {
