@@ -16,7 +16,11 @@ describe('vendor controller registration', () => {
   it('a vendor descriptor named like a built-in replaces it in place; two vendor descriptors of one name are an error', () => {
     const mine = { ...nodeRouteController, clientName: 'mycloud-external-route-controller' };
     const all = allControllers([mine]);
-    expect(all.map((d) => d.name)).toEqual([...builtInControllers.map((d) => d.name), 'service-lb-gc-controller']);
+    expect(all.map((d) => d.name)).toEqual([
+      ...builtInControllers.map((d) => d.name),
+      'service-lb-gc-controller',
+      'node-ipam-controller',
+    ]);
     expect(all[3]).toBe(mine);
     const bare = { name: 'node-route-controller', clientName: 'x', init: nodeRouteController.init };
     expect(allControllers([bare])[3]!.aliases).toEqual(['route']);

@@ -656,7 +656,7 @@ describe("the vendor's command name and version (run options)", () => {
       });
       const text = out.mock.calls.map((c) => String(c[0])).join('');
       expect(text).toMatch(
-        /All controllers: cloud-node-controller, cloud-node-lifecycle-controller, mycloud-tagger, node-route-controller, service-lb-controller, service-lb-gc-controller\n\s+Disabled-by-default controllers: mycloud-tagger, service-lb-gc-controller \(default \[\*\]\)/,
+        /All controllers: cloud-node-controller, cloud-node-lifecycle-controller, mycloud-tagger, node-ipam-controller, node-route-controller, service-lb-controller, service-lb-gc-controller\n\s+Disabled-by-default controllers: mycloud-tagger, node-ipam-controller, service-lb-gc-controller \(default \[\*\]\)/,
       );
     } finally {
       out.mockRestore();

@@ -1,6 +1,7 @@
 /**
  * Which controllers a manager has: the ones `@ccm-kit/controllers` registers (the four built-ins and the
- * off-by-default `service-lb-gc-controller`, enabled only by naming it in `--controllers`, as upstream's
+ * off-by-default `service-lb-gc-controller` and `node-ipam-controller`, enabled only by naming them in
+ * `--controllers`, as upstream's
  * disabled-by-default controllers), plus the vendor's, as upstream's `DefaultInitFuncConstructors` map that a
  * vendor's `main` extends or overwrites.
  */
@@ -9,7 +10,7 @@ import { registeredControllers } from '@ccm-kit/controllers/internal';
 import { StartupError } from '../errors.js';
 
 /**
- * The built-in controllers, `service-lb-gc-controller`, plus the vendor's. A vendor descriptor with a built-in's name **replaces** that
+ * The built-in controllers, `service-lb-gc-controller`, `node-ipam-controller`, plus the vendor's. A vendor descriptor with a built-in's name **replaces** that
  * built-in (upstream vendors overwrite `DefaultInitFuncConstructors` entries, for example to give the built-ins
  * their own client names); two vendor descriptors with one name are an error.
  * @throws StartupError `controller "<name>" is registered twice`.

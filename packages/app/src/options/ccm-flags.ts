@@ -23,6 +23,7 @@ const SECTIONS = [
   'cloud-node-controller',
   'service-lb-controller',
   'service-lb-gc-controller',
+  'nodeipam controller',
   'webhook',
   'webhook serving',
   'secure serving',

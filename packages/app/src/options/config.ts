@@ -18,6 +18,7 @@ import { type LeaderMigrationOptionsConfig, leaderMigrationOptions } from './lea
 import { type LoggingConfig, loggingOptions } from './logging.js';
 import { type MiscConfig, miscOptions } from './misc.js';
 import { nodeControllerOptions } from './node-controller-options.js';
+import { nodeIpamOptions } from './node-ipam.js';
 import type { KnownNames } from './option-group.js';
 import { type SecureServingConfig, secureServingOptions } from './secure-serving.js';
 import { serviceControllerOptions } from './service-controller.js';
@@ -98,6 +99,7 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
       ...nodeControllerOptions.applyTo(v, known),
       ...serviceControllerOptions.applyTo(v, known),
       ...serviceLbGcOptions.applyTo(v, known),
+      ...nodeIpamOptions.applyTo(v, known),
       ...featureGateOptions.applyTo(v, known),
     },
     flags: { ...v },

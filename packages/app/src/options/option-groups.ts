@@ -11,6 +11,7 @@ import { leaderMigrationOptions } from './leader-migration.js';
 import { loggingOptions } from './logging.js';
 import { miscOptions } from './misc.js';
 import { nodeControllerOptions } from './node-controller-options.js';
+import { nodeIpamOptions } from './node-ipam.js';
 import type { OptionGroup } from './option-group.js';
 import { secureServingOptions } from './secure-serving.js';
 import { serviceControllerOptions } from './service-controller.js';
@@ -32,6 +33,7 @@ export const OPTION_GROUPS: readonly OptionGroup<unknown>[] = [
   serviceControllerOptions,
   cloudBudgetOptions,
   serviceLbGcOptions,
+  nodeIpamOptions,
   secureServingOptions,
   authenticationOptions,
   authorizationOptions,

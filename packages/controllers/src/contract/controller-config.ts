@@ -6,6 +6,7 @@
  */
 import type { V1Node } from '@kubernetes/client-node';
 import type { LoadBalancerGCConfig } from './load-balancer-gc-config.js';
+import type { NodeIPAMConfig } from './node-ipam-config.js';
 
 /** The settings of the cloud controllers, with upstream's defaults noted (flags in parentheses). Durations in ms. */
 export interface CloudControllerConfig {
@@ -52,6 +53,11 @@ export interface CloudControllerConfig {
    * `--lb-gc-period`); undefined means `defaultLoadBalancerGCConfig` (dry run, 10 min grace, 5 min period).
    */
   loadBalancerGC?: LoadBalancerGCConfig;
+  /**
+   * The flags of `node-ipam-controller` (`--cidr-allocator-type`, `--service-cluster-ip-range`,
+   * `--node-cidr-mask-size`, `-ipv4`, `-ipv6`); undefined means `defaultNodeIPAMConfig` (every flag unset).
+   */
+  nodeIPAM?: NodeIPAMConfig;
 }
 
 /** The upstream defaults of {@link CloudControllerConfig}. */
