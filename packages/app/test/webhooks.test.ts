@@ -1,7 +1,16 @@
+import { request } from 'node:https';
 import { metricsRegistry } from '@ccm-kit/runtime';
+import { FakeCloud } from '@ccm-kit/testing';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@ccm-kit/runtime';
-import { enabledWebhooks, serveAdmissionReview, type WebhookConfig } from '../src/index.js';
+import {
+  enabledWebhooks,
+  serveAdmissionReview,
+  startCloudControllerManager,
+  type WebhookConfig,
+} from '../src/index.js';
+import { freePort } from './ccm-harness.js';
+import { startFakeApiServer } from './fake-apiserver.js';
 
 const allow: WebhookConfig = {
   path: '/allow',
@@ -70,5 +79,53 @@ describe('enabledWebhooks', () => {
     expect(Object.keys(enabledWebhooks(all, ['*'], log))).toEqual(['a', 'b']);
     expect(Object.keys(enabledWebhooks(all, ['*', '-a'], log))).toEqual(['b']);
     expect(Object.keys(enabledWebhooks(all, ['a'], log))).toEqual(['a']);
+  });
+});
+
+/** One HTTPS request to the webhook port, as the API server sends it (optionally with a bearer token). */
+function call(port: number, method: string, path: string, token?: string, body = '') {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const req = request({ host: '127.0.0.1', port, path, method, headers, rejectUnauthorized: false }, (res) => {
+      let b = '';
+      res.on('data', (d) => (b += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the webhook server (upstream app/webhooks.go has no authentication filter)', () => {
+  it('serves a request carrying a bearer token, and answers 404 for an unknown path', async () => {
+    const api = await startFakeApiServer();
+    const port = await freePort();
+    const ccm = await startCloudControllerManager({
+      argv: [
+        '--cloud-provider=fake',
+        '--secure-port=0',
+        '--leader-elect=false',
+        '--controllers=',
+        '--feature-gates=CloudControllerManagerWebhook=true',
+        '--webhooks=*',
+        `--webhook-secure-port=${port}`,
+        '--webhook-bind-address=127.0.0.1',
+      ],
+      cloud: new FakeCloud(),
+      kubeConfig: api.kubeConfig,
+      webhooks: { allow },
+    });
+    try {
+      // What a kube-apiserver sends when its admission kubeconfig holds a token.
+      const served = await call(port, 'POST', '/allow', 'a-token', review({ uid: 'u1', operation: 'CREATE' }));
+      expect(served.status).toBe(200);
+      expect(JSON.parse(served.body).response).toMatchObject({ uid: 'u1', allowed: true });
+      expect(await call(port, 'POST', '/nope', 'a-token')).toEqual({ status: 404, body: '404 page not found\n' });
+      expect(await call(port, 'GET', '/nope')).toEqual({ status: 404, body: '404 page not found\n' });
+    } finally {
+      await ccm.stop();
+      await api.close();
+    }
   });
 });

@@ -41,7 +41,11 @@ export interface SecureServerOptions {
   sniCertificates?: readonly SniCertificate[];
   /** `--permit-port-sharing`: bind with SO_REUSEPORT. */
   reusePort?: boolean;
-  auth: DelegatedAuth;
+  /**
+   * Authentication and authorization of every request; undefined serves every request as it comes (the webhook
+   * port: upstream's webhook server, `k8s.io/cloud-provider app/webhooks.go`, has no authentication filter).
+   */
+  auth?: DelegatedAuth;
   /** Exact paths, or prefixes ending in `/` (for example `/healthz/`). */
   routes: Readonly<Record<string, RouteHandler>>;
   logger: Logger;
@@ -126,14 +130,25 @@ export async function startSecureServer(opts: SecureServerOptions): Promise<Runn
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
-    const authn = await opts.auth.authenticate(req);
+    if (opts.auth && !(await authorized(opts.auth, req, res, url))) return;
+    const route = findRoute(opts.routes, url.pathname);
+    if (!route) {
+      send(res, { status: 404, body: '404 page not found\n' });
+      return;
+    }
+    send(res, await route(req, url.searchParams));
+  }
+
+  /** The filter chain's authentication, then authorization; false after answering 401 or 403. */
+  async function authorized(auth: DelegatedAuth, req: IncomingMessage, res: ServerResponse, url: URL) {
+    const authn = await auth.authenticate(req);
     if ('error' in authn) {
       opts.logger.v(4).info('Unable to authenticate the request', { path: url.pathname, err: authn.error });
       send(res, statusResponse(401, 'Unauthorized', 'Unauthorized'));
-      return;
+      return false;
     }
     const verb = nonResourceVerb(req.method);
-    if (!(await opts.auth.authorize(authn.user, verb, url.pathname))) {
+    if (!(await auth.authorize(authn.user, verb, url.pathname))) {
       send(
         res,
         statusResponse(
@@ -142,14 +157,9 @@ export async function startSecureServer(opts: SecureServerOptions): Promise<Runn
           `forbidden: User ${JSON.stringify(authn.user.name)} cannot ${verb} path ${JSON.stringify(url.pathname)}`,
         ),
       );
-      return;
+      return false;
     }
-    const route = findRoute(opts.routes, url.pathname);
-    if (!route) {
-      send(res, { status: 404, body: '404 page not found\n' });
-      return;
-    }
-    send(res, await route(req, url.searchParams));
+    return true;
   }
 
   await new Promise<void>((resolve, reject) => {

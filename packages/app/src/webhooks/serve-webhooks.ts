@@ -8,7 +8,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
 import { isControllerEnabled } from '../options/controller-selection.js';
-import { DelegatedAuth } from '../serving/delegated-auth.js';
 import { type RouteHandler, type RunningServer, startSecureServer } from '../serving/secure-server.js';
 import { servingTlsOptions } from '../serving/serving-options.js';
 import { serveAdmissionReview, type WebhookConfig } from './admission.js';
@@ -68,14 +67,8 @@ export async function serveWebhooks(
   }
   return startSecureServer({
     ...(await servingTlsOptions(serving, 'webhook-')),
-    // The API server calls webhooks over TLS; upstream's webhook mux has no authentication filter.
-    auth: new DelegatedAuth({
-      alwaysAllowPaths: Object.keys(routes),
-      tokenCacheTtlMs: 0,
-      authorizedTtlMs: 0,
-      unauthorizedTtlMs: 0,
-      clientCertAuth: false,
-    }),
+    // No authentication or authorization, as upstream's webhook mux: the API server calls it over TLS with
+    // whatever credentials its admission kubeconfig holds (a bearer token is common), and an unknown path is 404.
     routes,
     logger: logger.with({}, 'webhooks'),
   });
