@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   type ControlPlane,
   ensureControlPlaneBinaries,
@@ -280,6 +281,23 @@ async function main(): Promise<void> {
   );
   ok('the load balancer is gone: the Service was released and its listener closed');
   console.log(`\n${bold(green('Demo succeeded.'))} Cleaning up ...`);
+}
+
+const USAGE = `Usage: ccm-kit-demo (npm run demo)
+
+Starts a real kube-apiserver + etcd, the local example's cloud-controller-manager against it (its log in
+demo-ccm.log), three kubelet-style Nodes and a LoadBalancer Service, sends HTTP requests through the load
+balancer, deletes the Service and cleans up. Exit status 0 when every step worked. No flags but -h, --help.`;
+
+try {
+  if (parseArgs({ options: { help: { type: 'boolean', short: 'h' } } }).values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+} catch (err) {
+  // parseArgs names the flag ("Unknown option '--x'…").
+  console.error(`ccm-kit-demo: ${(err as Error).message}\n\n${USAGE}`);
+  process.exit(1);
 }
 
 main()

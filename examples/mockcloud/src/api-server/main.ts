@@ -1,12 +1,7 @@
 #!/usr/bin/env node
 /**
- * `mockcloud-api`: runs the in-memory mockcloud API server for demos and manual testing.
- *
- *   mockcloud-api [--host 127.0.0.1] [--port 0] [--token T]... [--read-only-token T]... [--admin-token T]
- *                 [--provisioning-delay-ms 3000] [--latency-ms 0] [--seed servers.yaml]
- *
- * Tokens also come from `MOCKCLOUD_API_TOKENS` (comma-separated). The seed file is YAML:
- * `servers: [{ name: node-a, zone: zone-1, ... }]`. Prints the API URL on stdout and runs until SIGINT/SIGTERM.
+ * `mockcloud-api`: runs the in-memory mockcloud API server for demos and manual testing (flags: USAGE below).
+ * Prints the API URL on stdout and runs until SIGINT/SIGTERM.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,19 +18,44 @@ function int(name: string, value: string | undefined): number | undefined {
   return n;
 }
 
+const OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '0' },
+  token: { type: 'string', multiple: true },
+  'read-only-token': { type: 'string', multiple: true },
+  'admin-token': { type: 'string' },
+  'provisioning-delay-ms': { type: 'string' },
+  'latency-ms': { type: 'string' },
+  seed: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const USAGE = `Usage: mockcloud-api [--host 127.0.0.1] [--port 0] [--token T]... [--read-only-token T]... [--admin-token T]
+                     [--provisioning-delay-ms 3000] [--latency-ms 0] [--seed servers.yaml]
+
+Runs the in-memory mockcloud API server; prints its URL and runs until SIGINT/SIGTERM.
+  --host, --port              where to listen (default 127.0.0.1, a free port)
+  --token, --read-only-token  API tokens (repeatable; also MOCKCLOUD_API_TOKENS, comma-separated); one at least
+  --admin-token               the token of the admin endpoints
+  --provisioning-delay-ms     how long a new load balancer stays provisioning
+  --latency-ms                added to every answer
+  --seed <file>               YAML: servers: [{ name: node-a, zone: zone-1, ... }]
+  -h, --help                  this text`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '0' },
-      token: { type: 'string', multiple: true },
-      'read-only-token': { type: 'string', multiple: true },
-      'admin-token': { type: 'string' },
-      'provisioning-delay-ms': { type: 'string' },
-      'latency-ms': { type: 'string' },
-      seed: { type: 'string' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({ options: OPTIONS });
+  } catch (err) {
+    // parseArgs names the flag ("Unknown option '--x'…").
+    process.stderr.write(`mockcloud-api: ${(err as Error).message}\n\n${USAGE}\n`);
+    process.exit(1);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
   const tokens: ApiToken[] = [
     ...(values.token ?? []),
     ...(process.env.MOCKCLOUD_API_TOKENS ?? '').split(',').filter(Boolean),
