@@ -4,6 +4,7 @@
  * with a cloud-call child and an API-write child, and the same spans reach an OTLP/HTTP receiver on loopback
  * through the standard OTEL_EXPORTER_OTLP_ENDPOINT variable.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SPAN_ATTRIBUTES as A } from '@ccm-kit/runtime/tracing';
@@ -12,6 +13,7 @@ import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { trace } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, detectResources, envDetector } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -29,13 +31,21 @@ interface OtlpSpan {
   attributes?: { key: string; value: { stringValue?: string; intValue?: string | number } }[];
 }
 interface OtlpRequest {
-  resourceSpans?: { scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: OtlpSpan['attributes'] };
+    scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[];
+  }[];
 }
+
+/** The resource of docs/tracing.md's setup: the SDK's default, with OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES. */
+const DOCUMENTED_RESOURCE = 'defaultResource().merge(detectResources({ detectors: [envDetector] }))';
 
 const controlPlane = useControlPlane();
 let cp: ControlPlane;
 let receiver: Server;
 const received: OtlpSpan[] = [];
+/** The `service.name` of each resource the receiver got spans of. */
+const serviceNames = new Set<string>();
 const contentTypes = new Set<string>();
 const memory = new InMemorySpanExporter();
 let provider: BasicTracerProvider;
@@ -48,15 +58,20 @@ beforeAll(async () => {
     req.on('end', () => {
       contentTypes.add(`${req.method} ${req.url} ${req.headers['content-type']}`);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest;
-      for (const rs of body.resourceSpans ?? [])
+      for (const rs of body.resourceSpans ?? []) {
+        const name = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue;
+        if (name !== undefined) serviceNames.add(name);
         for (const ss of rs.scopeSpans ?? []) received.push(...(ss.spans ?? []));
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   // What an operator sets: the collector's base URL; the exporter sends to <endpoint>/v1/traces.
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  process.env.OTEL_SERVICE_NAME = 'tracing-test-cloud-controller-manager';
   provider = new BasicTracerProvider({
+    resource: defaultResource().merge(detectResources({ detectors: [envDetector] })),
     spanProcessors: [new SimpleSpanProcessor(memory), new SimpleSpanProcessor(new OTLPTraceExporter())],
   });
   trace.setGlobalTracerProvider(provider);
@@ -66,7 +81,13 @@ afterAll(async () => {
   trace.disable();
   await provider.shutdown();
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  delete process.env.OTEL_SERVICE_NAME;
   await new Promise((resolve) => receiver.close(resolve));
+});
+
+it("docs/tracing.md's setup builds the resource this test uses", () => {
+  const docs = readFileSync(new URL('../../../docs/tracing.md', import.meta.url), 'utf8');
+  expect(docs).toContain(`resource: ${DOCUMENTED_RESOURCE},`);
 });
 
 const attr = (s: OtlpSpan, key: string) => s.attributes?.find((a) => a.key === key)?.value.stringValue;
@@ -145,4 +166,6 @@ it('a LoadBalancer Service reconcile is a span with a cloud-call child and an AP
   }, 'the OTLP receiver to get the reconcile span and its cloud-call child');
   expect(attr(wired, A.controller)).toBe('service-lb-controller');
   expect([...contentTypes]).toContain('POST /v1/traces application/json');
+  // Named by the operator's OTEL_SERVICE_NAME, not the SDK's `unknown_service:<process>`.
+  expect([...serviceNames]).toEqual(['tracing-test-cloud-controller-manager']);
 }, 120_000);
