@@ -22,9 +22,16 @@ const CCM_KIT_FLAGS = new Set([
   'lb-gc-mode',
   'lb-gc-grace-period',
   'lb-gc-period',
+  'out-of-service-taint-after',
+  // node-ipam-controller's: upstream's sample CCM adds them (cmd/cloud-controller-manager/nodeipamcontroller.go),
+  // the bare k8s.io/cloud-provider command built here does not.
+  'service-cluster-ip-range',
+  'node-cidr-mask-size',
+  'node-cidr-mask-size-ipv4',
+  'node-cidr-mask-size-ipv6',
 ]);
 /** Controllers ccm-kit adds, listed under `--controllers` next to upstream's. */
-const CCM_KIT_CONTROLLERS = new Set(['service-lb-gc-controller']);
+const CCM_KIT_CONTROLLERS = new Set(['service-lb-gc-controller', 'node-ipam-controller']);
 /**
  * Feature gates ccm-kit lists under `--feature-gates` beyond upstream's `AllAlpha`/`AllBeta`: the three gates
  * upstream registers and accepts but its help does not list (docs/decisions/0009).
@@ -103,9 +110,9 @@ describe('--help matches the upstream cloud-controller-manager', () => {
   it('lists the controllers ccm-kit runs and the gates it accepts', () => {
     const controllers = parseHelp(ours).get('controllers')!.usage;
     expect(controllers).toContain(
-      'All controllers: cloud-node-controller, cloud-node-lifecycle-controller, node-route-controller, service-lb-controller',
+      'All controllers: cloud-node-controller, cloud-node-lifecycle-controller, node-ipam-controller, node-route-controller, service-lb-controller',
     );
-    expect(controllers).toMatch(/\nDisabled-by-default controllers: /);
+    expect(controllers).toMatch(/\nDisabled-by-default controllers: node-ipam-controller, service-lb-gc-controller/);
     for (const gate of LISTED_GATES) expect(parseHelp(ours).get('feature-gates')!.usage).toContain(gate);
   });
 

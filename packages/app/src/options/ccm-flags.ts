@@ -21,6 +21,7 @@ const SECTIONS = [
   'leader-migration',
   'generic',
   'cloud-node-controller',
+  'cloud-node-lifecycle-controller',
   'service-lb-controller',
   'service-lb-gc-controller',
   'nodeipam controller',

@@ -19,6 +19,7 @@ import { type LoggingConfig, loggingOptions } from './logging.js';
 import { type MiscConfig, miscOptions } from './misc.js';
 import { nodeControllerOptions } from './node-controller-options.js';
 import { nodeIpamOptions } from './node-ipam.js';
+import { outOfServiceOptions } from './out-of-service.js';
 import type { KnownNames } from './option-group.js';
 import { type SecureServingConfig, secureServingOptions } from './secure-serving.js';
 import { serviceControllerOptions } from './service-controller.js';
@@ -100,6 +101,7 @@ export function buildConfig(parsed: ParsedFlags, known: KnownNames): CloudContro
       ...serviceControllerOptions.applyTo(v, known),
       ...serviceLbGcOptions.applyTo(v, known),
       ...nodeIpamOptions.applyTo(v, known),
+      ...outOfServiceOptions.applyTo(v, known),
       ...featureGateOptions.applyTo(v, known),
     },
     flags: { ...v },

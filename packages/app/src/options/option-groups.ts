@@ -12,6 +12,7 @@ import { loggingOptions } from './logging.js';
 import { miscOptions } from './misc.js';
 import { nodeControllerOptions } from './node-controller-options.js';
 import { nodeIpamOptions } from './node-ipam.js';
+import { outOfServiceOptions } from './out-of-service.js';
 import type { OptionGroup } from './option-group.js';
 import { secureServingOptions } from './secure-serving.js';
 import { serviceControllerOptions } from './service-controller.js';
@@ -30,6 +31,7 @@ export const OPTION_GROUPS: readonly OptionGroup<unknown>[] = [
   kubeCloudSharedOptions,
   featureGateOptions,
   nodeControllerOptions,
+  outOfServiceOptions,
   serviceControllerOptions,
   cloudBudgetOptions,
   serviceLbGcOptions,

@@ -58,6 +58,13 @@ export interface CloudControllerConfig {
    * `--node-cidr-mask-size`, `-ipv4`, `-ipv6`); undefined means `defaultNodeIPAMConfig` (every flag unset).
    */
   nodeIPAM?: NodeIPAMConfig;
+  /**
+   * Beyond upstream (off by default): `--out-of-service-taint-after` in ms. When > 0, cloud-node-lifecycle adds
+   * `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` to a Node whose machine it has seen shut down
+   * for that long, and removes it once the machine runs (docs/controllers/cloud-node-lifecycle-controller.md).
+   * Undefined or 0: upstream behaviour.
+   */
+  outOfServiceTaintAfterMs?: number;
 }
 
 /** The upstream defaults of {@link CloudControllerConfig}. */

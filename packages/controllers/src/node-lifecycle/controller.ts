@@ -27,6 +27,7 @@ import type { ControllerOptions } from '../contract/controller-options.js';
 import { isNodeOwned, nodeReference, PassInstanceListing } from '../shared/index.js';
 import { instanceExists, instanceShutdown } from './instance-state.js';
 import { readyConditionStatus, SHUTDOWN_TAINT } from './node-state.js';
+import { OutOfServiceTaints } from './out-of-service.js';
 
 /** The legacy short name used for `running_managed_controllers{name}`. */
 export const CLOUD_NODE_LIFECYCLE_METRICS_NAME = 'cloud-node-lifecycle';
@@ -45,7 +46,9 @@ export type NodeLifecycleApi = NodeApi & Pick<CoreV1Api, 'deleteNode'>;
  * (`--node-monitor-period`, default 5000 ms); `nodeOwnership` (beyond upstream): Nodes for which this returns
  * false are never checked, tainted or deleted.
  */
-export type CloudNodeLifecycleConfig = Partial<Pick<CloudControllerConfig, 'nodeMonitorPeriodMs' | 'nodeOwnership'>>;
+export type CloudNodeLifecycleConfig = Partial<
+  Pick<CloudControllerConfig, 'nodeMonitorPeriodMs' | 'nodeOwnership' | 'outOfServiceTaintAfterMs'>
+>;
 
 /**
  * Construction options of {@link CloudNodeLifecycleController}: the `node-controller` client (client-node's
@@ -67,6 +70,8 @@ export type CloudNodeLifecycleControllerOptions = ControllerOptions<
  * - otherwise: an instance that does not exist (false, or `InstanceNotFoundError` from the providerID lookup)
  *   means the Node is **deleted** (event `DeletingNode`); any other cloud error skips the Node this pass — it is
  *   never deleted on an error; an existing, shut-down instance gets the `NoSchedule` shutdown taint.
+ * - beyond upstream, with `outOfServiceTaintAfterMs` > 0 (off by default): a machine reported shut down on every
+ *   pass for that long also gets the out-of-service taint, removed once it runs again ({@link OutOfServiceTaints}).
  *
  * As upstream it has no queue and no event handlers: a periodic pass over the lister (docs/concepts.md).
  */
@@ -80,6 +85,8 @@ export class CloudNodeLifecycleController {
   readonly #ownership: Pick<CloudNodeLifecycleConfig, 'nodeOwnership'>;
   readonly #log: Logger;
   readonly #listing: PassInstanceListing;
+  /** The opt-in out-of-service taint (`outOfServiceTaintAfterMs` > 0); undefined: upstream behaviour. */
+  readonly #outOfService: OutOfServiceTaints | undefined;
 
   /**
    * @throws Error `kubernetes client is nil`, `no cloud provider provided`, or
@@ -105,6 +112,19 @@ export class CloudNodeLifecycleController {
     this.#log = options.logger ?? createLogger('cloud-node-lifecycle-controller');
     this.#listing = new PassInstanceListing(2, this.#log);
     this.#lister = options.informers.nodes().lister;
+    const after = options.config.outOfServiceTaintAfterMs ?? 0;
+    if (!Number.isFinite(after) || after < 0) {
+      throw new RangeError(`CloudNodeLifecycleController: outOfServiceTaintAfterMs must be ≥ 0, got ${after}`);
+    }
+    this.#outOfService =
+      after > 0
+        ? new OutOfServiceTaints({
+            afterMs: after,
+            client: this.#nodeClient,
+            recorder: this.#recorder,
+            logger: this.#log,
+          })
+        : undefined;
   }
 
   /**
@@ -154,6 +174,19 @@ export class CloudNodeLifecycleController {
         this.#log.error(err, 'Unexpected error monitoring node', { node: node.metadata?.name });
       }
     }
+    this.#outOfService?.forgetAllBut(new Set(nodes.map((n) => n.metadata?.name ?? '')));
+  }
+
+  /** Tells the out-of-service taint (when on) what the cloud said of the Node's machine; errors are logged. */
+  async #outOfServiceSeen(node: V1Node, state: 'running' | 'shutDown', signal?: AbortSignal): Promise<void> {
+    if (!this.#outOfService) return;
+    try {
+      await (state === 'running'
+        ? this.#outOfService.running(node, signal)
+        : this.#outOfService.shutDown(node, signal));
+    } catch (err) {
+      this.#log.error(err, 'error patching the out-of-service taint', { node: node.metadata?.name });
+    }
   }
 
   /** The providerIDs of the owned Nodes the pass asks the cloud about (not Ready, with a providerID). */
@@ -179,6 +212,7 @@ export class CloudNodeLifecycleController {
       } catch (err) {
         this.#log.error(err, 'error patching node taints', { node: name });
       }
+      await this.#outOfServiceSeen(node, 'running', signal);
       return;
     }
 
@@ -224,7 +258,10 @@ export class CloudNodeLifecycleController {
         return;
       }
     }
-    if (!shutdown) return;
+    if (!shutdown) {
+      await this.#outOfServiceSeen(node, 'running', signal);
+      return;
+    }
     try {
       await addOrUpdateTaintOnNode(this.#nodeClient, name, [SHUTDOWN_TAINT], { signal });
     } catch (err) {
@@ -232,5 +269,6 @@ export class CloudNodeLifecycleController {
         node: name,
       });
     }
+    await this.#outOfServiceSeen(node, 'shutDown', signal);
   }
 }
