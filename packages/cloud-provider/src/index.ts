@@ -25,6 +25,18 @@ export {
   type CloudProviderFactory,
 } from './cloud.js';
 export {
+  CONTROLLER_FACET_NAMES,
+  FACET_NAMES,
+  FACETS,
+  facetOf,
+  type ControllerFacetName,
+  type FacetDescription,
+  type FacetInterfaces,
+  type FacetMethodKind,
+  type FacetMethodName,
+  type FacetName,
+} from './facets.js';
+export {
   validateLoadBalancerCapabilities,
   type LoadBalancerCapabilities,
   type LoadBalancerIPMode,

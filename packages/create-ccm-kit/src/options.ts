@@ -1,13 +1,12 @@
 /** What a new project is made from: the provider's name and the facets it implements. */
+import { CONTROLLER_FACET_NAMES, type ControllerFacetName } from '@ccm-kit/cloud-provider';
 
 /**
- * The facets a provider can implement, each on its own, in any combination a real provider uses
- * (docs/provider-families.md): `instances` is the older Instances API, `zones` the Zones API that goes with it
- * or with InstancesV2.
+ * A facet a new provider can implement: each of `@ccm-kit/cloud-provider`'s `CONTROLLER_FACET_NAMES`, on its own
+ * or in any combination a real provider uses (docs/provider-families.md): `instances` is the older Instances API,
+ * `zones` the Zones API that goes with it or with InstancesV2.
  */
-export const FACETS = ['instancesV2', 'instances', 'zones', 'loadBalancer', 'routes'] as const;
-/** One facet name of {@link FACETS}. */
-export type Facet = (typeof FACETS)[number];
+export type Facet = ControllerFacetName;
 
 /** What `create-ccm-kit` scaffolds: the target directory, the provider's name and its facets. */
 export interface ProjectOptions {
@@ -33,7 +32,7 @@ export function validateProviderName(name: string): string {
 }
 
 /**
- * Parses `instancesV2,zones,loadBalancer` (case-insensitive, any combination, in {@link FACETS} order).
+ * Parses `instancesV2,zones,loadBalancer` (case-insensitive, any combination, in `CONTROLLER_FACET_NAMES` order).
  * @throws Error naming the unknown facet, or when the list is empty.
  */
 export function parseFacets(text: string): Facet[] {
@@ -42,12 +41,12 @@ export function parseFacets(text: string): Facet[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const f = FACETS.find((x) => x.toLowerCase() === raw.toLowerCase());
-    if (!f) throw new Error(`facet "${raw}": choose from ${FACETS.join(', ')}`);
+    const f = CONTROLLER_FACET_NAMES.find((x) => x.toLowerCase() === raw.toLowerCase());
+    if (!f) throw new Error(`facet "${raw}": choose from ${CONTROLLER_FACET_NAMES.join(', ')}`);
     out.add(f);
   }
-  if (out.size === 0) throw new Error('facets: choose at least one of ' + FACETS.join(', '));
-  return FACETS.filter((f) => out.has(f));
+  if (out.size === 0) throw new Error('facets: choose at least one of ' + CONTROLLER_FACET_NAMES.join(', '));
+  return CONTROLLER_FACET_NAMES.filter((f) => out.has(f));
 }
 
 /** The class name for a provider name: `my-cloud` → `MyCloudCloud`. */

@@ -28,7 +28,7 @@ import {
   versionTs,
 } from './templates/source.js';
 
-export { FACETS, type Facet, type ProjectOptions } from './options.js';
+export { type Facet, type ProjectOptions } from './options.js';
 export { nodeOptions } from './templates/project.js';
 
 /** Every file of the project, `path → content`. */

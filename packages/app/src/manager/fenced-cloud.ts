@@ -1,6 +1,6 @@
 /**
- * The provider as the leader-elected controllers see it: every call of a facet (LoadBalancer, Instances,
- * InstancesV2, Zones, Clusters, Routes) first checks the lease fence and, while the replica cannot prove it
+ * The provider as the leader-elected controllers see it: every call of a facet (every facet of
+ * `@ccm-kit/cloud-provider`'s `FACETS`, each method but those marked `local`) first checks the lease fence and, while the replica cannot prove it
  * still holds the lease, fails with `LeaseFencedError` instead of reaching the cloud
  * (docs/decisions/0050-lease-fencing.md). The error is an ordinary failure for the controllers: the object is
  * requeued, and no deletion follows from it (only a `false`/NotFound answer can lead to one).
@@ -10,7 +10,7 @@
  * facet call is a span (`LoadBalancer.ensureLoadBalancer`) covering the wait, the fence and the call
  * (docs/tracing.md).
  */
-import type { CloudProvider } from '@ccm-kit/cloud-provider';
+import { type CloudProvider, FACET_NAMES, FACETS, type FacetMethodKind, type FacetName } from '@ccm-kit/cloud-provider';
 import type { CloudBudget } from '@ccm-kit/runtime/budget';
 import type { ClientFactory } from '@ccm-kit/runtime/client';
 import type { LeaseFence } from '@ccm-kit/runtime/leader-election';
@@ -23,19 +23,10 @@ import {
 } from '@ccm-kit/runtime/internal';
 import type { Deposition } from './deposition.js';
 
-/** Facet getters of `CloudProvider` whose objects call the cloud. */
-const facets = ['loadBalancer', 'instances', 'instancesV2', 'zones', 'clusters', 'routes'] as const;
-/** Facet methods that compute locally and never call the cloud. */
-const local = new Set(['getLoadBalancerName']);
-/** The Go interface name of each facet, the first part of a cloud call's span name. */
-const interfaceName: Readonly<Record<(typeof facets)[number], string>> = {
-  loadBalancer: 'LoadBalancer',
-  instances: 'Instances',
-  instancesV2: 'InstancesV2',
-  zones: 'Zones',
-  clusters: 'Clusters',
-  routes: 'Routes',
-};
+/** Whether `prop` is a method of the facet that computes locally and never calls the cloud. */
+function isLocal(facetName: FacetName, prop: string): boolean {
+  return (FACETS[facetName].methods as Readonly<Record<string, FacetMethodKind>>)[prop] === 'local';
+}
 
 /**
  * Wraps `cloud` so that facet calls are refused while `fence()` is fenced. Everything else (`initialize`,
@@ -49,15 +40,15 @@ export function fencedCloud(
   budget?: CloudBudget,
 ): CloudProvider {
   // Per facet name: one provider object may serve several facets (FakeCloud returns itself for each).
-  const wrapped = new Map<string, WeakMap<object, object>>(facets.map((f) => [f, new WeakMap()]));
-  const wrapFacet = (facetName: (typeof facets)[number], facet: object): object => {
+  const wrapped = new Map<string, WeakMap<object, object>>(FACET_NAMES.map((f) => [f, new WeakMap()]));
+  const wrapFacet = (facetName: FacetName, facet: object): object => {
     const cache = wrapped.get(facetName)!;
     let w = cache.get(facet);
     if (!w) {
       w = new Proxy(facet, {
         get(target, prop, receiver) {
           const v = Reflect.get(target, prop, receiver) as unknown;
-          if (typeof v !== 'function' || typeof prop !== 'string' || local.has(prop)) return v;
+          if (typeof v !== 'function' || typeof prop !== 'string' || isLocal(facetName, prop)) return v;
           const call = (args: unknown[]) => {
             try {
               checkFence(fence(), `cloud call ${facetName}.${prop}`);
@@ -66,7 +57,7 @@ export function fencedCloud(
             }
             return (v as (...a: unknown[]) => unknown).apply(target, args);
           };
-          const span = `${interfaceName[facetName]}.${prop}`;
+          const span = `${FACETS[facetName].interfaceName}.${prop}`;
           if (!budget) return (...args: unknown[]) => traceCloudCall(span, () => call(args));
           const operation = `${facetName}.${prop}`;
           // Facet methods take the caller's signal last: a call waiting for a token stops waiting when it aborts.
@@ -89,11 +80,11 @@ export function fencedCloud(
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof v !== 'function') return v;
-      if (!(facets as readonly (string | symbol)[]).includes(prop))
+      if (!(FACET_NAMES as readonly (string | symbol)[]).includes(prop))
         return (v as (...a: unknown[]) => unknown).bind(target);
       return () => {
         const facet = (v as () => object | undefined).call(target);
-        return facet ? wrapFacet(prop as (typeof facets)[number], facet) : facet;
+        return facet ? wrapFacet(prop as FacetName, facet) : facet;
       };
     },
   });

@@ -4,9 +4,8 @@
  * load-balancer and route inputs.
  */
 import { randomUUID } from 'node:crypto';
-import type { CloudProvider, Route } from '@ccm-kit/cloud-provider';
+import { type CloudProvider, type FacetInterfaces, type FacetName, facetOf, type Route } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
-import { type FacetAccessor, type FacetInterfaces, facetOf } from './facets.js';
 import type { ProviderConformanceOptions, ProviderFixture, ResolvedTimeouts } from './options.js';
 import { CallTimeoutError, within } from './retry.js';
 import { ConformanceViolation, describeError, type Outcome } from './violation.js';
@@ -78,7 +77,7 @@ export class CheckContext<F extends ProviderFixture = ProviderFixture> {
   }
 
   /** The facet object, failing when the accessor no longer returns one (it did when the suite was planned). */
-  facet<K extends FacetAccessor>(accessor: K): FacetInterfaces[K] {
+  facet<K extends FacetName>(accessor: K): FacetInterfaces[K] {
     const facet = facetOf(this.cloud, accessor);
     if (facet === undefined) {
       this.fail(`${accessor}() returned undefined, but it returned a facet when the suite was planned`);

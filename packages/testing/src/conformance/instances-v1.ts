@@ -4,11 +4,10 @@
  * `InstanceNotFoundError` from `instanceID`, as "delete the Node".
  */
 import { isDeepStrictEqual } from 'node:util';
-import { findError, InstanceNotFoundError, NotImplementedError } from '@ccm-kit/cloud-provider';
+import { facetOf, findError, InstanceNotFoundError, NotImplementedError } from '@ccm-kit/cloud-provider';
 import type { V1Node } from '@kubernetes/client-node';
 import type { CheckSpec, ProviderProbe } from './check.js';
 import type { CheckContext } from './context.js';
-import { facetOf } from './facets.js';
 import { fixtureNode, nodeLabel } from './instances.js';
 import { addressProblems } from './validate.js';
 import { describeError, show } from './violation.js';

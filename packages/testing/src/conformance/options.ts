@@ -3,25 +3,19 @@
  * `setup()` returns, the facets, and the time limits. Validation throws a `TypeError`/`RangeError` naming
  * the field.
  */
-import type { CloudProvider, ControllerClientBuilder, Route } from '@ccm-kit/cloud-provider';
+import { CONTROLLER_FACET_NAMES } from '@ccm-kit/cloud-provider';
+import type { CloudProvider, ControllerClientBuilder, ControllerFacetName, Route } from '@ccm-kit/cloud-provider';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 
 /**
- * A part of the provider contract the suite checks. `provider` (providerName, hasClusterID) is always
- * checked; the others only when the provider implements them. `clusters` is reported but has no checks
- * (no controller calls it).
+ * A part of the provider contract the suite checks: `provider` (providerName, hasClusterID), always checked, and
+ * each facet a built-in controller calls (`@ccm-kit/cloud-provider`'s `CONTROLLER_FACET_NAMES`), checked when the
+ * provider implements it. `clusters` is reported but has no checks (no controller calls it).
  */
-export type ConformanceFacet = 'provider' | 'instancesV2' | 'instances' | 'zones' | 'loadBalancer' | 'routes';
+export type ConformanceFacet = 'provider' | ControllerFacetName;
 
-/** Every facet, in report order. */
-export const CONFORMANCE_FACETS: readonly ConformanceFacet[] = Object.freeze([
-  'provider',
-  'instancesV2',
-  'instances',
-  'zones',
-  'loadBalancer',
-  'routes',
-]);
+/** Every part, in report order: `provider`, then the facets in `CONTROLLER_FACET_NAMES` order. */
+export const CONFORMANCE_FACETS: readonly ConformanceFacet[] = Object.freeze(['provider', ...CONTROLLER_FACET_NAMES]);
 
 /** Facets whose calls a cloud outage can affect (everything but `provider`). */
 export type OutageFacet = Exclude<ConformanceFacet, 'provider'>;

@@ -3,9 +3,9 @@
  * the checks. Runner-agnostic: {@link describeProviderConformance} registers the plan with vitest, and any
  * other runner can call each check's `run()`.
  */
+import { facetOf } from '@ccm-kit/cloud-provider';
 import { capabilityChecks } from './capabilities.js';
 import type { CheckSpec, ProviderProbe } from './check.js';
-import { facetOf } from './facets.js';
 import { buildFixture, runWithFixture } from './harness.js';
 import { instancesV2Checks } from './instances.js';
 import { instancesBatchChecks } from './instances-batch.js';
