@@ -12,6 +12,23 @@ import { parseAllDocuments } from 'yaml';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
+/**
+ * Flags of an in-process manager that runs no controller and serves every registered webhook on 127.0.0.1:`port`
+ * (gate on, no leader election, no secure port).
+ */
+export function webhookOnlyArgs(port: number): string[] {
+  return [
+    '--cloud-provider=fake',
+    '--secure-port=0',
+    '--leader-elect=false',
+    '--controllers=',
+    '--feature-gates=CloudControllerManagerWebhook=true',
+    '--webhooks=*',
+    `--webhook-secure-port=${port}`,
+    '--webhook-bind-address=127.0.0.1',
+  ];
+}
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

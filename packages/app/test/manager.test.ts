@@ -87,6 +87,18 @@ function recordingController(name: string, log: string[], opts: { initError?: Er
 
 const baseArgs = ['--cloud-provider=test', '--secure-port=0', '--leader-elect=false'];
 
+/** Starts service-lb-gc-controller with a provider "nolist" whose LoadBalancer facet cannot list. */
+function startCollectorWithoutListing(): Promise<unknown> {
+  const cloud = new FakeCloud({ provider: 'nolist' });
+  const facet = Object.assign(Object.create(cloud) as FakeCloud, { listLoadBalancers: undefined });
+  cloud.loadBalancer = () => facet;
+  return startCloudControllerManager({
+    argv: [...baseArgs, '--controllers=service-lb-gc-controller'],
+    cloud,
+    kubeConfig: api.kubeConfig,
+  });
+}
+
 describe('startCloudControllerManager start-up and shutdown ordering', () => {
   it('a provider initialize() error is fatal: the start rejects with it, and no controller starts', async () => {
     const log: string[] = [];
@@ -120,14 +132,7 @@ describe('startCloudControllerManager start-up and shutdown ordering', () => {
   });
 
   it('service-lb-gc-controller named in --controllers with a provider that cannot list its load balancers: the start rejects naming the flag and the fix', async () => {
-    const cloud = new FakeCloud({ provider: 'nolist' });
-    const facet = Object.assign(Object.create(cloud) as FakeCloud, { listLoadBalancers: undefined });
-    cloud.loadBalancer = () => facet;
-    const starting = startCloudControllerManager({
-      argv: [...baseArgs, '--controllers=service-lb-gc-controller'],
-      cloud,
-      kubeConfig: api.kubeConfig,
-    });
+    const starting = startCollectorWithoutListing();
     await expect(starting).rejects.toThrow(
       '--controllers enables service-lb-gc-controller, but provider "nolist" does not implement LoadBalancer.listLoadBalancers; implement it (docs/interfaces/load-balancer.md) or remove service-lb-gc-controller from --controllers',
     );
@@ -226,14 +231,7 @@ describe('start errors in the log', () => {
   const logLines = useLogCapture();
 
   it('a controller start error is logged once (as `Error starting "<name>"`), not again as a fatal error', async () => {
-    const cloud = new FakeCloud({ provider: 'nolist' });
-    const facet = Object.assign(Object.create(cloud) as FakeCloud, { listLoadBalancers: undefined });
-    cloud.loadBalancer = () => facet;
-    const starting = startCloudControllerManager({
-      argv: [...baseArgs, '--controllers=service-lb-gc-controller'],
-      cloud,
-      kubeConfig: api.kubeConfig,
-    });
+    const starting = startCollectorWithoutListing();
     await expect(starting).rejects.toThrow('does not implement LoadBalancer.listLoadBalancers');
     const mentions = logLines.filter((l) => l.includes('does not implement LoadBalancer.listLoadBalancers'));
     expect(mentions).toEqual([expect.stringMatching(/"Error starting \\"service-lb-gc-controller\\""/)]);

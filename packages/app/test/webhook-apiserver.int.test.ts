@@ -13,7 +13,7 @@ import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
 import { AdmissionregistrationV1Api, CoreV1Api, type V1Service } from '@kubernetes/client-node';
 import { afterAll, expect, it } from 'vitest';
 import { startCloudControllerManager, type WebhookConfig } from '../src/index.js';
-import { freePort } from './ccm-harness.js';
+import { freePort, webhookOnlyArgs } from './ccm-harness.js';
 
 const NS = 'webhook-token';
 const dir = mkdtempSync(join(tmpdir(), 'ccm-webhook-apiserver-'));
@@ -64,17 +64,7 @@ it('a kube-apiserver whose admission kubeconfig holds a token gets the webhook a
   const port = await freePort();
   const certDir = join(dir, 'certs');
   const ccm = await startCloudControllerManager({
-    argv: [
-      '--cloud-provider=fake',
-      '--secure-port=0',
-      '--leader-elect=false',
-      '--controllers=',
-      '--feature-gates=CloudControllerManagerWebhook=true',
-      '--webhooks=*',
-      `--webhook-secure-port=${port}`,
-      '--webhook-bind-address=127.0.0.1',
-      `--webhook-cert-dir=${certDir}`,
-    ],
+    argv: [...webhookOnlyArgs(port), `--webhook-cert-dir=${certDir}`],
     cloud: new FakeCloud(),
     kubeConfig: cp.kubeConfig,
     webhooks: { 'deny-untagged': denyUntagged },

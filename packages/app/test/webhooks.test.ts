@@ -9,7 +9,7 @@ import {
   startCloudControllerManager,
   type WebhookConfig,
 } from '../src/index.js';
-import { freePort } from './ccm-harness.js';
+import { freePort, webhookOnlyArgs } from './ccm-harness.js';
 import { startFakeApiServer } from './fake-apiserver.js';
 
 const allow: WebhookConfig = {
@@ -102,16 +102,7 @@ describe('the webhook server (upstream app/webhooks.go has no authentication fil
     const api = await startFakeApiServer();
     const port = await freePort();
     const ccm = await startCloudControllerManager({
-      argv: [
-        '--cloud-provider=fake',
-        '--secure-port=0',
-        '--leader-elect=false',
-        '--controllers=',
-        '--feature-gates=CloudControllerManagerWebhook=true',
-        '--webhooks=*',
-        `--webhook-secure-port=${port}`,
-        '--webhook-bind-address=127.0.0.1',
-      ],
+      argv: [...webhookOnlyArgs(port)],
       cloud: new FakeCloud(),
       kubeConfig: api.kubeConfig,
       webhooks: { allow },

@@ -14,6 +14,8 @@ afterEach(() => {
 
 /** Polls every 5 ms, for up to 5 s. */
 const UNTIL = { timeoutMs: 5_000, intervalMs: 5 };
+/** Short timings: lease 600 ms, renew deadline 400 ms, retry 50 ms. */
+const FAST = { leaseDurationMs: 600, renewDeadlineMs: 400, retryPeriodMs: 50 };
 
 function elector(srv: FakeLeaseServer, identity: string, now: () => number) {
   const ac = new AbortController();
@@ -23,9 +25,7 @@ function elector(srv: FakeLeaseServer, identity: string, now: () => number) {
     client,
     identity,
     name: `fence-${identity}`,
-    leaseDurationMs: 600,
-    renewDeadlineMs: 400,
-    retryPeriodMs: 50,
+    ...FAST,
     now,
     callbacks: { onStartedLeading: () => {} },
   });
@@ -99,9 +99,7 @@ describe('LeaderElector.isFenced', () => {
     const el: LeaderElector = new LeaderElector({
       client,
       identity: 'a',
-      leaseDurationMs: 600,
-      renewDeadlineMs: 400,
-      retryPeriodMs: 50,
+      ...FAST,
       now: () => now,
       callbacks: { onStartedLeading: () => (validOnStart = el.validForMs()) },
     });
@@ -119,9 +117,7 @@ describe('LeaderElector.isFenced', () => {
     const el = new LeaderElector({
       client: srv.client('a'),
       identity: 'a',
-      leaseDurationMs: 600,
-      renewDeadlineMs: 400,
-      retryPeriodMs: 50,
+      ...FAST,
       releaseOnCancel: true,
       now: () => now,
       callbacks: {
@@ -154,9 +150,7 @@ describe('LeaderElector.isFenced', () => {
     const el = new LeaderElector({
       client: srv.client('a'),
       identity: 'a',
-      leaseDurationMs: 600,
-      renewDeadlineMs: 400,
-      retryPeriodMs: 50,
+      ...FAST,
       releaseOnCancel: true,
       now: () => now,
       callbacks: { onStartedLeading: () => {}, onStoppedLeading: () => stopped.push('stopped') },
