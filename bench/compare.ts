@@ -8,7 +8,7 @@
  *   npm run bench:compare -- --quick            # small configs, 1 repetition (≈ 3 min)
  *   node --expose-gc bench/compare.ts [options] # after `tsc -b` and bench/upstream-ccm/build.sh
  *
- * Options: --quick, --reps=<n>, --impls=ts,go,go-json, --w1=… … --w9=… (configs, see compare/plan.ts;
+ * Options: --quick, --reps=<n>, --impls=ts,go,go-json, --w1=… … --w10=… (configs, see compare/plan.ts;
  * an empty list disables the workload), --qps=<n> --burst=<n> (default 20/30), --latency-ms=<n>
  * (fakebench latency, default 0), --mem-limit-mib=<n> (each CCM in a cgroup v1 memory cgroup with this
  * limit, compare/cgroup.ts; default none; root only), --no-warmup,
@@ -69,6 +69,7 @@ const known = [
   'w7',
   'w8',
   'w9',
+  'w10',
   'qps',
   'burst',
   'latency-ms',
@@ -112,7 +113,8 @@ if (tsEntry !== 'bundle' && tsEntry !== 'unbundled')
 const tsRepo = opt('ts-repo') ?? repo;
 const tsProgram =
   tsEntry === 'bundle' ? await tsCcmBundle(tsRepo, (l) => console.log(l)) : join(tsRepo, 'bench', 'ts-ccm.ts');
-const allImpls: Record<ImplId, Impl> = {
+// `go-at-c` is not chosen here: W10 adds it beside `go` (compare/plan.ts).
+const allImpls: Record<Exclude<ImplId, 'go-at-c'>, Impl> = {
   ts: {
     id: 'ts',
     label: tsEntry === 'bundle' ? 'ccm-kit (TS, JSON)' : 'ccm-kit (TS, JSON, unbundled)',
@@ -130,7 +132,7 @@ const allImpls: Record<ImplId, Impl> = {
     extraArgs: ['--kube-api-content-type=application/json'],
   },
 };
-const implIds = (opt('impls') ?? 'ts,go,go-json').split(',') as ImplId[];
+const implIds = (opt('impls') ?? 'ts,go,go-json').split(',') as (keyof typeof allImpls)[];
 for (const id of implIds) if (!allImpls[id]) throw new Error(`--impls: unknown implementation ${JSON.stringify(id)}`);
 const impls = implIds.map((id) => allImpls[id]);
 
@@ -202,6 +204,7 @@ if (warmup && configs.length > 0) {
     minutes: 0,
     newServices: 0,
     cloudRps: 0,
+    groups: 0,
     batch: false,
   };
   for (const impl of first.impls) await run(small, impl, 'warm-up (discarded)');

@@ -31,6 +31,9 @@
  *   optional batch read `InstancesV2.listInstanceStates` over the instances `bench-node-00000` …
  *   (`FAKEBENCH_INSTANCES` of them, the benchmark's Node names), this many per page, each page one counted
  *   `ListInstanceStates` call. The Go side has no such method and ignores both variables.
+ * - `FAKEBENCH_GROUPS=1` (TypeScript side only, W10): offer the optional `LoadBalancer.loadBalancerGroup`, the
+ *   Service's `bench.ccm-kit.dev/lb-group` label. Whatever the variable, on both sides a load-balancer call on a
+ *   group another call is changing is refused with a 409 and counted in `conflicts` (bench/fakebench-groups.ts).
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,6 +48,7 @@ import {
   type Routes,
 } from '@ccm-kit/cloud-provider';
 import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import { CloudConflictError, GroupLocks, groupOf } from './fakebench-groups.ts';
 import { CloudThrottledError, parseRps, TokenBucket } from './fakebench-quota.ts';
 
 /** The provider name registered by bench/ts-ccm.ts and given as `--cloud-provider`. */
@@ -93,6 +97,8 @@ export interface CounterLine {
   routesHash: number;
   /** Calls answered with 429 because the quota (`FAKEBENCH_RPS`) was spent; they are in `calls` too. */
   throttled: number;
+  /** Load-balancer calls refused because another call on the same group was in flight (bench/fakebench-groups.ts). */
+  conflicts: number;
   /** TypeScript side only: instances answered by `ListInstanceStates` pages, in all (absent on the Go side). */
   instancesListed?: number;
 }
@@ -199,6 +205,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   #throttled = 0;
   readonly batch: BatchRead | undefined;
   #instancesListed = 0;
+  readonly #groups = new GroupLocks();
 
   /**
    * @param latencyMs fixed delay of every cloud call, milliseconds
@@ -206,10 +213,17 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
    * @param quota `rps`: the API quota in calls a second (undefined: none); `fromStart` false holds it off until
    *   {@link FakeBench.startQuota}
    * @param batch offer `listInstanceStates` (see the module doc); `undefined`: not offered, as on the Go side
+   * @param groups offer `loadBalancerGroup` (the Service's group label); false: not offered, as on the Go side
    * @throws Error when `latencyMs` is negative or not a number, `staleRoutes` is not an integer in
    *   0..{@link MAX_STALE_ROUTES}, or `batch` has a page size below 1 or an instance count outside 0..{@link MAX_INSTANCES}.
    */
-  constructor(latencyMs = 0, staleRoutes = 0, quota: { rps?: number; fromStart?: boolean } = {}, batch?: BatchRead) {
+  constructor(
+    latencyMs = 0,
+    staleRoutes = 0,
+    quota: { rps?: number; fromStart?: boolean } = {},
+    batch?: BatchRead,
+    groups = false,
+  ) {
     if (!Number.isFinite(latencyMs) || latencyMs < 0) {
       throw new Error(`FAKEBENCH_LATENCY_MS must be a non-negative number of milliseconds, got ${latencyMs}`);
     }
@@ -225,6 +239,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
     this.latencyMs = latencyMs;
     this.batch = batch;
     this.listInstanceStates = batch ? (pageToken, signal) => this.#listPage(batch, pageToken, signal) : undefined;
+    this.loadBalancerGroup = groups ? (_clusterName, service) => groupOf(service) : undefined;
     this.#rps = quota.rps;
     if (quota.fromStart !== false) this.startQuota();
     for (let i = 0; i < staleRoutes; i++) {
@@ -236,7 +251,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   /**
    * Reads `FAKEBENCH_LATENCY_MS` (ms, default 0), `FAKEBENCH_STALE_ROUTES` (default 0), `FAKEBENCH_RPS` and
    * `FAKEBENCH_RPS_FROM` (`start` or `signal`), `FAKEBENCH_BATCH_PAGE_SIZE` with `FAKEBENCH_INSTANCES` (default: no
-   * batch read), and loads `FAKEBENCH_STATE_FILE` when it exists (its routes
+   * batch read), `FAKEBENCH_GROUPS` (`1`: offer `loadBalancerGroup`; default none), and loads `FAKEBENCH_STATE_FILE` when it exists (its routes
    * replace the stale ones).
    * @throws Error on a malformed variable or state file.
    */
@@ -250,7 +265,17 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
     const batch = env.FAKEBENCH_BATCH_PAGE_SIZE
       ? { pageSize: Number(env.FAKEBENCH_BATCH_PAGE_SIZE), instances: n(env.FAKEBENCH_INSTANCES) }
       : undefined;
-    const fake = new FakeBench(n(env.FAKEBENCH_LATENCY_MS), n(env.FAKEBENCH_STALE_ROUTES), quota, batch);
+    const groups = env.FAKEBENCH_GROUPS || '0';
+    if (groups !== '0' && groups !== '1') {
+      throw new Error(`FAKEBENCH_GROUPS must be 0 or 1, got ${JSON.stringify(groups)}`);
+    }
+    const fake = new FakeBench(
+      n(env.FAKEBENCH_LATENCY_MS),
+      n(env.FAKEBENCH_STALE_ROUTES),
+      quota,
+      batch,
+      groups === '1',
+    );
     const stateFile = env.FAKEBENCH_STATE_FILE;
     if (stateFile && existsSync(stateFile)) fake.loadState(JSON.parse(readFileSync(stateFile, 'utf8')) as CloudState);
     return fake;
@@ -301,6 +326,28 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
     if (!allowed) throw new CloudThrottledError(method);
   }
 
+  /**
+   * A load-balancer call: on a Service in a group, refused with {@link CloudConflictError} (after the latency, as
+   * a round trip) while another call on the group is in flight, else the group is held for the whole call.
+   */
+  async #lbCall<T>(method: MethodName, service: V1Service, signal: AbortSignal | undefined, body: () => T): Promise<T> {
+    const group = groupOf(service);
+    if (group === undefined) {
+      await this.#call(method, signal);
+      return body();
+    }
+    if (!this.#groups.take(group)) {
+      await this.#call(method, signal);
+      throw new CloudConflictError(method, group);
+    }
+    try {
+      await this.#call(method, signal);
+      return body();
+    } finally {
+      this.#groups.release(group);
+    }
+  }
+
   snapshot(): CounterLine {
     return {
       impl: 'ts',
@@ -317,6 +364,7 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
         0,
       ),
       throttled: this.#throttled,
+      conflicts: this.#groups.conflicts,
       ...(this.batch ? { instancesListed: this.#instancesListed } : {}),
     };
   }
@@ -389,14 +437,21 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
   }
 
   // LoadBalancer
-  async getLoadBalancer(
+  /**
+   * With `FAKEBENCH_GROUPS=1`: the Service's group label ({@link groupOf}); an own property, `undefined` otherwise
+   * (so the provider declares no groups, as on the Go side).
+   */
+  readonly loadBalancerGroup: ((clusterName: string, service: V1Service) => string | undefined) | undefined;
+
+  getLoadBalancer(
     _clusterName: string,
     service: V1Service,
     signal?: AbortSignal,
   ): Promise<V1LoadBalancerStatus | undefined> {
-    await this.#call('GetLoadBalancer', signal);
-    const b = this.#balancers.get(defaultLoadBalancerName(service));
-    return b && statusOf(b.ip);
+    return this.#lbCall('GetLoadBalancer', service, signal, () => {
+      const b = this.#balancers.get(defaultLoadBalancerName(service));
+      return b && statusOf(b.ip);
+    });
   }
 
   getLoadBalancerName(_clusterName: string, service: V1Service): string {
@@ -404,13 +459,16 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
     return defaultLoadBalancerName(service);
   }
 
-  async ensureLoadBalancer(
+  ensureLoadBalancer(
     _clusterName: string,
     service: V1Service,
     nodes: V1Node[],
     signal?: AbortSignal,
   ): Promise<V1LoadBalancerStatus> {
-    await this.#call('EnsureLoadBalancer', signal);
+    return this.#lbCall('EnsureLoadBalancer', service, signal, () => this.#ensure(service, nodes));
+  }
+
+  #ensure(service: V1Service, nodes: V1Node[]): V1LoadBalancerStatus {
     const name = defaultLoadBalancerName(service);
     const hosts = hostsOf(nodes);
     const existing = this.#balancers.get(name);
@@ -425,25 +483,22 @@ export class FakeBench implements CloudProvider, InstancesV2, LoadBalancer, Rout
     return statusOf(b.ip);
   }
 
-  async updateLoadBalancer(
-    _clusterName: string,
-    service: V1Service,
-    nodes: V1Node[],
-    signal?: AbortSignal,
-  ): Promise<void> {
-    await this.#call('UpdateLoadBalancer', signal);
-    const b = this.#balancers.get(defaultLoadBalancerName(service));
-    if (!b) {
-      throw new Error(
-        `fakebench: load balancer for service ${service.metadata?.namespace}/${service.metadata?.name} does not exist`,
-      );
-    }
-    Object.assign(b, hostsOf(nodes));
+  updateLoadBalancer(_clusterName: string, service: V1Service, nodes: V1Node[], signal?: AbortSignal): Promise<void> {
+    return this.#lbCall('UpdateLoadBalancer', service, signal, () => {
+      const b = this.#balancers.get(defaultLoadBalancerName(service));
+      if (!b) {
+        throw new Error(
+          `fakebench: load balancer for service ${service.metadata?.namespace}/${service.metadata?.name} does not exist`,
+        );
+      }
+      Object.assign(b, hostsOf(nodes));
+    });
   }
 
-  async ensureLoadBalancerDeleted(_clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void> {
-    await this.#call('EnsureLoadBalancerDeleted', signal);
-    this.#balancers.delete(defaultLoadBalancerName(service));
+  ensureLoadBalancerDeleted(_clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void> {
+    return this.#lbCall('EnsureLoadBalancerDeleted', service, signal, () => {
+      this.#balancers.delete(defaultLoadBalancerName(service));
+    });
   }
 
   // Routes

@@ -156,14 +156,21 @@ export class Harness {
     await this.core.createNamespace({ body: { metadata: { name: BENCH_NAMESPACE } } });
   }
 
-  /** Creates LoadBalancer Services `0..count-1` (in the namespace); returns the Unix ms of each create. */
-  async createServices(count: number, concurrency = CREATE_CONCURRENCY): Promise<Map<string, number>> {
+  /**
+   * Creates LoadBalancer Services `0..count-1` (in the namespace; `make` builds each, default `makeService`);
+   * returns the Unix ms of each create.
+   */
+  async createServices(
+    count: number,
+    concurrency = CREATE_CONCURRENCY,
+    make: (i: number) => V1Service = makeService,
+  ): Promise<Map<string, number>> {
     const createdAt = new Map<string, number>();
     await pool(
       Array.from({ length: count }, (_, i) => i),
       concurrency,
       async (i) => {
-        const body = makeService(i);
+        const body = make(i);
         await this.core.createNamespacedService({ namespace: BENCH_NAMESPACE, body });
         createdAt.set(body.metadata!.name!, Date.now());
       },

@@ -1,11 +1,11 @@
 /**
- * The benchmark plan: workload configs parsed from `--w1=…` … `--w8=…` and the default matrices.
+ * The benchmark plan: workload configs parsed from `--w1=…` … `--w10=…` and the default matrices.
  *
  * A config is the workload's sizes separated by `:` (W1 `N:c`, W2 `N:M:c`, W3 `N:M:K:c`, W4 `N:S:c`,
- * W5 `N:K:c`, W6 `N:M:min`, W7 `N:M:c`, W8 `N:M:c`, W9 `N:M:J:S:rps`), optionally followed by `b` (ccm-kit's
+ * W5 `N:K:c`, W6 `N:M:min`, W7 `N:M:c`, W8 `N:M:c`, W9 `N:M:J:S:rps`, W10 `N:S:G:c`), optionally followed by `b` (ccm-kit's
  * fakebench offers the batch read `listInstanceStates`, 500 instances per page; Go runs the config unchanged), `x<R>`
- * (repetitions instead of --reps), `q<qps>[/<burst>]` (client QPS/burst instead of --qps/--burst; burst
- * defaults to 2 × qps), `l<ms>` (fakebench latency instead of --latency-ms), `m<MiB>` (each CCM in a memory
+ * (repetitions instead of --reps), `q<qps>[/<burst>]` (client QPS/burst instead of --qps/--burst, or W10's own
+ * 1000/2000; burst defaults to 2 × qps), `l<ms>` (fakebench latency instead of --latency-ms), `m<MiB>` (each CCM in a memory
  * cgroup with this limit instead of --mem-limit-mib; `m0`: none) and `@impl+impl` (a subset of --impls),
  * e.g. `1000:10x3q1000/2000m256@ts+go`.
  */
@@ -28,6 +28,7 @@ export const CONFIG_FIELDS = [
   'memLimitMiB',
   'newServices',
   'cloudRps',
+  'groups',
 ] as const satisfies readonly (keyof Config)[];
 
 /**
@@ -46,6 +47,7 @@ export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
     w7: '20:5:10@ts+go',
     w8: '',
     w9: '',
+    w10: '',
   },
   full: {
     w1: '100:10x1,1000:10x2q1000/2000@ts+go,100:10x1l50@ts+go',
@@ -57,6 +59,7 @@ export const DEFAULTS: Record<'quick' | 'full', Record<string, string>> = {
     w7: '1000:100:10x1@ts+go',
     w8: '5000:1000:10x1q1000/2000@ts+go',
     w9: '',
+    w10: '',
   },
 };
 
@@ -97,12 +100,13 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
       minutes: 0,
       concurrency: 10,
       batch: m[2] === 'b',
-      qps: m[4] ? Number(m[4]) : o.qps,
-      burst: m[5] ? Number(m[5]) : m[4] ? 2 * Number(m[4]) : o.burst,
+      qps: m[4] ? Number(m[4]) : (w.qps?.qps ?? o.qps),
+      burst: m[5] ? Number(m[5]) : m[4] ? 2 * Number(m[4]) : (w.qps?.burst ?? o.burst),
       latencyMs: m[6] ? Number(m[6]) : o.latencyMs,
       memLimitMiB: m[7] ? Number(m[7]) : o.memLimitMiB,
       newServices: 0,
       cloudRps: 0,
+      groups: 0,
       reps: m[3] ? Number(m[3]) : o.reps,
       impls: o.impls,
     };
@@ -117,8 +121,25 @@ export function parseConfigs(w: Workload, text: string, o: PlanOptions): Config[
       }
       c.impls = o.impls.filter((i) => ids.includes(i.id));
     }
+    if (w.id === 'W10') c.impls = withGoAtConcurrency(c.impls, c.concurrency);
     return c;
   });
+}
+
+/**
+ * W10's implementations: Go protobuf runs at `--concurrent-service-syncs=1` (what a vendor of shared balancers must
+ * run), and a second Go row, `go-at-c`, right after it at the config's concurrency (to show the conflicts that
+ * force 1).
+ */
+function withGoAtConcurrency(impls: Impl[], c: number): Impl[] {
+  return impls.flatMap((i) =>
+    i.id === 'go'
+      ? [
+          { ...i, label: `${i.label}, --concurrent-service-syncs=1` },
+          { ...i, id: 'go-at-c' as const, label: `${i.label}, --concurrent-service-syncs=${c}` },
+        ]
+      : [i],
+  );
 }
 
 /** The configs of every workload: `--wN` when given, else the profile's default. */

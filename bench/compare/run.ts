@@ -19,7 +19,7 @@ import { dumpState, type StateDump } from './parity.ts';
 import { quantile } from './stats.ts';
 import { workloadById, type WorkloadId } from './workloads/index.ts';
 
-export type ImplId = 'ts' | 'go' | 'go-json';
+export type ImplId = 'ts' | 'go' | 'go-json' | 'go-at-c';
 
 /** How to start one implementation. */
 export interface Impl {
@@ -57,6 +57,8 @@ export interface RunSpec {
   newServices: number;
   /** W9: the cloud's API quota, calls a second (fakebench `FAKEBENCH_RPS`), else 0. */
   cloudRps: number;
+  /** W10: load-balancer groups the Services are spread over (fakebench's group label), else 0. */
+  groups: number;
   impl: Impl;
   /** Give up after this long (ms) waiting for convergence. */
   timeoutMs: number;
@@ -77,6 +79,7 @@ export interface RunResult {
   memLimitMiB: number;
   newServices: number;
   cloudRps: number;
+  groups: number;
   impl: ImplId;
   ok: boolean;
   error?: string;
@@ -163,6 +166,7 @@ function emptyResult(spec: RunSpec): RunResult {
     memLimitMiB,
     newServices,
     cloudRps,
+    groups,
   } = spec;
   return {
     workload,
@@ -177,6 +181,7 @@ function emptyResult(spec: RunSpec): RunResult {
     memLimitMiB,
     newServices,
     cloudRps,
+    groups,
     impl: spec.impl.id,
     ok: false,
     wallS: NaN,

@@ -7,6 +7,42 @@ const impl = (id: Impl['id']): Impl => ({ id, label: id, command: id, prefixArgs
 const o: PlanOptions = { reps: 3, qps: 20, burst: 30, latencyMs: 0, memLimitMiB: 0, impls: [impl('ts'), impl('go')] };
 const defaults = { qps: 20, burst: 30, latencyMs: 0 };
 
+describe('W10 configs', () => {
+  it('reads N:S:G:c, takes its own client QPS unless q says otherwise, and adds Go at c beside Go at 1', () => {
+    const [c, q] = parseConfigs(workloadById('W10'), '200:500:10:10x1l20,20:50:5:4q50', o);
+    expect(c).toMatchObject({
+      workload: 'W10',
+      nodes: 200,
+      services: 500,
+      groups: 10,
+      concurrency: 10,
+      latencyMs: 20,
+      reps: 1,
+      qps: 1000,
+      burst: 2000,
+    });
+    expect(c!.impls.map((i) => i.id)).toEqual(['ts', 'go', 'go-at-c']);
+    expect(c!.impls.map((i) => i.label)).toEqual([
+      'ts',
+      'go, --concurrent-service-syncs=1',
+      'go, --concurrent-service-syncs=10',
+    ]);
+    expect(configKey(c!, defaults)).toBe('W10 N=200 S=500 G=10 c=10 q1000/2000 l20');
+    expect(q).toMatchObject({ groups: 5, concurrency: 4, qps: 50, burst: 100 });
+    expect(q!.impls.at(-1)!.label).toBe('go, --concurrent-service-syncs=4');
+  });
+
+  it('runs no Go row at c when Go is not asked for', () => {
+    const [c] = parseConfigs(workloadById('W10'), '20:50:5:4@ts', o);
+    expect(c!.impls.map((i) => i.id)).toEqual(['ts']);
+  });
+
+  it('names the flag and the form of a malformed config', () => {
+    expect(() => parseConfigs(workloadById('W10'), '200:500:10', o)).toThrow(/--w10: "200:500:10" is not N:S:G:c/);
+    expect(() => parseConfigs(workloadById('W10'), '200:500:0:10', o)).toThrow(/--w10/);
+  });
+});
+
 describe('W9 configs', () => {
   it('reads N:M:J:S:rps and the repetitions', () => {
     const [c] = parseConfigs(workloadById('W9'), '2000:200:100:20:10x1', o);
@@ -49,6 +85,8 @@ describe('memory limits', () => {
 
   it('leaves the existing workloads without a limit by default', () => {
     const [w1] = parseConfigs(workloadById('W1'), '1000:10x2q1000/2000@ts+go', o);
-    expect(w1).toMatchObject({ memLimitMiB: 0, newServices: 0, cloudRps: 0 });
+    expect(w1).toMatchObject({ memLimitMiB: 0, newServices: 0, cloudRps: 0, groups: 0 });
+    const [w2] = parseConfigs(workloadById('W2'), '100:10:10', o);
+    expect(w2).toMatchObject({ qps: 20, burst: 30 }); // --qps/--burst; only W10 has its own
   });
 });

@@ -24,6 +24,9 @@
 //   - FAKEBENCH_RPS: the cloud's API quota, calls a second (token bucket, burst = rps, quota.go); a call
 //     beyond it is counted and answered with a 429 error (Retry-After: 1) and counted in "throttled".
 //     FAKEBENCH_RPS_FROM=signal holds the quota off until SIGUSR2 (main.go); default "start".
+//
+// A load-balancer call on a Service's group (its bench.ccm-kit.dev/lb-group label) that another call is changing
+// is refused with a 409 and counted in "conflicts" (groups.go).
 package main
 
 import (
@@ -116,6 +119,7 @@ type fakeBench struct {
 	rps       int
 	quota     atomic.Pointer[tokenBucket]
 	throttled atomic.Int64
+	groups    groupLocks
 
 	mu        sync.Mutex
 	balancers map[string]*balancer
@@ -239,6 +243,28 @@ func (f *fakeBench) call(ctx context.Context, m int) error {
 	}
 }
 
+// lbCall is call for a load-balancer method: on a Service in a group, refused with a conflictError (after the
+// latency, as a round trip) while another call on the group is in flight, else the group is held until the
+// returned release runs (after the method's body).
+func (f *fakeBench) lbCall(ctx context.Context, m int, svc *v1.Service) (release func(), err error) {
+	group := groupOf(svc)
+	if group == "" {
+		return func() {}, f.call(ctx, m)
+	}
+	if !f.groups.take(group) {
+		if err := f.call(ctx, m); err != nil {
+			return func() {}, err
+		}
+		return func() {}, &conflictError{method: methodNames[m], group: group}
+	}
+	release = func() { f.groups.release(group) }
+	if err := f.call(ctx, m); err != nil {
+		release()
+		return func() {}, err
+	}
+	return release, nil
+}
+
 // counterLine is the JSON line written to FAKEBENCH_COUNTERS_FILE.
 type counterLine struct {
 	Impl          string           `json:"impl"`
@@ -252,6 +278,7 @@ type counterLine struct {
 	Routes        int              `json:"routes"`
 	RoutesHash    uint32           `json:"routesHash"`
 	Throttled     int64            `json:"throttled"`
+	Conflicts     int64            `json:"conflicts"`
 }
 
 func (f *fakeBench) snapshot() counterLine {
@@ -273,7 +300,7 @@ func (f *fakeBench) snapshot() counterLine {
 	f.mu.Unlock()
 	return counterLine{Impl: "go", Pid: os.Getpid(), TimeMs: time.Now().UnixMilli(), FirstCallMs: f.firstCallMs.Load(),
 		Calls: calls, LoadBalancers: lbs, LBHostsTotal: hosts, LBHostsHash: hostsHash, Routes: routes, RoutesHash: routesHash,
-		Throttled: f.throttled.Load()}
+		Throttled: f.throttled.Load(), Conflicts: f.groups.conflicts.Load()}
 }
 
 // writeCounters replaces path with one JSON line (write to a temporary file, then rename).
@@ -353,7 +380,9 @@ func statusOf(ip string) *v1.LoadBalancerStatus {
 }
 
 func (f *fakeBench) GetLoadBalancer(ctx context.Context, _ string, svc *v1.Service) (*v1.LoadBalancerStatus, bool, error) {
-	if err := f.call(ctx, mGetLoadBalancer); err != nil {
+	release, err := f.lbCall(ctx, mGetLoadBalancer, svc)
+	defer release()
+	if err != nil {
 		return nil, false, err
 	}
 	f.mu.Lock()
@@ -370,7 +399,9 @@ func (f *fakeBench) GetLoadBalancerName(_ context.Context, _ string, svc *v1.Ser
 }
 
 func (f *fakeBench) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) (*v1.LoadBalancerStatus, error) {
-	if err := f.call(ctx, mEnsureLoadBalancer); err != nil {
+	release, err := f.lbCall(ctx, mEnsureLoadBalancer, svc)
+	defer release()
+	if err != nil {
 		return nil, err
 	}
 	name := cloudprovider.DefaultLoadBalancerName(svc)
@@ -391,7 +422,9 @@ func (f *fakeBench) EnsureLoadBalancer(ctx context.Context, _ string, svc *v1.Se
 }
 
 func (f *fakeBench) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Service, nodes []*v1.Node) error {
-	if err := f.call(ctx, mUpdateLoadBalancer); err != nil {
+	release, err := f.lbCall(ctx, mUpdateLoadBalancer, svc)
+	defer release()
+	if err != nil {
 		return err
 	}
 	hosts, hash := hostsOf(nodes)
@@ -406,7 +439,9 @@ func (f *fakeBench) UpdateLoadBalancer(ctx context.Context, _ string, svc *v1.Se
 }
 
 func (f *fakeBench) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *v1.Service) error {
-	if err := f.call(ctx, mEnsureLoadBalancerDeleted); err != nil {
+	release, err := f.lbCall(ctx, mEnsureLoadBalancerDeleted, svc)
+	defer release()
+	if err != nil {
 		return err
 	}
 	f.mu.Lock()

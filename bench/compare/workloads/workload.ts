@@ -6,7 +6,7 @@ import type { CounterLine } from '../../fakebench.ts';
 import type { Harness } from '../harness.ts';
 import type { RunSpec } from '../run.ts';
 
-export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8' | 'W9';
+export type WorkloadId = 'W1' | 'W2' | 'W3' | 'W4' | 'W5' | 'W6' | 'W7' | 'W8' | 'W9' | 'W10';
 
 /** What a driver measured; the run frame adds CPU, memory, API and cloud counts and the parity dump. */
 export interface Measured {
@@ -30,7 +30,7 @@ export interface Measured {
 /** A size in a config (`N:M:c` …): its letter and the {@link RunSpec} field it sets. */
 export interface SizeField {
   letter: string;
-  field: 'nodes' | 'services' | 'k' | 'minutes' | 'concurrency' | 'newServices' | 'cloudRps';
+  field: 'nodes' | 'services' | 'k' | 'minutes' | 'concurrency' | 'newServices' | 'cloudRps' | 'groups';
 }
 
 export interface Workload {
@@ -48,6 +48,11 @@ export interface Workload {
   columns: readonly { key: string; label: string; digits: number }[];
   /** Run the implementations of one repetition at the same time (W6: idle processes do not compete). */
   concurrent?: boolean;
+  /**
+   * The client QPS/burst of a config without `q` (W10: 1000/2000, so that the API's rate limit does not hide the
+   * cloud's serialization); default `--qps`/`--burst`.
+   */
+  qps?: { qps: number; burst: number };
   /** Upper bound of one run, ms, before it is abandoned as failed. */
   timeoutMs: (spec: Omit<RunSpec, 'impl' | 'timeoutMs' | 'keepLogsDir'>) => number;
   drive(h: Harness): Promise<Measured>;
@@ -66,6 +71,8 @@ export const SIZE = {
   J: { letter: 'J', field: 'k' },
   newS: { letter: 'S', field: 'newServices' },
   rps: { letter: 'rps', field: 'cloudRps' },
+  S2: { letter: 'S', field: 'services' },
+  G: { letter: 'G', field: 'groups' },
 } as const satisfies Record<string, SizeField>;
 
 /** A driver's result when every named object's latency counts from the CCM's spawn (W1, W4, W5). */

@@ -36,7 +36,7 @@ describe('config', () => {
       retry: { retries: 5, minDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 },
       instancesCacheMaxAgeMs: 30_000,
       verifyCredentialsOnStart: true,
-      loadBalancer: { provisioningRetryMs: 5_000, healthCheckIntervalSeconds: 5 },
+      loadBalancer: { provisioningRetryMs: 5_000, healthCheckIntervalSeconds: 5, groupBy: 'none' },
       tagger: { periodMs: 60_000 },
     });
   });
@@ -44,7 +44,7 @@ describe('config', () => {
   it('reads every file key', () => {
     const c = parseConfig(
       `${BASE}requestTimeoutMs: 1000\nconcurrency: 2\nretry: { retries: 0, minDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 0 }\n` +
-        'instancesCacheMaxAgeMs: 0\nverifyCredentialsOnStart: false\nloadBalancer: { provisioningRetryMs: 100, healthCheckIntervalSeconds: 2 }\n' +
+        'instancesCacheMaxAgeMs: 0\nverifyCredentialsOnStart: false\nloadBalancer: { provisioningRetryMs: 100, healthCheckIntervalSeconds: 2, groupBy: namespace }\n' +
         'tagger: { periodMs: 5000 }\n',
       {},
     );
@@ -54,9 +54,15 @@ describe('config', () => {
       retry: { retries: 0, minDelayMs: 10, maxDelayMs: 20, maxRetryAfterMs: 0 },
       instancesCacheMaxAgeMs: 0,
       verifyCredentialsOnStart: false,
-      loadBalancer: { provisioningRetryMs: 100, healthCheckIntervalSeconds: 2 },
+      loadBalancer: { provisioningRetryMs: 100, healthCheckIntervalSeconds: 2, groupBy: 'namespace' },
       tagger: { periodMs: 5000 },
     });
+  });
+
+  it('names loadBalancer.groupBy and its values when it is neither none nor namespace', () => {
+    expect(() => parseConfig(`${BASE}loadBalancer: { groupBy: label }\n`, {})).toThrow(
+      /cloud-config: loadBalancer.groupBy must be none or namespace, got "label"/,
+    );
   });
 
   it('works from the environment alone, and the environment wins over the file', () => {

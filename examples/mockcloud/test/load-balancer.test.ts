@@ -108,7 +108,7 @@ describe('LoadBalancer: create, provisioning and status', () => {
   it('uses the configured provisioning retry delay', async () => {
     await expectRetry(
       lbFacet({
-        loadBalancer: { provisioningRetryMs: 1_234, healthCheckIntervalSeconds: 5 },
+        loadBalancer: { provisioningRetryMs: 1_234, healthCheckIntervalSeconds: 5, groupBy: 'none' },
       }).ensureLoadBalancer('kubernetes', service(), []),
       1_234,
     );
@@ -116,6 +116,14 @@ describe('LoadBalancer: create, provisioning and status', () => {
 
   it('reports undefined for a Service without a load balancer', async () => {
     expect(await lbFacet().getLoadBalancer('kubernetes', service())).toBeUndefined();
+  });
+
+  it('declares no load-balancer groups by default, and one per namespace with groupBy: namespace', () => {
+    expect(lbFacet().loadBalancerGroup).toBeUndefined();
+    const grouped = lbFacet({
+      loadBalancer: { provisioningRetryMs: 5_000, healthCheckIntervalSeconds: 5, groupBy: 'namespace' },
+    });
+    expect(grouped.loadBalancerGroup?.('kubernetes', service())).toBe(service().metadata!.namespace);
   });
 
   it('names load balancers like upstream', () => {

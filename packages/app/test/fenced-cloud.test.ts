@@ -40,6 +40,8 @@ describe('fencedCloud', () => {
       fake.loadBalancer()!.getLoadBalancerName('kubernetes', service),
     );
     expect(cloud.providerName()).toBe(fake.providerName());
+    fake.loadBalancerGroup = (_c, svc) => svc.metadata?.namespace;
+    expect(lb.loadBalancerGroup!('kubernetes', service)).toBe('default'); // answered at once, not a refused Promise
     state.fenced = false;
     await lb.ensureLoadBalancer('kubernetes', service, []);
     expect(fake.calls).toContain('create');

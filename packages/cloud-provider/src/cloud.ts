@@ -166,6 +166,26 @@ export interface LoadBalancer {
    * @throws any error of the cloud; the caller then treats the whole listing as failed.
    */
   listLoadBalancers?(clusterName: string, options?: ListLoadBalancersOptions): Promise<LoadBalancerListPage>;
+  /**
+   * Optional, beyond upstream: the load-balancer group of `service`, for clouds that put several Services on
+   * one cloud load balancer (a listener per Service, one balancer per node pool or per "stack"). Services with
+   * the same group key never have load-balancer calls in flight at the same time from ccm-kit's controllers:
+   * the service controller's ensure, update and delete syncs and its host updates, and the orphan collector's
+   * delete (`service-lb-gc-controller`, which passes a Service rebuilt from the listing entry: namespace, name,
+   * uid, `spec.type: LoadBalancer`). Services with different keys, or none, run in parallel up to
+   * `--concurrent-service-syncs`. Absent means upstream behaviour: every Service on its own
+   * (`k8s.io/cloud-provider` `controllers/service/controller.go` has no such notion; docs/decisions/0207).
+   *
+   * - Synchronous and local: computed from the Service (its namespace, labels, annotations) and the provider's
+   *   configuration, never by a cloud call; called before every sync of the Service, so keep it cheap.
+   * - The same Service must get the same answer while it stays unchanged; a changed answer applies from the
+   *   Service's next sync.
+   * - `undefined` or `''`: the Service is in no group.
+   * @returns the group key, an opaque string compared by equality.
+   * @throws any error for a Service it cannot place; the sync then fails as any error does (Warning Event
+   *   `SyncLoadBalancerFailed`, rate-limited retry) and no cloud call is made for it.
+   */
+  loadBalancerGroup?(clusterName: string, service: V1Service): string | undefined;
 }
 
 /** Legacy instances facet (upstream `Instances`). Node names are `metadata.name` of the Node. */

@@ -91,6 +91,7 @@ export const FACETS = Object.freeze({
       updateLoadBalancer: 'cloud',
       ensureLoadBalancerDeleted: 'cloud',
       listLoadBalancers: 'cloud',
+      loadBalancerGroup: 'local',
     },
   },
   routes: {

@@ -165,3 +165,33 @@ describe('FakeCloud under concurrent calls', () => {
     expect(cloud.callLog.entries().filter((e) => e.outcome === 'error')).toHaveLength(failedExists + 50);
   });
 });
+
+describe('FakeCloud load-balancer groups', () => {
+  const inNamespace = (name: string, namespace: string) => loadBalancerService(name, { namespace });
+
+  it('offers no loadBalancerGroup by default and counts no overlaps', async () => {
+    const cloud = new FakeCloud();
+    expect(cloud.loadBalancer()!.loadBalancerGroup).toBeUndefined();
+    cloud.faults.setLatency('ensureLoadBalancer', 20);
+    await Promise.all([cloud.ensureLoadBalancer(CLUSTER, svc(1), []), cloud.ensureLoadBalancer(CLUSTER, svc(2), [])]);
+    expect(cloud.groupOverlaps).toBe(0);
+  });
+
+  it('counts a load-balancer call that begins while another on the same group is in flight', async () => {
+    const cloud = new FakeCloud({ loadBalancerGroup: (_c, s) => s.metadata?.namespace });
+    cloud.faults.setLatency('*', 20);
+    await Promise.all([
+      cloud.ensureLoadBalancer(CLUSTER, inNamespace('a', 'team-a'), []),
+      cloud.ensureLoadBalancer(CLUSTER, inNamespace('b', 'team-b'), []),
+    ]);
+    expect(cloud.groupOverlaps).toBe(0);
+    await Promise.all([
+      cloud.ensureLoadBalancer(CLUSTER, inNamespace('a', 'team-a'), []),
+      cloud.updateLoadBalancer(CLUSTER, inNamespace('c', 'team-a'), []),
+      cloud.ensureLoadBalancerDeleted(CLUSTER, inNamespace('d', 'team-a')),
+    ]);
+    expect(cloud.groupOverlaps).toBe(2);
+    await cloud.getLoadBalancer(CLUSTER, inNamespace('a', 'team-a'));
+    expect(cloud.groupOverlaps).toBe(2); // sequential calls never overlap
+  });
+});

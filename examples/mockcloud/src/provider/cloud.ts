@@ -75,6 +75,7 @@ export class MockCloudProvider implements CloudProvider {
       clusterID: config.clusterID,
       provisioningRetryMs: config.loadBalancer.provisioningRetryMs,
       healthCheckIntervalSeconds: config.loadBalancer.healthCheckIntervalSeconds,
+      groupBy: config.loadBalancer.groupBy,
       serviceClient: () => this.#serviceClient,
       logger: this.logger.with({}, 'load-balancer'),
     });

@@ -14,7 +14,7 @@
  * retry: { retries: 5, minDelayMs: 250, maxDelayMs: 10000, maxRetryAfterMs: 60000 }
  * instancesCacheMaxAgeMs: 30000
  * verifyCredentialsOnStart: true
- * loadBalancer: { provisioningRetryMs: 5000, healthCheckIntervalSeconds: 5 }
+ * loadBalancer: { provisioningRetryMs: 5000, healthCheckIntervalSeconds: 5, groupBy: none }   # groupBy: none | namespace
  * tagger: { periodMs: 60000 }
  * ```
  * Environment (wins over the file): `MOCKCLOUD_API_URL`, `MOCKCLOUD_TOKEN`, `MOCKCLOUD_TOKEN_FILE`,
@@ -57,6 +57,11 @@ export interface MockCloudConfig {
     provisioningRetryMs: number;
     /** Health-check interval of created load balancers, in seconds (default 5). */
     healthCheckIntervalSeconds: number;
+    /**
+     * `namespace`: the Services of one namespace form one load-balancer group (`LoadBalancer.loadBalancerGroup`),
+     * so ccm-kit never calls the cloud for two of them at once; `none` (default): no groups, as upstream.
+     */
+    groupBy: 'none' | 'namespace';
   };
   tagger: {
     /** Period of the tagger controller's full pass, in ms (default 60000). */
@@ -78,7 +83,7 @@ const DEFAULTS = {
   retry: { retries: 5, minDelayMs: 250, maxDelayMs: 10_000, maxRetryAfterMs: 60_000 },
   instancesCacheMaxAgeMs: 30_000,
   verifyCredentialsOnStart: true,
-  loadBalancer: { provisioningRetryMs: 5_000, healthCheckIntervalSeconds: 5 },
+  loadBalancer: { provisioningRetryMs: 5_000, healthCheckIntervalSeconds: 5, groupBy: 'none' },
   tagger: { periodMs: 60_000 },
 } as const;
 
@@ -275,6 +280,7 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
         DEFAULTS.loadBalancer.healthCheckIntervalSeconds,
         { min: 1, integer: true },
       ),
+      groupBy: DEFAULTS.loadBalancer.groupBy,
     },
     tagger: {
       periodMs: num(problems, 'cloud-config: tagger.periodMs', tagger.periodMs, DEFAULTS.tagger.periodMs, {
@@ -287,6 +293,11 @@ export function parseConfig(text: string | undefined, env: NodeJS.ProcessEnv = p
     if (typeof file.verifyCredentialsOnStart !== 'boolean') {
       problems.push('cloud-config: verifyCredentialsOnStart must be true or false');
     } else config.verifyCredentialsOnStart = file.verifyCredentialsOnStart;
+  }
+  if (lb.groupBy !== undefined && lb.groupBy !== null) {
+    if (lb.groupBy !== 'none' && lb.groupBy !== 'namespace') {
+      problems.push(`cloud-config: loadBalancer.groupBy must be none or namespace, got ${JSON.stringify(lb.groupBy)}`);
+    } else config.loadBalancer.groupBy = lb.groupBy;
   }
   if (config.retry.minDelayMs > config.retry.maxDelayMs) {
     problems.push('cloud-config: retry.minDelayMs must not exceed retry.maxDelayMs');

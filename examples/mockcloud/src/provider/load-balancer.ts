@@ -63,6 +63,8 @@ export interface LoadBalancerDeps {
   provisioningRetryMs: number;
   /** Health-check interval, in seconds. */
   healthCheckIntervalSeconds: number;
+  /** `namespace`: one load-balancer group per namespace; `none`: no groups (default). */
+  groupBy?: 'none' | 'namespace';
   /** The Service patch client; `undefined` until the provider is initialized. */
   serviceClient: () => ServiceStatusClient | undefined;
   logger: Logger;
@@ -123,8 +125,17 @@ export class MockCloudLoadBalancers implements LoadBalancer {
   readonly capabilities = MOCKCLOUD_LOAD_BALANCER_CAPABILITIES;
   readonly #d: LoadBalancerDeps;
 
+  /**
+   * With `loadBalancer.groupBy: namespace`, the Service's namespace: the service controller then never calls the
+   * cloud for two Services of one namespace at once. An own property, `undefined` without groups, so the
+   * provider declares none (upstream behaviour).
+   */
+  readonly loadBalancerGroup: ((clusterName: string, service: V1Service) => string | undefined) | undefined;
+
   constructor(deps: LoadBalancerDeps) {
     this.#d = deps;
+    this.loadBalancerGroup =
+      deps.groupBy === 'namespace' ? (_clusterName, service) => service.metadata?.namespace || undefined : undefined;
   }
 
   /** `a` + the Service UID without dashes, at most 32 characters (upstream's default name). */

@@ -73,6 +73,8 @@ export interface FakeCloudOptions extends Partial<FakeCloudKnobs> {
   capabilities?: LoadBalancerCapabilities;
   /** See {@link FakeCloud.instanceStatePageSize}; default `undefined` (no batch read, as upstream). */
   instanceStatePageSize?: number;
+  /** See {@link FakeCloud.loadBalancerGroup}; default `undefined` (no groups, as upstream). */
+  loadBalancerGroup?: (clusterName: string, service: V1Service) => string | undefined;
 }
 
 const knobNames: ReadonlySet<string> = new Set<string>([
@@ -82,6 +84,7 @@ const knobNames: ReadonlySet<string> = new Set<string>([
   'random',
   'capabilities',
   'instanceStatePageSize',
+  'loadBalancerGroup',
 ]);
 
 function own<T>(record: Record<string, T> | undefined, key: string): T | undefined {
@@ -242,6 +245,19 @@ export class FakeCloud
    * The controller reads it once, when it is constructed.
    */
   capabilities: LoadBalancerCapabilities | undefined = undefined;
+  /**
+   * The optional `LoadBalancer.loadBalancerGroup` (beyond upstream); `undefined` by default, so the fake models a
+   * provider without groups. A test sets a function, for example `(_c, svc) => svc.metadata?.namespace`. While it
+   * is set, the fake counts {@link groupOverlaps}.
+   */
+  loadBalancerGroup: ((clusterName: string, service: V1Service) => string | undefined) | undefined = undefined;
+  /**
+   * Load-balancer calls (`getLoadBalancer`, `ensureLoadBalancer`, `updateLoadBalancer`,
+   * `ensureLoadBalancerDeleted`) that began while another of them on the same group was in flight, counted while
+   * {@link loadBalancerGroup} is set (the group is read at the call's start; a Service in no group is never
+   * counted). A controller that honours groups keeps it at 0.
+   */
+  groupOverlaps = 0;
   /** Load balancers stored by `ensureLoadBalancer`, keyed by name (upstream `Balancers`). */
   balancers = new Map<string, FakeBalancer>();
   /** Beyond upstream: entries per page of `listLoadBalancers` (a positive integer; default 100). */
@@ -258,6 +274,8 @@ export class FakeCloud
   readonly #ensureLock = new SerialLock();
   readonly #updateLock = new SerialLock();
   readonly #instances = new InstanceTable();
+  /** Load-balancer calls in flight per group (see {@link groupOverlaps}). */
+  readonly #groupCalls = new Map<string, number>();
 
   /**
    * @param options - initial knob values and the fake's own settings.
@@ -424,6 +442,27 @@ export class FakeCloud
     }
   }
 
+  /** Runs a load-balancer call, counting it in flight on the Service's group (see {@link groupOverlaps}). */
+  async #inGroup<T>(clusterName: string, service: V1Service, call: () => Promise<T>): Promise<T> {
+    let group: string | undefined;
+    try {
+      group = this.loadBalancerGroup?.(clusterName, service) || undefined;
+    } catch {
+      group = undefined;
+    }
+    if (group === undefined) return call();
+    const inFlight = this.#groupCalls.get(group) ?? 0;
+    if (inFlight > 0) this.groupOverlaps++;
+    this.#groupCalls.set(group, inFlight + 1);
+    try {
+      return await call();
+    } finally {
+      const left = this.#groupCalls.get(group)! - 1;
+      if (left === 0) this.#groupCalls.delete(group);
+      else this.#groupCalls.set(group, left);
+    }
+  }
+
   /** Waits `requestDelayMs` (abortable), then records `name` (upstream `addCall`). */
   async #record(entry: CallLogEntry, name: string, signal: AbortSignal | undefined): Promise<void> {
     await sleep(this.requestDelayMs, signal);
@@ -468,10 +507,12 @@ export class FakeCloud
     service: V1Service,
     signal?: AbortSignal,
   ): Promise<V1LoadBalancerStatus | undefined> {
-    return this.#invoke('getLoadBalancer', serviceKey(service), signal, () => {
-      this.#throwErr();
-      return this.exists ? { ingress: [this.#ingress()] } : undefined;
-    });
+    return this.#inGroup(_clusterName, service, () =>
+      this.#invoke('getLoadBalancer', serviceKey(service), signal, () => {
+        this.#throwErr();
+        return this.exists ? { ingress: [this.#ingress()] } : undefined;
+      }),
+    );
   }
 
   /** `defaultLoadBalancerName(service)`; not a cloud call (no record, no faults). */
@@ -491,34 +532,36 @@ export class FakeCloud
     nodes: V1Node[],
     signal?: AbortSignal,
   ): Promise<V1LoadBalancerStatus> {
-    return this.#invoke('ensureLoadBalancer', serviceKey(service), signal, async (entry) => {
-      await this.#record(entry, 'create', signal);
-      const call: UpdateBalancerCall = { service, hosts: [...nodes] };
-      await this.#ensureLock.run(() => {
-        this.#ensureCalls.push(call);
-        return this.ensureCallCb?.(call);
-      }, signal);
-      const zone = await this.#getZone(entry, signal);
-      const name = defaultLoadBalancerName(service);
-      const ports = service.spec?.ports ?? [];
-      this.balancers.set(name, {
-        name,
-        region: zone.region,
-        loadBalancerIP: service.spec?.loadBalancerIP ?? '',
-        ports: ports.map((p) => ({ ...p })),
-        hosts: [...nodes],
-        clusterName,
-        service: {
-          namespace: service.metadata?.namespace ?? '',
-          name: service.metadata?.name ?? '',
-          uid: service.metadata?.uid ?? '',
-        },
-      });
-      const ingress = this.#ingress();
-      if (this.balancerIPMode !== undefined) ingress.ipMode = this.balancerIPMode;
-      ingress.ports = ports.map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' }));
-      return { ingress: [ingress] };
-    });
+    return this.#inGroup(clusterName, service, () =>
+      this.#invoke('ensureLoadBalancer', serviceKey(service), signal, async (entry) => {
+        await this.#record(entry, 'create', signal);
+        const call: UpdateBalancerCall = { service, hosts: [...nodes] };
+        await this.#ensureLock.run(() => {
+          this.#ensureCalls.push(call);
+          return this.ensureCallCb?.(call);
+        }, signal);
+        const zone = await this.#getZone(entry, signal);
+        const name = defaultLoadBalancerName(service);
+        const ports = service.spec?.ports ?? [];
+        this.balancers.set(name, {
+          name,
+          region: zone.region,
+          loadBalancerIP: service.spec?.loadBalancerIP ?? '',
+          ports: ports.map((p) => ({ ...p })),
+          hosts: [...nodes],
+          clusterName,
+          service: {
+            namespace: service.metadata?.namespace ?? '',
+            name: service.metadata?.name ?? '',
+            uid: service.metadata?.uid ?? '',
+          },
+        });
+        const ingress = this.#ingress();
+        if (this.balancerIPMode !== undefined) ingress.ipMode = this.balancerIPMode;
+        ingress.ports = ports.map((p) => ({ port: p.port, protocol: p.protocol ?? 'TCP' }));
+        return { ingress: [ingress] };
+      }),
+    );
   }
 
   /**
@@ -526,26 +569,30 @@ export class FakeCloud
    * {@link err} if set; otherwise updates the stored balancer's hosts (when it exists).
    */
   updateLoadBalancer(_clusterName: string, service: V1Service, nodes: V1Node[], signal?: AbortSignal): Promise<void> {
-    return this.#invoke('updateLoadBalancer', serviceKey(service), signal, async (entry) => {
-      await this.#record(entry, 'update', signal);
-      const call: UpdateBalancerCall = { service, hosts: [...nodes] };
-      await this.#updateLock.run(() => {
-        this.#updateCalls.push(call);
-        return this.updateCallCb?.(call);
-      }, signal);
-      this.#throwErr();
-      const stored = this.balancers.get(defaultLoadBalancerName(service));
-      if (stored !== undefined) stored.hosts = [...nodes];
-    });
+    return this.#inGroup(_clusterName, service, () =>
+      this.#invoke('updateLoadBalancer', serviceKey(service), signal, async (entry) => {
+        await this.#record(entry, 'update', signal);
+        const call: UpdateBalancerCall = { service, hosts: [...nodes] };
+        await this.#updateLock.run(() => {
+          this.#updateCalls.push(call);
+          return this.updateCallCb?.(call);
+        }, signal);
+        this.#throwErr();
+        const stored = this.balancers.get(defaultLoadBalancerName(service));
+        if (stored !== undefined) stored.hosts = [...nodes];
+      }),
+    );
   }
 
   /** Records `delete`, throws {@link err} if set, else removes the stored balancer (if any). */
   ensureLoadBalancerDeleted(_clusterName: string, service: V1Service, signal?: AbortSignal): Promise<void> {
-    return this.#invoke('ensureLoadBalancerDeleted', serviceKey(service), signal, async (entry) => {
-      await this.#record(entry, 'delete', signal);
-      this.#throwErr();
-      this.balancers.delete(defaultLoadBalancerName(service));
-    });
+    return this.#inGroup(_clusterName, service, () =>
+      this.#invoke('ensureLoadBalancerDeleted', serviceKey(service), signal, async (entry) => {
+        await this.#record(entry, 'delete', signal);
+        this.#throwErr();
+        this.balancers.delete(defaultLoadBalancerName(service));
+      }),
+    );
   }
 
   /**
