@@ -75,6 +75,16 @@ describe('--host-update-window (docs/decisions/0206)', () => {
   });
 });
 
+describe('--service-status-conditions (docs/decisions/0208)', () => {
+  it('is off by default (upstream writes no condition) and on when given', () => {
+    const on = (argv: string[]) =>
+      configure([...baseArgv, ...argv], builtInControllers).controllerConfig.serviceStatusConditions;
+    expect(on([])).toBe(false);
+    expect(on(['--service-status-conditions'])).toBe(true);
+    expect(on(['--service-status-conditions=false'])).toBe(false);
+  });
+});
+
 describe('--bind-address and --webhook-bind-address are IP flags (pflag IPVar)', () => {
   it('rejects a value that is not an IP address at parsing', () => {
     const bad = () => configure([...baseArgv, '--bind-address=not-an-ip'], builtInControllers);

@@ -83,6 +83,8 @@ describe('service-lb-controller with a real API server', () => {
       return s;
     });
     expect(svc.metadata?.finalizers).toEqual([LOAD_BALANCER_CLEANUP_FINALIZER]);
+    // Without --service-status-conditions no condition is written (upstream writes none).
+    expect(svc.status?.conditions ?? []).toEqual([]);
     expect(svc.status?.loadBalancer?.ingress?.[0]?.ports).toEqual([{ port: 80, protocol: 'TCP' }]);
     // The spec is untouched by the status-subresource patches.
     expect(svc.spec?.type).toBe('LoadBalancer');

@@ -32,6 +32,12 @@ export interface CloudControllerConfig {
    * controller's default (100 ms); 0: a node sync at once for every change, as upstream.
    */
   hostUpdateWindowMs?: number;
+  /**
+   * Beyond upstream: `--service-status-conditions` (default false: upstream writes no condition). The service
+   * controller keeps the condition `ccm-kit.io/LoadBalancerServing` on each Service it handles
+   * (docs/decisions/0208-service-status-condition.md).
+   */
+  serviceStatusConditions?: boolean;
   /** `--concurrent-node-syncs`, default 1. */
   concurrentNodeSyncs: number;
   /** `--concurrent-node-status-updates` (upstream ConcurrentNodeStatusUpdates), default 1. */

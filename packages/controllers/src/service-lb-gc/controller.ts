@@ -33,6 +33,7 @@ import {
   EVENT_ORPHANED_LOAD_BALANCER,
   EVENT_ORPHANED_LOAD_BALANCER_KEPT,
 } from './events.js';
+import { groupOfService, loadBalancerGroupGate } from '../shared/load-balancer-groups.js';
 import { type DueOrphan, OrphanSightings } from './grace.js';
 import { listAllLoadBalancers } from './listing.js';
 import { loadBalancerGCMetrics } from './metrics.js';
@@ -140,6 +141,19 @@ export class LoadBalancerCollector {
     this.#now = options.now ?? Date.now;
     this.#call = options.cloudCall ?? ((call) => withCloudLane('periodic', call));
     this.#sightings = new OrphanSightings(this.#o.config.gracePeriodMs);
+  }
+
+  /**
+   * `ensureLoadBalancerDeleted` for the rebuilt Service; with load-balancer groups, while holding its group, so that
+   * it never overlaps the service controller's calls for the group (docs/decisions/0207).
+   * @throws the group's read error, the abort while waiting for the group, or the provider's error.
+   */
+  async #deleteInGroup(service: V1Service, signal: AbortSignal): Promise<void> {
+    const { loadBalancer, clusterName } = this.#o;
+    const remove = () => this.#call(() => loadBalancer.ensureLoadBalancerDeleted(clusterName, service, signal));
+    const group = groupOfService(loadBalancer, clusterName, service);
+    if (group === undefined) return remove();
+    return loadBalancerGroupGate(loadBalancer).run(group, remove, signal);
   }
 
   /**
@@ -311,9 +325,7 @@ export class LoadBalancerCollector {
       return;
     }
     try {
-      await this.#call(() =>
-        this.#o.loadBalancer.ensureLoadBalancerDeleted(this.#o.clusterName, serviceFromRecord(record.service), signal),
-      );
+      await this.#deleteInGroup(serviceFromRecord(record.service), signal);
     } catch (err) {
       signal.throwIfAborted();
       result.kept.push(due.name);

@@ -7,14 +7,17 @@
  * Beyond upstream (both off by default): `loadBalancerClass` serves that class instead of class-less Services, and
  * `nodeOwnership` leaves Nodes it rejects out of every host list and ignores their events. With a capability
  * declaration on the LoadBalancer facet (absent by default), each Service is checked against it before the ensure
- * path's first cloud call (docs/service-capabilities.md, docs/decisions/0205).
+ * path's first cloud call (docs/service-capabilities.md, docs/decisions/0205). With `loadBalancerGroup` on the facet
+ * (absent by default), Services of one group are never synced or host-updated at the same time (docs/decisions/0207).
  */
 import {
   addLBFinalizer,
   type CloudProvider,
+  findError,
   hasLBFinalizer,
   ImplementedElsewhereError,
   type Informer,
+  RetryError,
   type LoadBalancer,
   type LoadBalancerCapabilities,
   loadBalancerStatusEqual,
@@ -33,9 +36,10 @@ import { type EventRecorder } from '@ccm-kit/runtime/events';
 import { metaNamespaceKey, splitMetaNamespaceKey } from '@ccm-kit/runtime/informers';
 import { parallelizeUntil, Workqueue } from '@ccm-kit/runtime/workqueue';
 import { discardResponse } from '@ccm-kit/runtime/internal';
-import type { V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
+import type { V1Condition, V1LoadBalancerStatus, V1Node, V1ObjectReference, V1Service } from '@kubernetes/client-node';
 import type { CloudControllerConfig } from '../contract/controller-config.js';
 import type { ControllerOptions } from '../contract/controller-options.js';
+import { groupOfService, type LoadBalancerGroupGate, loadBalancerGroupGate } from '../shared/load-balancer-groups.js';
 import { isNodeOwned, ownedNodeHandler } from '../shared/node-ownership.js';
 import {
   checkServiceCapabilities,
@@ -54,6 +58,8 @@ import {
   REASON_UPDATE_LOAD_BALANCER_FAILED,
 } from './events.js';
 import { errorText } from './error-text.js';
+import { GroupedServiceQueue } from './group-queue.js';
+import { hostUpdateBatches } from './host-update-groups.js';
 import { DEFAULT_HOST_UPDATE_WINDOW_MS, HostUpdateWindow } from './host-update-window.js';
 import { type ServiceControllerMetrics, serviceControllerMetrics } from './metrics.js';
 import { needsUpdateReason } from './needs-update.js';
@@ -70,6 +76,14 @@ import { serviceQueueRateLimiter } from './queue-backoff.js';
 import { ServiceCache } from './service-cache.js';
 import { ServiceLanes } from './service-lanes.js';
 import { isForeignLoadBalancer, leftByClassChange, needsCleanup, wantsLoadBalancer } from './service-ownership.js';
+import {
+  type LoadBalancerConditionState,
+  REASON_INFRASTRUCTURE,
+  REASON_PROVISIONING,
+  REASON_SERVING,
+  refusedReason,
+  withLoadBalancerCondition,
+} from './status-condition.js';
 import type { KeyQueue } from './types.js';
 
 /** The `name` label of `running_managed_controllers` for this controller (upstream's legacy short name). */
@@ -96,11 +110,20 @@ export type LoadBalancerOperation = 'delete' | 'ensure';
  *   events are ignored;
  * - `hostUpdateWindowMs` (beyond upstream): Node changes within this many ms of the first are merged into one
  *   node sync (default {@link DEFAULT_HOST_UPDATE_WINDOW_MS}; 0 queues a sync at once for every change, as
- *   upstream; docs/decisions/0206-host-update-window.md).
+ *   upstream; docs/decisions/0206-host-update-window.md);
+ * - `serviceStatusConditions` (beyond upstream, default false): keep the condition `ccm-kit.io/LoadBalancerServing`
+ *   on each Service (docs/decisions/0208-service-status-condition.md).
  */
 export type ServiceControllerConfig = Pick<CloudControllerConfig, 'clusterName'> &
   Partial<
-    Pick<CloudControllerConfig, 'concurrentServiceSyncs' | 'loadBalancerClass' | 'nodeOwnership' | 'hostUpdateWindowMs'>
+    Pick<
+      CloudControllerConfig,
+      | 'concurrentServiceSyncs'
+      | 'loadBalancerClass'
+      | 'nodeOwnership'
+      | 'hostUpdateWindowMs'
+      | 'serviceStatusConditions'
+    >
   >;
 
 /**
@@ -179,6 +202,13 @@ export class ServiceController {
   #nodeSyncsRunning = 0;
   /** Merges Node changes into one node sync (decision 0206). */
   readonly #hostUpdates: HostUpdateWindow;
+  /** With load-balancer groups: one holder per group, shared with the process' other load-balancer controllers. */
+  readonly #groups: LoadBalancerGroupGate | undefined;
+  /** What the service workers take keys from: {@link serviceQueue}, behind the group gate with groups (0207). */
+  readonly #workerQueue: KeyQueue;
+  readonly #groupedQueue: GroupedServiceQueue | undefined;
+  /** `--service-status-conditions`: keep the load-balancer condition on each Service (decision 0208). */
+  readonly #conditions: boolean;
 
   /**
    * Builds the controller and registers its informer handlers.
@@ -228,6 +258,12 @@ export class ServiceController {
     this.#hostUpdates = new HostUpdateWindow(config.hostUpdateWindowMs ?? DEFAULT_HOST_UPDATE_WINDOW_MS, () =>
       this.nodeQueue.add(NODE_SYNC_KEY),
     );
+    if (typeof balancer.loadBalancerGroup === 'function') {
+      this.#groups = loadBalancerGroupGate(balancer);
+      this.#groupedQueue = new GroupedServiceQueue(this.serviceQueue, this.#groups, (key) => this.#groupOfKey(key));
+    }
+    this.#workerQueue = this.#groupedQueue ?? this.serviceQueue;
+    this.#conditions = config.serviceStatusConditions ?? false;
     this.#registerEventHandlers();
   }
 
@@ -328,10 +364,33 @@ export class ServiceController {
     this.serviceQueue.add(key);
   }
 
-  /** A sync in the lane its key was queued for; a failed sync keeps that lane for the retry. */
+  /** The group of the Service with this key (the lister's, else the cached state's), or `undefined`. */
+  #groupOfKey(key: string): string | undefined {
+    const svc = this.#services.lister.get(key) ?? this.cache.get(key)?.state;
+    return svc === undefined ? undefined : groupOfService(this.#balancer, this.#clusterName, svc);
+  }
+
+  /**
+   * A sync in the lane its key was queued for; a failed sync keeps that lane for the retry. A Service whose group
+   * could not be read fails here, before any cloud call (Warning Event `SyncLoadBalancerFailed`).
+   */
   #syncInLane(key: string, signal: AbortSignal): Promise<void> {
     const lane = this.#lanes.take(key);
-    return withCloudLane(lane, () => this.syncService(key, signal)).catch((err: unknown) => {
+    const groupErr = this.#groupedQueue?.takeGroupError(key);
+    const sync = () => {
+      if (groupErr === undefined) return this.syncService(key, signal);
+      const svc = this.#services.lister.get(key);
+      if (svc !== undefined) {
+        this.#event(
+          serviceReference(svc),
+          'Warning',
+          REASON_SYNC_LOAD_BALANCER_FAILED,
+          `Error syncing load balancer: ${errorMessage(groupErr)}`,
+        );
+      }
+      return Promise.reject(groupErr);
+    };
+    return withCloudLane(lane, sync).catch((err: unknown) => {
       this.#lanes.mark(key, lane);
       throw err;
     });
@@ -345,7 +404,8 @@ export class ServiceController {
   serviceWorker(): QueueWorker<string> {
     return {
       name: 'service',
-      queue: this.serviceQueue,
+      // With groups, a key whose group is busy waits outside the queue, without a failure (decision 0207).
+      queue: this.#workerQueue,
       reconcile: (key, signal) => this.#syncInLane(key, signal),
       logger: this.#log,
       onError: ({ key, err, retryAfterMs }) => {
@@ -447,7 +507,9 @@ export class ServiceController {
       await this.processLoadBalancerDelete(cached.state, signal);
       cached.state = undefined;
     }
-    if (this.#refusedByCapabilities(svc, key)) {
+    const refusal = this.#refusedByCapabilities(svc, key);
+    if (refusal !== undefined) {
+      await this.#writeCondition(svc, refusal);
       if (cached.state === undefined) this.#forget(key);
       return;
     }
@@ -457,34 +519,59 @@ export class ServiceController {
       op = await this.syncLoadBalancerIfNeeded(svc, key, signal);
     } catch (err) {
       // Work cut off by the controller stopping is not a failure to report on the Service.
-      if (!signal?.aborted)
-        this.#event(
-          serviceReference(svc),
-          'Warning',
-          REASON_SYNC_LOAD_BALANCER_FAILED,
-          `Error syncing load balancer: ${errorMessage(err)}`,
-        );
+      if (!signal?.aborted) {
+        const message = `Error syncing load balancer: ${errorMessage(err)}`;
+        this.#event(serviceReference(svc), 'Warning', REASON_SYNC_LOAD_BALANCER_FAILED, message);
+        if (this.#onEnsurePath(svc)) {
+          const reason = findError(err, RetryError) === undefined ? REASON_INFRASTRUCTURE : REASON_PROVISIONING;
+          await this.#writeCondition(svc, { status: 'False', reason, message });
+        }
+      }
       throw err;
     }
     if (op === 'delete') this.#forget(key);
   }
 
+  /** Whether `svc` is headed for the ensure path (it wants a load balancer of this controller's class). */
+  #onEnsurePath(svc: V1Service): boolean {
+    return (
+      wantsLoadBalancer(svc, this.#lbClass) &&
+      !needsCleanup(svc, this.#lbClass) &&
+      !isForeignLoadBalancer(svc, this.#lbClass)
+    );
+  }
+
+  /**
+   * With `--service-status-conditions`, sets the load-balancer condition of `svc` to `state` (`undefined`: removes
+   * it) in a status patch of its own, when it changes; used where no ingress is written (a refused or failed
+   * sync). A failed write is logged, not thrown: the Event already tells, and the next sync writes it again.
+   */
+  async #writeCondition(svc: V1Service, state: LoadBalancerConditionState | undefined): Promise<void> {
+    if (!this.#conditions) return;
+    const conditions = withLoadBalancerCondition(svc, state, new Date());
+    if (conditions === undefined) return;
+    const updated = deepCopy(svc);
+    updated.status = { ...updated.status, conditions };
+    try {
+      await patchService(this.#statusClient, svc, updated);
+    } catch (err) {
+      if (!isNotFound(err)) {
+        this.#log.error(err, 'failed to write the load-balancer condition', { service: metaNamespaceKey(svc) });
+      }
+    }
+  }
+
   /**
    * Checks a Service headed for the ensure path against the capability declaration: records one Warning Event
-   * `UnsupportedServiceField` naming every unsupported field, and returns true when one of them refuses the
-   * Service (docs/decisions/0205). Services on the delete path are never checked: a load balancer can always go.
+   * `UnsupportedServiceField` naming every unsupported field, and returns the condition a refused Service gets
+   * (`False`, the field's `…NotSupported` reason, the Event's message) when one of them refuses it, else
+   * `undefined` (docs/decisions/0205). Services on the delete path are never checked: a load balancer can always go.
    */
-  #refusedByCapabilities(svc: V1Service, key: string): boolean {
-    if (this.#capabilities === undefined) return false;
-    if (
-      !wantsLoadBalancer(svc, this.#lbClass) ||
-      needsCleanup(svc, this.#lbClass) ||
-      isForeignLoadBalancer(svc, this.#lbClass)
-    ) {
-      return false;
-    }
+  #refusedByCapabilities(svc: V1Service, key: string): LoadBalancerConditionState | undefined {
+    if (this.#capabilities === undefined) return undefined;
+    if (!this.#onEnsurePath(svc)) return undefined;
     const unsupported = checkServiceCapabilities(svc, this.#capabilities);
-    if (unsupported.length === 0) return false;
+    if (unsupported.length === 0) return undefined;
     const refused = unsupported.some((f) => f.refuse);
     const message = unsupportedFieldsMessage(this.#cloud.providerName(), unsupported);
     this.#log.warn(refused ? 'Refusing to ensure load balancer' : 'Service asks for unsupported fields', {
@@ -492,7 +579,7 @@ export class ServiceController {
       fields: unsupported.map((f) => f.field).join(','),
     });
     this.#event(serviceReference(svc), 'Warning', REASON_UNSUPPORTED_SERVICE_FIELD, message);
-    return refused;
+    return refused ? { status: 'False', reason: refusedReason(unsupported), message } : undefined;
   }
 
   /**
@@ -535,7 +622,7 @@ export class ServiceController {
         : await this.#ensureLoadBalancer(svc, key, signal);
     if (newStatus === undefined) return op;
     try {
-      await this.patchStatus(svc, previousStatus, newStatus);
+      await this.patchStatus(svc, previousStatus, newStatus, this.#conditionsAfter(svc, op));
     } catch (err) {
       // NotFound: the Service may vanish as soon as its finalizer is gone.
       // eslint-disable-next-line preserve-caught-error -- upstream wraps with %v: no RetryError is honoured here (upstream quirk 7 in docs/upstream-quirks.md)
@@ -676,15 +763,36 @@ export class ServiceController {
     await patchService(this.#statusClient, svc, updated);
   }
 
-  /** Replaces `status.loadBalancer` with `newStatus` unless it is semantically equal to `previousStatus`. */
+  /**
+   * With `--service-status-conditions`, the Service's conditions after a successful sync: the load-balancer
+   * condition `True` (`Serving`) after an ensure, removed after a delete; `undefined` when nothing changes.
+   */
+  #conditionsAfter(svc: V1Service, op: LoadBalancerOperation): V1Condition[] | undefined {
+    if (!this.#conditions) return undefined;
+    const state: LoadBalancerConditionState | undefined =
+      op === 'ensure'
+        ? { status: 'True', reason: REASON_SERVING, message: EVENT_ENSURED_LOAD_BALANCER.message }
+        : undefined;
+    return withLoadBalancerCondition(svc, state, new Date());
+  }
+
+  /**
+   * Replaces `status.loadBalancer` with `newStatus` unless it is semantically equal to `previousStatus`, and
+   * `status.conditions` with `conditions` when given, in one status patch (sent when either changed).
+   */
   async patchStatus(
     svc: V1Service,
     previousStatus: V1LoadBalancerStatus,
     newStatus: V1LoadBalancerStatus,
+    conditions?: V1Condition[],
   ): Promise<void> {
-    if (loadBalancerStatusEqual(previousStatus, newStatus)) return;
+    if (loadBalancerStatusEqual(previousStatus, newStatus) && conditions === undefined) return;
     const updated = deepCopy(svc);
-    updated.status = { ...updated.status, loadBalancer: newStatus };
+    updated.status = {
+      ...updated.status,
+      loadBalancer: newStatus,
+      ...(conditions === undefined ? {} : { conditions }),
+    };
     this.#log.v(2).info('Patching status for service', { service: metaNamespaceKey(svc) });
     await patchService(this.#statusClient, svc, updated);
   }
@@ -716,7 +824,8 @@ export class ServiceController {
 
   /**
    * Runs {@link ServiceController.nodeSyncService} for each service with at most `workers` at once; stops
-   * handing out services once `signal` aborts (upstream `ParallelizeUntil`).
+   * handing out services once `signal` aborts (upstream `ParallelizeUntil`). With load-balancer groups, the
+   * Services of one group are updated one after another, each holding its group (decision 0207).
    * @returns the `namespace/name` keys that need a retry.
    */
   async updateLoadBalancerHosts(
@@ -725,8 +834,7 @@ export class ServiceController {
     signal?: AbortSignal,
   ): Promise<Set<string>> {
     const toRetry = new Set<string>();
-    await parallelizeUntil(signal, workers, services.length, async (i) => {
-      const svc = services[i];
+    const syncOne = async (svc: V1Service | undefined) => {
       let retry: boolean;
       try {
         retry = await this.nodeSyncService(svc);
@@ -735,6 +843,26 @@ export class ServiceController {
         retry = true;
       }
       if (retry && svc !== undefined) toRetry.add(metaNamespaceKey(svc));
+    };
+    const groups = this.#groups;
+    if (groups === undefined) {
+      await parallelizeUntil(signal, workers, services.length, (i) => syncOne(services[i]));
+      return toRetry;
+    }
+    const { batches, failed } = hostUpdateBatches(services, (svc) =>
+      groupOfService(this.#balancer, this.#clusterName, svc),
+    );
+    for (const { service, err } of failed) {
+      this.#log.error(err, 'failed to read the load-balancer group', { service: metaNamespaceKey(service) });
+      toRetry.add(metaNamespaceKey(service));
+    }
+    await parallelizeUntil(signal, workers, batches.length, async (i) => {
+      const { group, services: batch } = batches[i]!;
+      for (const svc of batch) {
+        if (signal?.aborted) return;
+        if (group === undefined) await syncOne(svc);
+        else await groups.run(group, () => syncOne(svc), signal).catch(() => toRetry.add(metaNamespaceKey(svc)));
+      }
     });
     return toRetry;
   }
