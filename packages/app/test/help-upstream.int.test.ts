@@ -23,6 +23,7 @@ const CCM_KIT_FLAGS = new Set([
   'lb-gc-grace-period',
   'lb-gc-period',
   'out-of-service-taint-after',
+  'service-status-conditions',
   // node-ipam-controller's: upstream's sample CCM adds them (cmd/cloud-controller-manager/nodeipamcontroller.go),
   // the bare k8s.io/cloud-provider command built here does not.
   'service-cluster-ip-range',
