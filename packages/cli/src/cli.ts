@@ -32,7 +32,8 @@ const COMMANDS: Record<string, Command> = {
   },
   envtest: {
     usage: ENVTEST_USAGE,
-    summary: 'build kube-apiserver, etcd and kubectl from Go modules for local control planes',
+    summary:
+      'kube-apiserver, etcd and kubectl for local control planes: yours, else downloaded as setup-envtest does, else built from Go modules',
     run: (argv) => envtestCommand(argv, write),
   },
   manifests: {

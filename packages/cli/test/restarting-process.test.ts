@@ -44,6 +44,12 @@ describe('RestartingProcess (ccm-kit dev)', () => {
       writeFileSync(join(dir, 'version.txt'), 'v2');
       await until('the restart', () => lines.includes('running v2'));
       expect(proc.starts).toBe(2);
+      // One "running again" line per restart, none for the first start.
+      expect(lines.filter((l) => l.includes('running again'))).toEqual([
+        expect.stringMatching(
+          /^\[ccm-kit dev\] the CCM is running again \(start 2, pid \d+\) after: version\.txt changed$/,
+        ),
+      ]);
       expect(lines.some((l) => l.includes('version.txt changed: building (echo built) and restarting the CCM'))).toBe(
         true,
       );

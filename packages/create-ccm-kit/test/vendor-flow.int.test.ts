@@ -8,6 +8,12 @@
  * restart the CCM, whose new behaviour (another zone, another address range) shows on the existing Service
  * and on a Node and a Service created afterwards. Prints the time of each step, and the time from `npm create`
  * to a LoadBalancer Service with an ingress IP.
+ *
+ * A vendor's second day is covered on the way: the project pins Node.js (its npm scripts run on the pinned major,
+ * whatever the machine's node), `npm create` without a terminal takes flags only and names the defaults it took,
+ * the registry it ran with lands in the project's .npmrc (the install uses nothing else), `ccm-kit dev` runs the
+ * CCM with routes on and the dev Nodes' Pod CIDRs and says why the route controller did not start (no Routes),
+ * a restart is followed by a "running again" line, and the bundle refuses an unknown flag with exit 1.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -146,24 +152,12 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
   it('npm create ccm-kit@<version> writes the project', () => {
     createdAt = Date.now();
     // --yes before the package: npm's own "Ok to proceed?" (a vendor on a terminal answers it).
-    const r = npm(
-      [
-        'create',
-        '--yes',
-        `ccm-kit@${version}`,
-        project,
-        '--',
-        '--provider',
-        'acme',
-        '--facets',
-        'instancesV2,loadBalancer',
-        '--yes',
-      ],
-      work,
-      600_000,
-      true,
-    );
+    const r = npm(['create', '--yes', `ccm-kit@${version}`, project, '--', '--provider', 'acme'], work, 600_000, true);
     expect(r.status, r.out).toBe(0);
+    // No terminal here: no questions, only the flags count, and the defaults taken are named.
+    expect(r.out).toContain(
+      'create-ccm-kit: no terminal: nothing is asked, only flags are read; took the defaults --facets instancesV2,loadBalancer',
+    );
     expect(r.out).toContain('for provider "acme" with instancesV2, loadBalancer');
     // The registry npm create ran with is the project's (a plain npm install 404s before a release otherwise).
     expect(readFileSync(join(project, '.npmrc'), 'utf8')).toBe(`registry=${registry.url}\n`);
@@ -233,6 +227,13 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
       project,
     );
     try {
+      // Routes: on for dev's own control plane, with the dev Nodes' Pod CIDRs; this provider has no Routes,
+      // and the first lines say so.
+      await dev.waitFor(
+        /\[ccm-kit dev\] routes: --configure-cloud-routes=true --cluster-cidr=10\.244\.0\.0\/16, Pod CIDRs dev-node-1 10\.244\.1\.0\/24, dev-node-2 10\.244\.2\.0\/24/,
+        'routes announced',
+      );
+      await dev.waitFor(/\[ccm-kit dev\] routes: off — the provider has no Routes facet/, 'routes off, and why');
       await dev.waitFor(/nodes initialized: 2\/2 {3}load balancers served: 1\/1/, 'ready');
       timings.push([
         'npm create → a LoadBalancer with an ingress IP (machine time, the provider code written by the test)',
@@ -253,10 +254,13 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
         /\[ccm-kit dev\] provider\.ts changed: building \(npm run build --silent\) and restarting the CCM/,
         'restart announced',
       );
+      await dev.waitFor(/\[ccm-kit dev\] the CCM is running again \(start 2, pid \d+\)/, 'running again');
       // Only the rebuilt CCM hands out 198.51.100.x: its service controller re-ensures dev-lb at start.
       await dev.waitFor(/default\/dev-lb +LoadBalancer +\S+ +198\.51\.100\.10/, 'dev-lb re-ensured by the new CCM');
       const kubeconfigPath = /kubectl --kubeconfig (\S+)/.exec(dev.output())?.[1];
       expect(kubeconfigPath, dev.output()).toBeDefined();
+      const podCIDR = kubectl(kubeconfigPath!, ['get', 'node', 'dev-node-2', '-o', 'jsonpath={.spec.podCIDR}']);
+      expect(podCIDR.stdout).toBe('10.244.2.0/24');
       const created = kubectl(kubeconfigPath!, ['apply', '-f', '-'], AFTER_THE_CHANGE);
       expect(created.status, created.stderr).toBe(0);
       await dev.waitFor(
@@ -280,6 +284,9 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     const help = run(process.execPath, [join(alone, 'main.mjs'), '--help'], alone);
     expect(help.status, help.out).toBe(0);
     expect(help.out).toContain('--cloud-provider');
+    const unknown = run(process.execPath, [join(alone, 'main.mjs'), '--no-such-flag'], alone);
+    expect(unknown.out).toContain('unknown flag: --no-such-flag');
+    expect(unknown.status).toBe(1);
     const version = run(process.execPath, [join(alone, 'main.mjs'), '--version'], alone);
     expect(version.out).toMatch(/^acme-cloud-controller-manager v0\.1\.0/);
   }, 300_000);

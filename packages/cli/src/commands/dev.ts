@@ -19,6 +19,7 @@ import {
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { initializedNodes, readClusterState, renderView, servedLoadBalancers } from '../dev/live-view.js';
 import { RestartingProcess } from '../dev/restarting-process.js';
+import { DEV_CLUSTER_CIDR, devPodCIDRs, devRouteFlags, routeControllerNote } from '../dev/routes.js';
 import { readProjectPackage } from '../project-package.js';
 import { UsageError } from '../usage-error.js';
 
@@ -30,15 +31,19 @@ export const DEV_USAGE = `ccm-kit dev [options] [-- <more CCM flags>]
   --watch <dir>            rebuild and restart on changes here (default src)
   --cloud-config <file>    passed to the CCM as --cloud-config
   --kubeconfig <file>      use this cluster instead of starting a local control plane
-  --nodes <n>              kubelet-style Nodes to register (default 3; 0 with --kubeconfig)
+  --nodes <n>              kubelet-style Nodes to register, named dev-node-1 … dev-node-<n> (default 3; 0 with
+                           --kubeconfig)
   --zones <a,b,…>          topology.kubernetes.io/zone labels, round robin (default: none)
   --addresses <ip,ip,…>    the Nodes' InternalIPs (default 10.0.0.11, 10.0.0.12, …)
   --provided-node-ip       set the alpha.kubernetes.io/provided-node-ip annotation (kubelet --node-ip) instead
+  --cluster-cidr <cidr>    the Pod network (default ${DEV_CLUSTER_CIDR}): the CCM runs with --configure-cloud-routes=true
+                           and it, and dev-node-N gets the Pod CIDR <N-th /24 of it>; with --kubeconfig routes are
+                           off unless you pass the CCM flags yourself (after --)
   --service                create the LoadBalancer Service default/dev-lb
   --exit-when-ready        exit 0 once every Node is initialized and every LoadBalancer Service has an ingress
   --duration <seconds>     stop after this long (exit 1 if --exit-when-ready was not met)
   --keep-state             keep $CCM_KIT_DEV_STATE_DIR from the last session (default: emptied at start)
-The CCM's log goes to ccm-dev.log. The CCM restarts on every change, so a cloud it keeps in its own memory (an
+The CCM's log goes to ccm-dev.log; after each restart "[ccm-kit dev] the CCM is running again" is printed. The CCM restarts on every change, so a cloud it keeps in its own memory (an
 in-process fake) starts empty each time: keep such state in the directory $CCM_KIT_DEV_STATE_DIR
 (.ccm-kit-dev/state, kept across restarts), or run the fake as a process of its own.`;
 
@@ -56,6 +61,9 @@ interface DevOptions {
   zones: string[];
   addresses: string[];
   providedNodeIP: boolean;
+  clusterCIDR: string;
+  /** The dev Nodes' Pod CIDRs (none with --kubeconfig). */
+  podCIDRs: string[];
   service: boolean;
   exitWhenReady: boolean;
   durationMs?: number;
@@ -81,6 +89,7 @@ export async function devOptions(argv: string[], cwd: string): Promise<DevOption
       zones: { type: 'string' },
       addresses: { type: 'string' },
       'provided-node-ip': { type: 'boolean', default: false },
+      'cluster-cidr': { type: 'string', default: DEV_CLUSTER_CIDR },
       service: { type: 'boolean', default: false },
       'exit-when-ready': { type: 'boolean', default: false },
       duration: { type: 'string' },
@@ -121,6 +130,8 @@ export async function devOptions(argv: string[], cwd: string): Promise<DevOption
       : [],
     addresses,
     providedNodeIP: o['provided-node-ip'],
+    clusterCIDR: o['cluster-cidr'],
+    podCIDRs: o.kubeconfig ? [] : devPodCIDRs(o['cluster-cidr'], nodes),
     service: o.service,
     exitWhenReady: o['exit-when-ready'],
     durationMs,
@@ -159,6 +170,7 @@ export async function devCommand(argv: string[], cwd: string, out: (text: string
           name: `dev-node-${i + 1}`,
           labels: zone ? { 'topology.kubernetes.io/zone': zone } : undefined,
           ...(opts.providedNodeIP ? { providedNodeIP: ip } : { internalIP: ip }),
+          ...(opts.podCIDRs[i] ? { podCIDRs: [opts.podCIDRs[i]] } : {}),
         };
       }),
     );
@@ -185,6 +197,8 @@ export async function devCommand(argv: string[], cwd: string, out: (text: string
       `[ccm-kit dev] the CCM restarts on every change: state it keeps in memory (an in-process fake cloud) is lost each time; ` +
         `keep it in $CCM_KIT_DEV_STATE_DIR=${opts.stateDir} (kept across restarts${opts.keepState ? ' and sessions' : ''}).`,
     );
+    const routes = devRouteFlags(opts);
+    out(routes.note);
     const log = createWriteStream(join(cwd, 'ccm-dev.log'));
     cleanups.push(() => new Promise<void>((r) => log.end(r)));
     const ccm = new RestartingProcess({
@@ -201,12 +215,14 @@ export async function devCommand(argv: string[], cwd: string, out: (text: string
         // One local instance: no lease to wait for on restart; no serving port to collide with.
         '--leader-elect=false',
         '--secure-port=0',
-        '--configure-cloud-routes=false',
+        ...routes.flags,
         ...opts.ccmFlags,
       ],
       onLine: (line) => {
         log.write(`${line}\n`);
         if (line.startsWith('[ccm-kit dev]')) out(line);
+        const note = routeControllerNote(line);
+        if (note) out(note);
       },
     });
     cleanups.push(() => ccm.close());

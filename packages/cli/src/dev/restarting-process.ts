@@ -1,6 +1,8 @@
 /**
  * The CCM process of `ccm-kit dev`: build, start, and on every change under the watched directory build
- * again and restart (the old process gets SIGTERM and 10 s to release what it holds, then SIGKILL).
+ * again and restart (the old process gets SIGTERM and 10 s to release what it holds, then SIGKILL). After each
+ * restart, once the new process runs, one line says so (`[ccm-kit dev] the CCM is running again …`), for a
+ * script to wait on.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { watch } from 'node:fs';
@@ -83,6 +85,11 @@ export class RestartingProcess {
       const [exe, ...args] = command;
       const child = spawn(exe, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
       pipeLines(child, onLine);
+      const start = this.starts + 1;
+      if (start > 1)
+        child.once('spawn', () =>
+          onLine(`[ccm-kit dev] the CCM is running again (start ${start}, pid ${child.pid}) after: ${reason}`),
+        );
       child.once('exit', (code, signal) => {
         if (this.#child === child)
           onLine(`[ccm-kit dev] the CCM exited (${signal ?? `status ${code}`}); save a file to restart it`);

@@ -171,9 +171,17 @@ npm run dev              # your CCM against a local kube-apiserver with 3 kubele
                          # LoadBalancer Service; rebuilds and restarts when src/ changes
 \`\`\`
 
-\`npm run dev\` needs kube-apiserver and etcd: \`npx ccm-kit envtest\` builds them once from Go modules (Go ≥ 1.26),
-or set \`KUBEBUILDER_ASSETS\` to binaries from controller-runtime's setup-envtest. \`ccm-kit dev --kubeconfig <file>\`
-runs against an existing cluster instead.
+\`npm run dev\` needs kube-apiserver and etcd: \`npx ccm-kit envtest\` uses the ones you have (\`KUBEBUILDER_ASSETS\`,
+setup-envtest's store), else downloads them once as controller-runtime's setup-envtest does (SHA-512 checked), and
+builds them from Go modules (Go ≥ 1.26, 10–25 minutes once) only when the download fails.
+\`ccm-kit dev --kubeconfig <file>\` runs against an existing cluster instead.
+
+\`npm run dev\` registers kubelet-style Nodes named \`dev-node-1\` … \`dev-node-3\` (\`--nodes <n>\`; InternalIPs 10.0.0.11,
+10.0.0.12, …; \`--zones a,b\` labels them round robin) and the LoadBalancer Service \`default/dev-lb\`: seed a fake of
+your cloud with machines of those names. It runs the CCM with \`--configure-cloud-routes=true
+--cluster-cidr=10.244.0.0/16\` and gives \`dev-node-N\` the Pod CIDR \`10.244.N.0/24\`, so a provider with Routes
+gets its routes created; its first lines say whether the node-route-controller started. After each rebuild it
+prints \`[ccm-kit dev] the CCM is running again\`.
 
 ## Ship
 

@@ -17,6 +17,11 @@ export interface KubeletNode {
   internalIP?: string;
   /** `--node-ip`: written as the `alpha.kubernetes.io/provided-node-ip` annotation. */
   providedNodeIP?: string;
+  /**
+   * The Node's Pod CIDRs (`spec.podCIDR` is the first, `spec.podCIDRs` all), as the node IPAM controller of the
+   * cluster would have allocated them; what the node-route-controller routes. Omitted: none.
+   */
+  podCIDRs?: string[];
 }
 
 /** The annotation a kubelet with an external cloud provider sets from `--node-ip`. */
@@ -62,7 +67,10 @@ export async function registerKubeletNodes(
         labels: { 'kubernetes.io/hostname': n.name, ...n.labels },
         annotations: n.providedNodeIP ? { [PROVIDED_NODE_IP_ANNOTATION]: n.providedNodeIP } : undefined,
       },
-      spec: { taints: [{ key: UNINITIALIZED, value: 'true', effect: 'NoSchedule' }] },
+      spec: {
+        taints: [{ key: UNINITIALIZED, value: 'true', effect: 'NoSchedule' }],
+        ...(n.podCIDRs?.length ? { podCIDR: n.podCIDRs[0], podCIDRs: n.podCIDRs } : {}),
+      },
     };
     await core.createNode({ body }).catch((err: { code?: number }) => {
       if (err.code !== 409) throw err;
