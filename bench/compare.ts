@@ -16,7 +16,8 @@
  * '--cpu-prof --cpu-prof-dir=/tmp/prof'; NODE_OPTIONS refuses --cpu-prof), --ts-entry=bundle|unbundled (default
  * bundle: bench/ts-ccm.ts built by `ccm-kit build` and run as the scaffolded image runs it; unbundled: the tsc
  * output through node_modules), --ts-repo=<checkout> (the ccm-kit side from another checkout's bench/ts-ccm.ts,
- * built there with `tsc -b`; default this one: to compare two commits, run twice and alternate).
+ * built there with `tsc -b`; default this one: to compare two commits, run twice and alternate), --find-mem-limit
+ * (per config and implementation, the smallest memory limit it completes under: compare/mem-limit-search.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { cpus, homedir, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureControlPlaneBinaries } from '@ccm-kit/testing';
+import { findMemLimit, type MemLimitRow, renderMemLimits } from './compare/mem-limit-search.ts';
 import { buildPlan, type Config, configKey as keyOf } from './compare/plan.ts';
 import { pinSelf, taskset } from './compare/process.ts';
 import { renderReport } from './compare/report.ts';
@@ -79,6 +81,7 @@ const known = [
   'ts-node-args',
   'ts-entry',
   'ts-repo',
+  'find-mem-limit',
 ];
 for (const a of argv) {
   const name = a.replace(/^--/, '').split('=')[0]!;
@@ -94,6 +97,7 @@ const burst = num('burst', 30);
 const latencyMs = num('latency-ms', 0);
 const memLimitMiB = num('mem-limit-mib', 0);
 const warmup = opt('no-warmup') !== 'true' && !quick;
+const findMemLimitMode = opt('find-mem-limit') === 'true';
 const outDir = opt('out') ?? join(homedir(), '.cache', 'ccm-kit', 'bench', 'results');
 
 // ---- implementations -------------------------------------------------------------------------------
@@ -140,6 +144,10 @@ const planOptions = { reps, qps, burst, latencyMs, memLimitMiB, impls };
 const configs = buildPlan(opt, quick ? 'quick' : 'full', planOptions);
 const defaults = { qps, burst, latencyMs };
 const configKey = (c: Config) => keyOf(c, defaults);
+if (findMemLimitMode && configs.some((c) => c.memLimitMiB > 0)) {
+  console.error("--find-mem-limit finds the limit itself: drop --mem-limit-mib and the configs' m<MiB>");
+  process.exit(2);
+}
 
 // ---- environment -----------------------------------------------------------------------------------
 const pinned = pinSelf(0);
@@ -176,11 +184,11 @@ log(
   `plan: ${configs.map((c) => `${configKey(c)} ×${c.reps} [${c.impls.map((i) => i.id).join(',')}]`).join('; ')}${warmup ? '; warm-up first' : ''}`,
 );
 
-async function run(c: Config, impl: Impl, tag: string): Promise<RunResult> {
+async function run(c: Config, impl: Impl, tag: string, timeoutMs?: number): Promise<RunResult> {
   gc!();
   const w = workloadById(c.workload);
   const { reps: _reps, impls: _impls, ...sizes } = c;
-  const r = await runOnce({ ...sizes, impl, timeoutMs: w.timeoutMs(sizes), keepLogsDir });
+  const r = await runOnce({ ...sizes, impl, timeoutMs: timeoutMs ?? w.timeoutMs(sizes), keepLogsDir });
   const extra = Object.entries(r.extra)
     .map(([k, v]) => `${k} ${typeof v === 'boolean' || Number.isInteger(v) ? v : v.toFixed(3)}`)
     .join(', ');
@@ -209,8 +217,30 @@ if (warmup && configs.length > 0) {
   };
   for (const impl of first.impls) await run(small, impl, 'warm-up (discarded)');
 }
+const memLimits: MemLimitRow[] = [];
 for (const c of configs) {
   const t0 = Date.now();
+  if (findMemLimitMode) {
+    // The baseline runs (no limit) go into the tables; each probe is one run, its wait bounded by the baseline's wall.
+    for (const impl of c.impls) {
+      const found = await findMemLimit(
+        async (limitMiB, unlimitedWallS) => {
+          const r = await run(
+            { ...c, memLimitMiB: limitMiB },
+            impl,
+            limitMiB === 0 ? 'find-mem-limit, no limit' : `find-mem-limit, ${limitMiB} MiB`,
+            limitMiB === 0 ? undefined : 120_000 + 3_000 * unlimitedWallS,
+          );
+          if (limitMiB === 0) results.push(r);
+          return r;
+        },
+        { baselineRuns: c.reps },
+      );
+      memLimits.push({ config: configKey(c), impl: impl.label, found });
+    }
+    timeOf[configKey(c)] = (Date.now() - t0) / 1000;
+    continue;
+  }
   for (let rep = 0; rep < c.reps; rep++) {
     // ABBA: A B C, then C B A, then A B C, ...
     const order = rep % 2 === 0 ? c.impls : [...c.impls].reverse();
@@ -245,14 +275,20 @@ const report = renderReport({
   results,
   defaults,
 });
-console.log(report);
+const fullReport = memLimits.length > 0 ? `${report}\n\n${renderMemLimits(memLimits)}` : report;
+console.log(fullReport);
 mkdirSync(outDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-writeFileSync(join(outDir, `compare-${stamp}.md`), `${report}\n`);
+writeFileSync(join(outDir, `compare-${stamp}.md`), `${fullReport}\n`);
 writeFileSync(
   join(outDir, `compare-${stamp}.json`),
   JSON.stringify(
-    { versions, options: { quick, reps, qps, burst, latencyMs, memLimitMiB, taskset: taskset() }, results },
+    {
+      versions,
+      options: { quick, reps, qps, burst, latencyMs, memLimitMiB, findMemLimit: findMemLimitMode, taskset: taskset() },
+      results,
+      memLimits,
+    },
     null,
     1,
   ),
