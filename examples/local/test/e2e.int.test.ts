@@ -74,13 +74,29 @@ pools:
     addresses: [127.0.4.0/24]
 `,
   );
-  const ccm = await startLocalManager(configPath, cp().kubeConfig, { argv: ['--node-monitor-period=1s'] });
+  const ccm = await startLocalManager(configPath, cp().kubeConfig, {
+    argv: [
+      '--node-monitor-period=1s',
+      // node-ipam-controller on: the Nodes register without Pod CIDRs and get one each.
+      '--controllers=*,node-ipam-controller',
+      '--allocate-node-cidrs=true',
+      '--cluster-cidr=10.244.0.0/16',
+    ],
+  });
   const api = cp().kubeConfig.makeApiClient(CoreV1Api);
   try {
     await registerNodes(api, [
       ['node-a', 'True'],
       ['node-b', 'False'],
     ]);
+    const podCIDRs = await eventuallyValue(async () => {
+      const cidrs = await Promise.all(
+        ['node-a', 'node-b'].map(async (name) => (await api.readNode({ name })).spec?.podCIDRs),
+      );
+      return cidrs.every((c) => c?.length === 1) ? cidrs.map((c) => c![0]!) : undefined;
+    }, 'Pod CIDRs for both Nodes');
+    expect(podCIDRs.every((c) => c.startsWith('10.244.') && c.endsWith('/24'))).toBe(true);
+    expect(new Set(podCIDRs).size).toBe(2);
 
     // The cloud-node controller initializes both Nodes from the inventory.
     const nodeA = await eventuallyValue(async () => {

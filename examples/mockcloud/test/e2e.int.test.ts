@@ -369,10 +369,10 @@ it('absorbs a 429 storm without a failed reconcile, and turns bad annotations in
   await ccm.done;
 }, 120_000);
 
-it("node-route-controller: routes each Node's Pod CIDR through the VPC route table, and removes the route with the Node", async () => {
+it('node-ipam-controller and node-route-controller: a Node without a Pod CIDR gets one, routed through the VPC route table; the route goes with the Node', async () => {
   const core = cp.kubeConfig.makeApiClient(CoreV1Api);
   const server = api.state.addServer({ name: 'mc-route-node' });
-  await core.createNode({ body: { metadata: { name: 'mc-route-node' }, spec: { podCIDR: '10.244.7.0/24' } } });
+  await core.createNode({ body: { metadata: { name: 'mc-route-node' } } });
   const config = parseConfig(
     [`apiURL: ${api.url}`, `token: ${TOKEN}`, 'clusterID: e2e-routes', 'instancesCacheMaxAgeMs: 0'].join('\n'),
     {},
@@ -382,7 +382,7 @@ it("node-route-controller: routes each Node's Pod CIDR through the VPC route tab
       '--cloud-provider=mockcloud',
       '--leader-elect=false',
       '--secure-port=0',
-      '--controllers=node-route-controller',
+      '--controllers=node-route-controller,node-ipam-controller',
       '--configure-cloud-routes=true',
       '--allocate-node-cidrs=true',
       '--cluster-cidr=10.244.0.0/16',
@@ -392,9 +392,14 @@ it("node-route-controller: routes each Node's Pod CIDR through the VPC route tab
     kubeConfig: cp.kubeConfig,
   });
   try {
+    const podCIDR = await eventuallyValue(
+      async () => (await core.readNode({ name: 'mc-route-node' })).spec?.podCIDR,
+      'the allocated Pod CIDR',
+    );
+    expect(podCIDR).toMatch(/^10\.244\.\d+\.0\/24$/);
     await eventuallyValue(
       async () =>
-        api.state.listRoutes().some((r) => r.destination_cidr === '10.244.7.0/24' && r.target_server_id === server.id),
+        api.state.listRoutes().some((r) => r.destination_cidr === podCIDR && r.target_server_id === server.id),
       'the route to be created',
     );
     const condition = await eventuallyValue(
@@ -414,7 +419,7 @@ it("node-route-controller: routes each Node's Pod CIDR through the VPC route tab
     });
     await core.deleteNode({ name: 'mc-route-node' });
     await eventuallyValue(
-      async () => api.state.listRoutes().every((r) => r.destination_cidr !== '10.244.7.0/24'),
+      async () => api.state.listRoutes().every((r) => r.destination_cidr !== podCIDR),
       'the route to be deleted',
     );
     expect(api.state.listRoutes().map((r) => r.name)).toEqual(['foreign']);
