@@ -10,7 +10,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { startCluster } from './cluster.ts';
 import { FaultRunner, faultSchedule, type FaultRecord } from './faults.ts';
 import { fleetFor } from './fleet.ts';
-import { checkConverged, checkSafety, type Converged, type Safety, type Violation } from './invariants.ts';
+import { checkConverged, checkSafety, type Converged, ipamFlags, type Safety, type Violation } from './invariants.ts';
 import { type DeposedExit, deposedExits, deposedExitViolations, refusalWarningEvents } from './deposed.ts';
 import { LeaseHistory, type Term, termsFromAudit } from './lease-history.ts';
 import { type CollectorDeletion, collectorDeletions, collectorFlags, collectorViolations } from './orphans.ts';
@@ -22,6 +22,8 @@ import { type OpRecord, Workload } from './workload.ts';
 export interface ChaosResult {
   seed: number;
   profile: Profile['name'];
+  /** The CCMs also ran node-ipam-controller (`--ipam`). */
+  ipam: boolean;
   ok: boolean;
   dir: string;
   faultPhaseMs: number;
@@ -54,19 +56,33 @@ export interface ChaosResult {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** What a run adds to its profile. */
+export interface ChaosOptions {
+  /** The CCMs also run node-ipam-controller (Nodes register without Pod CIDRs, as always). */
+  ipam?: boolean;
+}
+
 export async function runChaos(
   profile: Profile,
   seed: number,
   log: (line: string) => void = () => {},
+  options: ChaosOptions = {},
 ): Promise<ChaosResult> {
   const rng = new Rng(seed);
   const cloudRng = rng.fork();
   const dir = await mkdtemp(join(tmpdir(), `ccm-chaos-${seed}-`));
   const cluster = await startCluster({ dir, slots: profile.ccms, random: () => cloudRng.next() });
-  const collectorArgs = profile.loadBalancerCollector
-    ? ['--controllers=*,service-lb-gc-controller', ...collectorFlags]
-    : [];
-  const fleet = fleetFor(cluster, profile.ccms, dir, collectorArgs);
+  const extraControllers = [
+    ...(profile.loadBalancerCollector ? ['service-lb-gc-controller'] : []),
+    ...(options.ipam ? ['node-ipam-controller'] : []),
+  ];
+  const extraArgs = [
+    ...(extraControllers.length ? [`--controllers=*,${extraControllers.join(',')}`] : []),
+    ...(profile.loadBalancerCollector ? collectorFlags : []),
+    ...(options.ipam ? ipamFlags : []),
+  ];
+  const fleet = fleetFor(cluster, profile.ccms, dir, extraArgs);
+  const check = () => checkConverged(cluster.cp.kubeConfig, cluster.cloud, workload, { ipam: options.ipam ?? false });
   const lease = new LeaseHistory(cluster.cp.kubeConfig);
   const workload = new Workload(cluster.cp.kubeConfig, cluster.cloud);
   const faults = new FaultRunner(cluster, fleet, lease, workload);
@@ -123,10 +139,10 @@ export async function runChaos(
     // Settle.
     const settleStart = Date.now();
     await workload.reassertNodeStatus();
-    let converged = await checkConverged(cluster.cp.kubeConfig, cluster.cloud, workload);
+    let converged = await check();
     while (!converged.ok && Date.now() - settleStart < profile.settleTimeoutMs) {
       await sleep(1_000);
-      converged = await checkConverged(cluster.cp.kubeConfig, cluster.cloud, workload).catch(() => converged);
+      converged = await check().catch(() => converged);
     }
     const settleMs = converged.ok ? Date.now() - settleStart : undefined;
     await sleep(1_000); // let the last polls and audit lines land
@@ -192,6 +208,7 @@ export async function runChaos(
     return {
       seed,
       profile: profile.name,
+      ipam: options.ipam ?? false,
       ok: violations.length === 0,
       dir,
       faultPhaseMs,

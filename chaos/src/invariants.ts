@@ -5,7 +5,8 @@
  * has exactly one load balancer and an ingress, except one asking for source ranges, which mockcloud does not
  * enforce: the service controller refuses it, so it has no load balancer, ingress or finalizer (decision 0205); no load balancer exists for anything else (leaked); no Service
  * keeps the cleanup finalizer without needing it; every Node is initialized; shutdown taints match the
- * machines; every NotReady Node whose machine is gone is deleted.
+ * machines; every NotReady Node whose machine is gone is deleted; with node IPAM (`--ipam`), every Node has a
+ * Pod CIDR inside the cluster CIDR and no CIDR is on two Nodes.
  *
  * Safety (checked over the whole run): no Node deleted by a CCM while its machine existed (from the audit log);
  * no cloud call and no API write (Leases and Events aside) from a process that did not hold the lease at that
@@ -13,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { MockCloudApiServer } from '@ccm-kit/example-mockcloud/api-server';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import type { Fleet } from './fleet.ts';
 import { LeaseHistory, type Term } from './lease-history.ts';
 import { NAMESPACE, type Workload } from './workload.ts';
@@ -22,6 +23,11 @@ const LABEL_SERVICE_UID = 'mockcloud.ccm-kit.io/service-uid';
 const FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 const UNINITIALIZED = 'node.cloudprovider.kubernetes.io/uninitialized';
 const SHUTDOWN = 'node.cloudprovider.kubernetes.io/shutdown';
+/** The cluster CIDR of runs with node IPAM: 256 /24 blocks, far more than a run registers Nodes. */
+const IPAM_CLUSTER_CIDR = '10.244.0.0/16';
+
+/** The CCM flags of a run with node IPAM (node-ipam-controller is added to `--controllers` by the run). */
+export const ipamFlags: readonly string[] = ['--allocate-node-cidrs=true', `--cluster-cidr=${IPAM_CLUSTER_CIDR}`];
 
 export interface Violation {
   invariant: string;
@@ -44,12 +50,15 @@ export interface Converged {
   finalizersOfOtherClass: string[];
   /** LoadBalancer Services refused for their source ranges (decision 0205). */
   refusedServices: number;
+  /** With node IPAM: Nodes that have a Pod CIDR. */
+  allocatedNodes?: number;
 }
 
 export async function checkConverged(
   kc: KubeConfig,
   cloud: MockCloudApiServer,
   workload: Workload,
+  options: { ipam: boolean } = { ipam: false },
 ): Promise<Converged> {
   const core = kc.makeApiClient(CoreV1Api);
   const violations: Violation[] = [];
@@ -128,6 +137,7 @@ export async function checkConverged(
     if (m?.state === 'running' && shutdown)
       violations.push({ invariant: 'no shutdown taint on running machines', object: name, detail: 'present' });
   }
+  const allocated = options.ipam ? podCIDRViolations(nodes, violations) : undefined;
   for (const m of workload.machines.values()) {
     if (m.state === 'deleted' && !m.nodeDeleted && nodeNames.has(m.name))
       violations.push({
@@ -145,7 +155,39 @@ export async function checkConverged(
     nodes: nodes.length,
     finalizersOfOtherClass,
     refusedServices: refused.size,
+    ...(allocated !== undefined ? { allocatedNodes: allocated } : {}),
   };
+}
+
+/**
+ * Node IPAM's invariants over the Nodes: every Node has one Pod CIDR, inside the cluster CIDR (`spec.podCIDR`
+ * its first); no CIDR is on two Nodes. Pushes the violations; returns how many Nodes have a CIDR.
+ */
+function podCIDRViolations(nodes: readonly V1Node[], violations: Violation[]): number {
+  const holder = new Map<string, string>();
+  let allocated = 0;
+  for (const n of nodes) {
+    const name = n.metadata?.name ?? '';
+    const cidrs = n.spec?.podCIDRs ?? [];
+    if (cidrs.length === 0) {
+      violations.push({ invariant: 'every Node allocated a Pod CIDR', object: name, detail: 'no podCIDRs' });
+      continue;
+    }
+    allocated++;
+    for (const c of cidrs) {
+      if (!c.startsWith('10.244.') || n.spec?.podCIDR !== cidrs[0])
+        violations.push({
+          invariant: 'every Node allocated a Pod CIDR',
+          object: name,
+          detail: `podCIDRs ${cidrs.join(',')}`,
+        });
+      const other = holder.get(c);
+      if (other !== undefined)
+        violations.push({ invariant: 'no Pod CIDR on two Nodes', object: name, detail: `${c} is also on ${other}` });
+      holder.set(c, name);
+    }
+  }
+  return allocated;
 }
 
 interface AuditEvent {

@@ -10,7 +10,7 @@ export function formatReport(r: ChaosResult): string {
   const okOps = r.ops.filter((o) => o.ok).length;
   const rows: [string, string, string][] = [
     ['seed', String(r.seed), ''],
-    ['profile', r.profile, ''],
+    ['profile', r.ipam ? `${r.profile}, with node IPAM` : r.profile, ''],
     ['fault phase', s(r.faultPhaseMs), ''],
     ['operations', `${r.ops.length} (${okOps} ok, ${r.ops.length - okOps} failed during outages)`, ''],
     ['Services created / Nodes registered', `${r.servicesCreated} / ${r.nodesRegistered}`, ''],
@@ -56,6 +56,15 @@ export function formatReport(r: ChaosResult): string {
       String(byInv(r, 'Node of a deleted machine is deleted')),
       byInv(r, 'Node of a deleted machine is deleted') ? 'FAIL' : 'PASS',
     ],
+    ...(r.ipam
+      ? ([
+          [
+            'node IPAM: Nodes without a Pod CIDR / Pod CIDRs on two Nodes',
+            `${byInv(r, 'every Node allocated a Pod CIDR')} / ${byInv(r, 'no Pod CIDR on two Nodes')} (${r.converged.allocatedNodes ?? 0} Nodes allocated)`,
+            byInv(r, 'every Node allocated a Pod CIDR') + byInv(r, 'no Pod CIDR on two Nodes') ? 'FAIL' : 'PASS',
+          ],
+        ] as [string, string, string][])
+      : []),
     [
       'Nodes not initialized',
       String(byInv(r, 'every Node initialized')),

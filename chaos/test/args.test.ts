@@ -24,7 +24,13 @@ describe('npm run chaos arguments', () => {
   });
 
   it('reads the profile and the seed, and refuses bad values', () => {
-    expect(parseChaosArgs(['--profile', 'long', '--seed', '42'])).toEqual({ kind: 'run', profile: 'long', seed: 42 });
+    expect(parseChaosArgs(['--profile', 'long', '--seed', '42'])).toEqual({
+      kind: 'run',
+      profile: 'long',
+      seed: 42,
+      ipam: false,
+    });
+    expect(parseChaosArgs(['--ipam', '--seed', '7'])).toEqual({ kind: 'run', profile: 'short', seed: 7, ipam: true });
     expect(parseChaosArgs([])).toMatchObject({ kind: 'run', profile: 'short' });
     expect(parseChaosArgs(['--profile', 'medium']).text).toBe('--profile must be short or long, got "medium"');
     expect(parseChaosArgs(['--seed=-1']).text).toBe('--seed must be a non-negative integer, got "-1"');

@@ -8,13 +8,14 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseCIDR, cidrContains } from '@ccm-kit/cloud-provider';
 import { type ControlPlane, FakeCloud, uniqueName } from '@ccm-kit/testing';
 import { eventuallyValue, useControlPlane } from '@ccm-kit/testing/vitest';
-import { CoordinationV1Api, CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startCloudControllerManager } from '../src/index.js';
 import { applyManifest, type RunningProcess, repoRoot, startProcess } from './ccm-harness.js';
+import * as fixture from './node-ipam-fixture.js';
+import { allocated, expectDistinctAllocation } from './node-ipam-fixture.js';
 
 const controlPlane = useControlPlane();
 let cp: ControlPlane;
@@ -32,6 +33,11 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
+const createNodes = (group: string, count: number) => fixture.createNodes(core, group, count);
+const nodesOf = (group: string) => fixture.nodesOf(core, group);
+const waitAllAllocated = (group: string, count: number, timeoutMs?: number) =>
+  fixture.waitAllAllocated(core, group, count, timeoutMs);
+
 const DUAL_STACK = '10.64.0.0/16,fd00:64::/56';
 const IPAM = ['--controllers=node-ipam-controller', '--allocate-node-cidrs=true', '--concurrent-node-syncs=10'];
 
@@ -42,52 +48,6 @@ function startIpamCcm(extra: string[], cloud = new FakeCloud({ enableInstancesV2
     cloud,
     kubeConfig: cp.kubeConfig,
   });
-}
-
-/** Creates `count` Nodes without podCIDRs, labelled with `group`, 20 requests at a time. */
-async function createNodes(group: string, count: number): Promise<string[]> {
-  const names = Array.from({ length: count }, (_, i) => `${group}-${i}`);
-  for (let i = 0; i < names.length; i += 20) {
-    await Promise.all(
-      names.slice(i, i + 20).map((name) => core.createNode({ body: { metadata: { name, labels: { group } } } })),
-    );
-  }
-  return names;
-}
-
-async function nodesOf(group: string): Promise<V1Node[]> {
-  return (await core.listNode({ labelSelector: `group=${group}` })).items;
-}
-
-const allocated = (nodes: V1Node[]) => nodes.filter((n) => (n.spec?.podCIDRs?.length ?? 0) > 0);
-
-/**
- * The invariant: every Node of `groups` has one CIDR per cluster CIDR, in order, inside it, `podCIDR` equal to
- * the first; no CIDR is on two Nodes (across the groups too).
- */
-function expectDistinctAllocation(nodes: V1Node[], clusterCIDRs: string): void {
-  const pools = clusterCIDRs.split(',').map((c) => parseCIDR(c));
-  const owner = new Map<string, string>();
-  for (const n of nodes) {
-    const cidrs = n.spec?.podCIDRs ?? [];
-    expect(cidrs, n.metadata!.name).toHaveLength(pools.length);
-    expect(n.spec?.podCIDR).toBe(cidrs[0]);
-    cidrs.forEach((c, i) => {
-      expect(cidrContains(pools[i]!, parseCIDR(c).network), `${c} in ${pools[i]!.text}`).toBe(true);
-      expect(owner.get(c), `${c} on ${n.metadata!.name} and ${owner.get(c)}`).toBeUndefined();
-      owner.set(c, n.metadata!.name!);
-    });
-  }
-}
-
-async function waitAllAllocated(group: string, count: number, timeoutMs = 60_000): Promise<V1Node[]> {
-  return eventuallyValue(
-    async () => {
-      const nodes = await nodesOf(group);
-      return nodes.length === count && allocated(nodes).length === count ? nodes : undefined;
-    },
-    { what: `all ${count} Nodes of ${group} to have podCIDRs`, timeoutMs },
-  );
 }
 
 it('200 Nodes created at once, dual-stack: each gets one IPv4 and one IPv6 CIDR, in order, none shared', async () => {

@@ -90,7 +90,7 @@ describe('cloud-node-lifecycle-controller --out-of-service-taint-after', () => {
       const n = await env.getNode(name);
       expect(oosTaints(n)).toEqual([theirs]);
       expect(n?.metadata?.annotations?.[OUT_OF_SERVICE_ANNOTATION]).toBeUndefined();
-      expect((await env.nodeEvents(name)).filter((e) => e.reason.startsWith('OutOfService'))).toEqual([]);
+      expect((await env.nodeEvents(name)).filter((e) => e.reason?.startsWith('OutOfService'))).toEqual([]);
     } finally {
       await stop();
     }
