@@ -50,7 +50,7 @@ function recordingProvider(): { cloud: CloudProvider; reached: string[] } {
 
 /** `cloud[facet]()[method](...args)`. */
 function call(cloud: CloudProvider, facet: FacetName, method: string, ...args: unknown[]): unknown {
-  const f = (cloud[facet] as () => Record<string, Method>)();
+  const f = (cloud[facet] as unknown as () => Record<string, Method>)();
   return f[method]!(...args);
 }
 

@@ -1,4 +1,4 @@
-import type { V1Service } from '@kubernetes/client-node';
+import type { V1Service, V1ServiceStatus } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import {
   LOAD_BALANCER_CONDITION_TYPE,
@@ -11,9 +11,7 @@ const t0 = new Date('2026-11-28T10:00:00Z');
 const t1 = new Date('2026-11-28T11:00:00Z');
 const serving = { status: 'True', reason: 'Serving', message: 'Ensured load balancer' } as const;
 const other = { type: 'example.com/Other', status: 'True', reason: 'X', message: '', lastTransitionTime: t0 };
-const svc = (
-  conditions: V1Service['status'] extends infer S ? NonNullable<S>['conditions'] : never = [],
-): V1Service => ({
+const svc = (conditions: V1ServiceStatus['conditions'] = []): V1Service => ({
   metadata: { name: 'web', namespace: 'ns', generation: 3 },
   status: { conditions },
 });
