@@ -2,10 +2,12 @@
  * The CCM processes: one per slot, examples/mockcloud's binary with leader election on and a short lease.
  * A process that exits (killed, or `leaderelection lost`) is started again in its slot after a second, as
  * Kubernetes would restart the container. Each process' lifetime and lease identity are recorded, so that a
- * cloud call or API write made by a slot at a time can be tied to the process that made it.
+ * cloud call or API write made by a slot at a time can be tied to the process that made it. The CCMs run mockcloud
+ * with `loadBalancer.groupBy: namespace` (load-balancer groups, docs/decisions/0207): the chaos Services share one
+ * namespace, so each CCM must never have two load-balancer calls in flight at once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Cluster } from './cluster.ts';
@@ -48,8 +50,12 @@ export class Fleet {
   #stopping = false;
   #starts = 0;
 
+  readonly #cloudConfig: string;
+
   constructor(opts: FleetOptions) {
     this.#opts = opts;
+    this.#cloudConfig = join(opts.dir, 'cloud-config.yaml');
+    writeFileSync(this.#cloudConfig, 'loadBalancer:\n  groupBy: namespace\n');
   }
 
   startAll(): void {
@@ -73,6 +79,7 @@ export class Fleet {
         '--configure-cloud-routes=false',
         '--concurrent-service-syncs=4',
         '--cluster-name=chaos',
+        `--cloud-config=${this.#cloudConfig}`,
         ...(this.#opts.extraArgs ?? []),
       ],
       {

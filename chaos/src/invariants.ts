@@ -10,10 +10,11 @@
  *
  * Safety (checked over the whole run): no Node deleted by a CCM while its machine existed (from the audit log);
  * no cloud call and no API write (Leases and Events aside) from a process that did not hold the lease at that
- * moment (from the cloud's request log, the audit log and the lease history).
+ * moment (from the cloud's request log, the audit log and the lease history); no load-balancer call of a CCM on a
+ * group while another of its calls on the group was in flight (load-balancer groups, docs/decisions/0207).
  */
 import { readFile } from 'node:fs/promises';
-import type { MockCloudApiServer } from '@ccm-kit/example-mockcloud/api-server';
+import type { MockCloudApiServer, RequestLogEntry } from '@ccm-kit/example-mockcloud/api-server';
 import { CoreV1Api, type KubeConfig, type V1Node } from '@kubernetes/client-node';
 import type { Fleet } from './fleet.ts';
 import { LeaseHistory, type Term } from './lease-history.ts';
@@ -207,11 +208,44 @@ export interface Safety {
   nonHolderApiWrites: number;
   cloudCalls: number;
   cloudCallsFailed: number;
+  /** Load-balancer calls of one caller on one group that began while another was in flight (must be 0). */
+  groupOverlaps: number;
+  /** Load-balancer calls checked for overlaps. */
+  groupCalls: number;
   startupCloudCalls: number;
   apiWritesByCcms: number;
 }
 
 const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** A create, change, delete or read by ID of one load balancer (not a listing). */
+const LOAD_BALANCER_CALL = /^\/v1\/load_balancers(\/[^/?]+)?(\?|$)/;
+
+/**
+ * Load-balancer calls that overlap on one group, measured at the cloud (the request log's arrival and answer
+ * times). The CCMs run mockcloud with `loadBalancer.groupBy: namespace` and every chaos Service is in one
+ * namespace, so all of one caller's calls on single load balancers are one group: each must begin after the
+ * previous one was answered. Listings (`GET /v1/load_balancers?…`, the orphan collector's and the lookups by label)
+ * are reads of no one group and are left out; calls of different callers are separated by the lease (checked above).
+ */
+export function groupOverlaps(calls: readonly RequestLogEntry[]): { found: RequestLogEntry[]; checked: number } {
+  const found: RequestLogEntry[] = [];
+  const lastEnd = new Map<string, number>();
+  let checked = 0;
+  const single = calls
+    .filter((c) => {
+      const m = LOAD_BALANCER_CALL.exec(c.path);
+      return m !== null && (c.method !== 'GET' || m[1] !== undefined) && c.caller !== undefined;
+    })
+    .sort((a, b) => a.time - b.time);
+  for (const c of single) {
+    checked++;
+    const end = lastEnd.get(c.caller!) ?? -Infinity;
+    if (c.time < end) found.push(c);
+    lastEnd.set(c.caller!, Math.max(end, c.endTime ?? Infinity));
+  }
+  return { found, checked };
+}
 
 export async function checkSafety(opts: {
   auditLogPath: string;
@@ -296,8 +330,19 @@ export async function checkSafety(opts: {
       }
     }
   }
+  const overlaps = groupOverlaps(calls);
+  for (const o of overlaps.found) {
+    violations.push({
+      invariant: 'no overlapping load-balancer calls on one group',
+      object: o.path,
+      detail: `${o.method} ${o.path} by ${o.caller} at ${new Date(o.time).toISOString()} began while another load-balancer call of the group was in flight`,
+      t: o.time,
+    });
+  }
   return {
     violations,
+    groupOverlaps: overlaps.found.length,
+    groupCalls: overlaps.checked,
     wronglyDeletedNodes: wronglyDeleted,
     nodesDeletedByCcm: nodeDeletes,
     nonHolderCloudCalls: nonHolderCloud,

@@ -83,6 +83,11 @@ export function formatReport(r: ChaosResult): string {
       r.safety.nonHolderCloudCalls ? 'FAIL' : 'PASS',
     ],
     [
+      'overlapping load-balancer calls on one group (decision 0207)',
+      `${r.safety.groupOverlaps} of ${r.safety.groupCalls}`,
+      r.safety.groupOverlaps ? 'FAIL' : 'PASS',
+    ],
+    [
       'API writes from non-holders',
       `${r.safety.nonHolderApiWrites} of ${r.safety.apiWritesByCcms}`,
       r.safety.nonHolderApiWrites ? 'FAIL' : 'PASS',

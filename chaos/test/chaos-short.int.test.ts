@@ -10,7 +10,7 @@ import { runChaos } from '../src/chaos.ts';
 import { profiles } from '../src/profiles.ts';
 import { formatReport } from '../src/report.ts';
 
-it('short chaos profile with node IPAM: no leaked load balancer, no wrongly deleted Node, no action from a non-holder, no shared Pod CIDR, settles', async () => {
+it('short chaos profile with node IPAM: no leaked load balancer, no wrongly deleted Node, no action from a non-holder, no overlapping calls on a load-balancer group, no shared Pod CIDR, settles', async () => {
   const seed = Number(process.env.CHAOS_SEED ?? 20261124);
   const result = await runChaos(profiles.short, seed, undefined, { ipam: true });
   const report = formatReport(result);
@@ -22,5 +22,7 @@ it('short chaos profile with node IPAM: no leaked load balancer, no wrongly dele
   expect(result.settleMs, report).toBeDefined();
   // Every Node of the settled cluster was checked for a Pod CIDR.
   expect(result.converged.allocatedNodes, report).toBe(result.converged.nodes);
+  // The CCMs group the Services by namespace (decision 0207): their load-balancer calls were checked for overlaps.
+  expect(result.safety.groupCalls, report).toBeGreaterThan(0);
   expect(result.faults.filter((f) => !f.detail?.startsWith('skipped')).length, report).toBeGreaterThanOrEqual(6);
 }, 300_000);

@@ -348,6 +348,8 @@ describe('mock API server: scripted state and request log', () => {
           userAgent: 'probe/1',
         }),
       ]);
+      const [logged] = seeded.requests();
+      expect(logged!.endTime).toBeGreaterThanOrEqual(logged!.time); // when it was answered
     } finally {
       await seeded.close();
     }

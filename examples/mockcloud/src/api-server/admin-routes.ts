@@ -29,6 +29,8 @@ export interface RequestLogEntry {
   path: string;
   /** The answer's status; 0 when the connection was reset. */
   status: number;
+  /** Epoch ms when the answer was sent or the connection reset; absent while the request is in flight. */
+  endTime?: number;
   userAgent: string | undefined;
   /** The `name` of the token that authenticated the request, when it has one. */
   caller?: string;

@@ -252,6 +252,8 @@ export class MockCloudApiServer {
       if (!res.headersSent && !res.destroyed) {
         send(res, problem.status, { error: { code: problem.code, message: problem.message } }, headers);
       }
+    } finally {
+      entry.endTime = Date.now();
     }
   }
 }
