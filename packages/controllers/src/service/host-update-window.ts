@@ -8,7 +8,7 @@
  * meanwhile joins it.
  */
 
-/** The default window in ms, chosen by measurement in bench/README.md (W3's burst). */
+/** The default window in ms, chosen by measurement (W3's burst, the table in decision 0206). */
 export const DEFAULT_HOST_UPDATE_WINDOW_MS = 100;
 
 /**
