@@ -164,16 +164,12 @@ export class CidrSet {
    * @throws CIDROutOfRangeError (nothing marked).
    */
   occupy(cidr: CIDR): void {
-    const [begin, end] = this.indexRange(cidr);
-    for (let i = begin; i <= end; i++) this.#mark(i, true);
-    this.#updateUsage();
+    this.#markRange(cidr, true);
   }
 
   /** Marks the block at `index` as used; returns true when it was free. */
   occupyIndex(index: number): boolean {
-    const changed = this.#mark(index, true);
-    if (changed) this.#updateUsage();
-    return changed;
+    return this.#markOne(index, true);
   }
 
   /**
@@ -181,14 +177,22 @@ export class CidrSet {
    * @throws CIDROutOfRangeError (nothing released).
    */
   release(cidr: CIDR): void {
-    const [begin, end] = this.indexRange(cidr);
-    for (let i = begin; i <= end; i++) this.#mark(i, false);
-    this.#updateUsage();
+    this.#markRange(cidr, false);
   }
 
   /** Returns the block at `index` to the pool; returns true when it was used. */
   releaseIndex(index: number): boolean {
-    const changed = this.#mark(index, false);
+    return this.#markOne(index, false);
+  }
+
+  #markRange(cidr: CIDR, used: boolean): void {
+    const [begin, end] = this.indexRange(cidr);
+    for (let i = begin; i <= end; i++) this.#mark(i, used);
+    this.#updateUsage();
+  }
+
+  #markOne(index: number, used: boolean): boolean {
+    const changed = this.#mark(index, used);
     if (changed) this.#updateUsage();
     return changed;
   }
