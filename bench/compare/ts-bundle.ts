@@ -13,8 +13,8 @@ import { nodeOptions } from 'create-ccm-kit';
 
 /** The environment the scaffolded image gives the CCM (`ENV NODE_OPTIONS` of create-ccm-kit's Dockerfile). */
 export const vendorEnv: Record<string, string> = { NODE_OPTIONS: nodeOptions };
-// No NODE_COMPILE_CACHE: one warmed by `--version` gave W1 (1,000 Nodes, QPS 1000) 11 MiB less peak but 0.4 CPU s
-// more (bench/README.md, "measured on the way"), so neither the image nor the bench sets one.
+// No NODE_COMPILE_CACHE, as the image: bench/compile-cache-start.ts measures what one would change (packages/cli/README.md,
+// "Figures").
 
 function* files(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
