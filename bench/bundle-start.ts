@@ -1,7 +1,7 @@
 /**
  * Start-up of a provider's CCM from its production bundle (`ccm-kit build`) against the unbundled entry
- * (`tsc` output resolving node_modules): `examples/minimal`, `node <entry> --help`, which loads every module
- * of the CCM (app, controllers, runtime, @kubernetes/client-node) and exits. Per run: wall time from spawn
+ * (`tsc` output resolving node_modules): `examples/minimal`, `node <entry> --help`, which loads the app, its
+ * flags and the provider (the manager's modules load only for a real start) and exits. Per run: wall time from spawn
  * to exit, and the child's peak RSS (reported by the child itself at exit). Prints the median and range.
  *
  *   npx tsc -b && node bench/bundle-start.ts [runs]     (default 9 runs each, alternating)

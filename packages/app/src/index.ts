@@ -13,9 +13,12 @@ export {
   type ParsedFlags,
 } from './flags/flag-set.js';
 export { StartupError } from './errors.js';
-export { startCloudControllerManager, type StartOptions, type CloudControllerManager } from './manager/manager.js';
+// The manager's and the webhook handler's modules are imported on first use (manager/start.ts); `export type`
+// keeps this file from importing them.
+export type { StartOptions, CloudControllerManager } from './manager/manager.js';
+export { startCloudControllerManager } from './manager/start.js';
 export { allControllers } from './manager/controller-registry.js';
-export { LeaderElectionLostError } from './manager/election.js';
+export { LeaderElectionLostError } from './manager/leader-election-lost.js';
 export { DEFAULT_PROVIDER_SHUTDOWN_TIMEOUT_MS } from './manager/shutdown.js';
 export { type FlagDefaults } from './options/configure.js';
 export { runCloudControllerManager, type RunOptions } from './manager/run.js';
@@ -34,14 +37,9 @@ export {
   resolveControllerAliases,
   isControllerEnabled,
 } from './options/controller-selection.js';
-export {
-  serveAdmissionReview,
-  type AdmissionRequest,
-  type AdmissionResponse,
-  type WebhookConfig,
-  type WebhookHttpResponse,
-} from './webhooks/admission.js';
-export { enabledWebhooks } from './webhooks/serve-webhooks.js';
+export { serveAdmissionReview } from './webhooks/serve-admission.js';
+export type { AdmissionRequest, AdmissionResponse, WebhookConfig, WebhookHttpResponse } from './webhooks/admission.js';
+export { enabledWebhooks } from './webhooks/enabled-webhooks.js';
 export { type CloudBudgetConfig } from './options/cloud-budget.js';
 export { type GenericConfig } from './options/generic.js';
 export { type KubeCloudSharedConfig } from './options/kube-cloud-shared.js';

@@ -35,7 +35,7 @@ export { onError, defaultRetry, defaultBackoff, BackoffStepper } from './retry/r
 export { TokenBucket } from './token-bucket/token-bucket.js';
 export { workqueueDurationBuckets } from './workqueue/metrics.js';
 export { routeQueueRateLimiter } from './workqueue/default-rate-limiters.js';
-export { leaderElectionJitterFactor } from './leader-election/elector.js';
+export { leaderElectionJitterFactor } from './leader-election/jitter-factor.js';
 export {
   setProcessLeaseFence,
   checkFence,

@@ -15,17 +15,7 @@ import type { ManagerClients } from './clients.js';
 import type { ManagerHealth } from './health.js';
 import type { LeaderElectedControllers } from './leader-elected.js';
 import type { MigrationPlan } from './migration-plan.js';
-
-/**
- * Leadership was lost while running: upstream exits with status 1 (`leaderelection lost`, or
- * `migration leaderelection lost` for the leader-migration lease).
- */
-export class LeaderElectionLostError extends Error {
-  constructor(message = 'leaderelection lost') {
-    super(message);
-    this.name = 'LeaderElectionLostError';
-  }
-}
+import { LeaderElectionLostError } from './leader-election-lost.js';
 
 /** What the election needs. */
 export interface ElectionOptions {

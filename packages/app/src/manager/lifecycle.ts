@@ -4,7 +4,8 @@
  * errors, lost leases; silent once stopping), and `stop()`/`done` of a started manager.
  */
 import type { Logger } from '@ccm-kit/runtime';
-import { type ElectionRun, LeaderElectionLostError } from './election.js';
+import type { ElectionRun } from './election.js';
+import { LeaderElectionLostError } from './leader-election-lost.js';
 import { wasLogged } from './logged-errors.js';
 import { type ManagerParts, stopManager } from './shutdown.js';
 

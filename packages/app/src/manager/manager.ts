@@ -23,16 +23,11 @@ import { fenceLeaderWork } from './fenced-cloud.js';
 import { initializeCloud } from './cloud.js';
 import { allControllers } from './controller-registry.js';
 import { Deposition } from './deposition.js';
-import {
-  type ElectionOptions,
-  type ElectionRun,
-  LeaderElectionLostError,
-  leaderElectAndRun,
-  runWithoutElection,
-} from './election.js';
+import { type ElectionOptions, type ElectionRun, leaderElectAndRun, runWithoutElection } from './election.js';
 import { type AppEvents, appEvents } from './events.js';
 import { managerHealth } from './health.js';
 import { LeaderElectedControllers } from './leader-elected.js';
+import { LeaderElectionLostError } from './leader-election-lost.js';
 import { FatalErrors, manageLifecycle, StopLatch } from './lifecycle.js';
 import { type MigrationPlan, planLeaderMigration } from './migration-plan.js';
 import { type Serving, startServing } from './serving.js';
@@ -111,10 +106,30 @@ export interface CloudControllerManager {
  * @throws FlagError / ConfigError for bad flags, StartupError for provider, kubeconfig or serving problems.
  */
 export async function startCloudControllerManager(opts: StartOptions = {}): Promise<CloudControllerManager> {
-  const latch = new StopLatch(opts.signal);
   const descriptors = allControllers(opts.controllers);
+  const config = configure(
+    opts.argv ?? [],
+    descriptors,
+    opts.flagSets,
+    opts.defaults,
+    Object.keys(opts.webhooks ?? {}),
+  );
+  return startConfiguredManager(opts, config, descriptors);
+}
+
+/**
+ * {@link startCloudControllerManager} after its flags were parsed: `config` is `configure`'s answer for `opts.argv`
+ * and `descriptors`, those of `allControllers(opts.controllers)`. `runCloudControllerManager` parses the flags
+ * before it loads this module, so that `--help` and flag errors do not load the manager.
+ * @throws StartupError for provider, kubeconfig or serving problems.
+ */
+export async function startConfiguredManager(
+  opts: StartOptions,
+  config: CloudControllerManagerConfig,
+  descriptors: readonly ControllerDescriptor[],
+): Promise<CloudControllerManager> {
+  const latch = new StopLatch(opts.signal);
   const webhooks = opts.webhooks ?? {};
-  const config = configure(opts.argv ?? [], descriptors, opts.flagSets, opts.defaults, Object.keys(webhooks));
   Object.assign(config.controllerConfig, opts.controllerOptions ?? {});
   const logger = startLogging(config);
   const { name, cloudConfigFile } = config.cloudProvider;

@@ -2,12 +2,15 @@
  * `runCloudControllerManager()`: the vendor's `main`. Parses `process.argv`, handles `--help` and
  * `--version`, starts the manager, stops it on SIGTERM/SIGINT, and exits: 0 after a clean stop, 1 with one
  * clear message on bad flags, a bad provider or config, or a fatal runtime error (as upstream's command).
+ * The manager's modules (API clients, informers, controllers, metrics) are imported only once the flags were
+ * accepted, so that `--help`, `--version` and flag errors answer without loading them.
  */
 import { errorMessage } from '@ccm-kit/cloud-provider/internal';
 import { createLogger } from '@ccm-kit/runtime';
 import { FlagError, formatHelp } from '../flags/flag-set.js';
 import { cloudControllerManagerFlagSets, helpNames } from '../options/ccm-flags.js';
-import { type StartOptions, startCloudControllerManager } from './manager.js';
+import { configure } from '../options/configure.js';
+import type { StartOptions } from './manager.js';
 import { allControllers } from './controller-registry.js';
 import { rawVersion, versionLine } from './version.js';
 
@@ -61,7 +64,11 @@ export async function runCloudControllerManager(options: RunOptions = {}): Promi
   // process at once with exit 13 ("unsettled top-level await").
   const keepAlive = setInterval(() => {}, 2 ** 30);
   try {
-    const ccm = await startCloudControllerManager({ ...options, argv, signal: signals.signal });
+    const descriptors = allControllers(options.controllers);
+    const webhookNames = Object.keys(options.webhooks ?? {});
+    const config = configure(argv, descriptors, options.flagSets, options.defaults, webhookNames);
+    const { startConfiguredManager } = await import('./manager.js');
+    const ccm = await startConfiguredManager({ ...options, argv, signal: signals.signal }, config, descriptors);
     await ccm.done;
     exit(0);
   } catch (err) {

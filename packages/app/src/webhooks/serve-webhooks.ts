@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '@ccm-kit/runtime';
 import type { CloudControllerManagerConfig } from '../options/config.js';
-import { isControllerEnabled } from '../options/controller-selection.js';
+import { enabledWebhooks } from './enabled-webhooks.js';
 import { type RouteHandler, type RunningServer, startSecureServer } from '../serving/secure-server.js';
 import { servingTlsOptions } from '../serving/serving-options.js';
 import { serveAdmissionReview, type WebhookConfig } from './admission.js';
@@ -24,24 +24,6 @@ async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The enabled webhooks, logging each decision as upstream (`Webhook "<n>" is disabled` / `Webhook enabled: "<n>"`). */
-export function enabledWebhooks(
-  webhooks: Readonly<Record<string, WebhookConfig>>,
-  selection: readonly string[],
-  logger: Logger,
-): Record<string, WebhookConfig> {
-  const out: Record<string, WebhookConfig> = {};
-  for (const [name, config] of Object.entries(webhooks)) {
-    if (isControllerEnabled(name, new Set(), selection)) {
-      logger.info(`Webhook enabled: ${JSON.stringify(name)}`);
-      out[name] = config;
-    } else {
-      logger.info(`Webhook ${JSON.stringify(name)} is disabled`);
-    }
-  }
-  return out;
 }
 
 /**

@@ -7,7 +7,6 @@
 import { CLOUD_NODE_CONTROLLER, CLOUD_NODE_CONTROLLER_EVENT_SOURCE } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '../contract/controller-context.js';
 import { nodeControllerDescriptor } from '../shared/node-controller-descriptor.js';
-import { CloudNodeController } from './controller.js';
 
 /**
  * `cloud-node-controller` (alias `cloud-node`, client `node-controller`): initializes Nodes that carry the
@@ -17,5 +16,8 @@ export const cloudNodeController: ControllerDescriptor = nodeControllerDescripto
   name: CLOUD_NODE_CONTROLLER,
   eventSource: CLOUD_NODE_CONTROLLER_EVENT_SOURCE,
   skippedMessage: 'Failed to start cloud node controller',
-  run: (options, signal) => new CloudNodeController(options).run(signal),
+  load: async () => {
+    const { CloudNodeController } = await import('./controller.js');
+    return (options, signal) => new CloudNodeController(options).run(signal);
+  },
 });

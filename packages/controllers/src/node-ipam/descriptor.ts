@@ -5,12 +5,10 @@
  * naming the flag (docs/controllers/node-ipam-controller.md).
  */
 import { NODE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
-import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import { defaultNodeIPAMConfig } from '../contract/node-ipam-config.js';
-import { startWithEventRecorder } from '../shared/event-recording.js';
+import { loadControllerStart } from '../shared/controller-start.js';
 import { nodeIPAMParams } from './config.js';
-import { NodeIPAMController } from './controller.js';
 
 /** Canonical name, selected with `--controllers` (upstream `names.NodeIpamController`). */
 export const NODE_IPAM_CONTROLLER = 'node-ipam-controller';
@@ -24,6 +22,10 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     return { started: false, reason: '--allocate-node-cidrs is false' };
   }
   const params = nodeIPAMParams(ctx.config.clusterCIDR, ctx.config.nodeIPAM ?? defaultNodeIPAMConfig);
+  const [{ CoreV1Client, startWithEventRecorder }, { NodeIPAMController }] = await Promise.all([
+    loadControllerStart(),
+    import('./controller.js'),
+  ]);
   const core = ctx.clients.client(nodeIpamController.clientName, CoreV1Client);
   return startWithEventRecorder(core, NODE_IPAM_EVENT_SOURCE, log, (recorder) =>
     new NodeIPAMController({ client: core, informers: ctx.informers, recorder, logger: log, config: params }).run(

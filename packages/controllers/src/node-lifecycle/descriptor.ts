@@ -7,7 +7,6 @@
 import { CLOUD_NODE_LIFECYCLE_CONTROLLER, CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE } from '@ccm-kit/cloud-provider';
 import type { ControllerDescriptor } from '../contract/controller-context.js';
 import { nodeControllerDescriptor } from '../shared/node-controller-descriptor.js';
-import { CloudNodeLifecycleController } from './controller.js';
 
 /**
  * `cloud-node-lifecycle-controller` (alias `cloud-node-lifecycle`, client `node-controller`): deletes Nodes
@@ -17,5 +16,8 @@ export const cloudNodeLifecycleController: ControllerDescriptor = nodeController
   name: CLOUD_NODE_LIFECYCLE_CONTROLLER,
   eventSource: CLOUD_NODE_LIFECYCLE_CONTROLLER_EVENT_SOURCE,
   skippedMessage: 'Failed to start cloud node lifecycle controller',
-  run: (options, signal) => new CloudNodeLifecycleController(options).run(signal),
+  load: async () => {
+    const { CloudNodeLifecycleController } = await import('./controller.js');
+    return (options, signal) => new CloudNodeLifecycleController(options).run(signal);
+  },
 });

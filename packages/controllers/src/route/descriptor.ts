@@ -8,12 +8,10 @@ import {
   ROUTE_CONTROLLER_CLIENT_NAME,
   ROUTE_CONTROLLER_EVENT_SOURCE,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import { upstreamAliases } from '../shared/aliases.js';
-import { startWithEventRecorder } from '../shared/event-recording.js';
+import { loadControllerStart } from '../shared/controller-start.js';
 import { parseClusterCIDRs } from './cluster-cidrs.js';
-import { NodeRouteController } from './controller.js';
 
 /** The alpha gate that switches the controller to Node-event-driven passes (default off). */
 export const WATCH_BASED_ROUTES_GATE = 'CloudControllerManagerWatchBasedRoutesReconciliation';
@@ -39,6 +37,10 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       `routeReconciliationPeriodMs (--route-reconciliation-period) must be > 0 ms, got ${config.routeReconciliationPeriodMs}`,
     );
   }
+  const [{ CoreV1Client, startWithEventRecorder }, { NodeRouteController }] = await Promise.all([
+    loadControllerStart(),
+    import('./controller.js'),
+  ]);
   const core = ctx.clients.client(nodeRouteController.clientName, CoreV1Client);
   return startWithEventRecorder(core, ROUTE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new NodeRouteController({

@@ -4,11 +4,9 @@
  * cannot list its load balancers (docs/controllers/service-lb-gc-controller.md).
  */
 import { SERVICE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
-import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
-import { startWithEventRecorder } from '../shared/event-recording.js';
+import { loadControllerStart } from '../shared/controller-start.js';
 import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from '../contract/load-balancer-gc-config.js';
-import { LoadBalancerCollector } from './controller.js';
 
 /** Canonical name, selected with `--controllers`. */
 export const SERVICE_LB_GC_CONTROLLER = 'service-lb-gc-controller';
@@ -40,6 +38,10 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       `--controllers enables ${SERVICE_LB_GC_CONTROLLER}, but provider ${provider} does not implement LoadBalancer.listLoadBalancers; implement it (docs/interfaces/load-balancer.md) or remove ${SERVICE_LB_GC_CONTROLLER} from --controllers`,
     );
   }
+  const [{ CoreV1Client, startWithEventRecorder }, { LoadBalancerCollector }] = await Promise.all([
+    loadControllerStart(),
+    import('./controller.js'),
+  ]);
   const core = ctx.clients.client(serviceLbGcController.clientName, CoreV1Client);
   return startWithEventRecorder(core, SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new LoadBalancerCollector({

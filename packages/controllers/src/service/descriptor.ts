@@ -9,11 +9,9 @@ import {
   SERVICE_CONTROLLER_EVENT_SOURCE,
   SERVICE_LB_CONTROLLER,
 } from '@ccm-kit/cloud-provider';
-import { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import { upstreamAliases } from '../shared/aliases.js';
-import { startWithEventRecorder } from '../shared/event-recording.js';
-import { ServiceController } from './controller.js';
+import { loadControllerStart } from '../shared/controller-start.js';
 
 /** Upstream's reason when the LoadBalancer facet is missing (`the cloud provider does not support external load balancers`). */
 export const NO_LOAD_BALANCER_REASON = 'the cloud provider does not support external load balancers';
@@ -26,6 +24,10 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     log.error(new Error(NO_LOAD_BALANCER_REASON), 'Failed to start service controller');
     return { started: false, reason: NO_LOAD_BALANCER_REASON };
   }
+  const [{ CoreV1Client, startWithEventRecorder }, { ServiceController }] = await Promise.all([
+    loadControllerStart(),
+    import('./controller.js'),
+  ]);
   const core = ctx.clients.client(serviceLbController.clientName, CoreV1Client);
   return startWithEventRecorder(core, SERVICE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
     new ServiceController({

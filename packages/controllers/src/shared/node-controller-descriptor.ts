@@ -4,12 +4,12 @@
  * InstancesV2 nor Instances; otherwise it is built on the `node-controller` client, with its own event broadcaster.
  */
 import { NODE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
-import { CoreV1Client } from '@ccm-kit/runtime/client';
+import type { CoreV1Client } from '@ccm-kit/runtime/client';
 import type { CloudControllerConfig } from '../contract/controller-config.js';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import type { ControllerOptions } from '../contract/controller-options.js';
 import { upstreamAliases } from './aliases.js';
-import { startWithEventRecorder } from './event-recording.js';
+import { loadControllerStart } from './controller-start.js';
 
 const NO_INSTANCES = 'cloud provider does not support instances';
 
@@ -21,9 +21,18 @@ export interface NodeControllerParts {
   eventSource: string;
   /** The warning logged when it is skipped, as upstream: `Failed to start cloud node controller`. */
   skippedMessage: string;
-  /** Builds the controller from `options` and runs it until `signal` (the context's) aborts. */
-  run(options: ControllerOptions<CoreV1Client, CloudControllerConfig>, signal: AbortSignal): Promise<void>;
+  /**
+   * Loads the controller's module (a dynamic import, so that reading the descriptor loads no controller) and
+   * answers the function that builds the controller from `options` and runs it until `signal` (the context's) aborts.
+   */
+  load(): Promise<NodeControllerRun>;
 }
+
+/** Builds a Node controller from `options` and runs it until `signal` aborts. */
+export type NodeControllerRun = (
+  options: ControllerOptions<CoreV1Client, CloudControllerConfig>,
+  signal: AbortSignal,
+) => Promise<void>;
 
 /**
  * The descriptor of a Node controller: name, upstream aliases, client `node-controller`, and an `init` that
@@ -36,9 +45,10 @@ export function nodeControllerDescriptor(parts: NodeControllerParts): Controller
       log.warn(parts.skippedMessage, { err: NO_INSTANCES });
       return { started: false, reason: NO_INSTANCES };
     }
+    const [{ CoreV1Client, startWithEventRecorder }, run] = await Promise.all([loadControllerStart(), parts.load()]);
     const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Client);
     return startWithEventRecorder(client, parts.eventSource, log, (recorder) =>
-      parts.run(
+      run(
         { cloud: ctx.cloud, client, informers: ctx.informers, recorder, logger: log, config: ctx.config },
         ctx.signal,
       ),

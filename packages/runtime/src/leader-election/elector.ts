@@ -30,12 +30,10 @@ import { timerDelayMs } from '../wait/sleep.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/errors.js';
 import { createLogger, type Logger } from '../logging.js';
 import type { LeaseFence } from './fence.js';
+import { leaderElectionJitterFactor } from './jitter-factor.js';
 import { type LeaseClient, LeaseLock } from './lease-lock.js';
 import { leaderElectionMasterStatus } from './metrics.js';
 import { type LeaderElectionRecord, recordFingerprint } from './record.js';
-
-/** client-go's `JitterFactor`: the acquire retry waits retryPeriod × (1 + rand × 1.2). */
-export const leaderElectionJitterFactor = 1.2;
 
 /** Callbacks; exceptions and rejections are caught and logged. */
 export interface LeaderCallbacks {
