@@ -169,7 +169,7 @@ describe('parseLoadBalancerOptions', () => {
       'local.ccm-kit.io/health-check-interval: "10ms" is not a duration (e.g. 500ms, 2s, 1m30s) from 100ms to 1h',
     );
     expect(text).toContain('local.ccm-kit.io/connect-timeout: "forever" is not a duration');
-    expect(text).toContain('local.ccm-kit.io/source-ranges: "10.0.0.1" "10.0.0.1" is not a CIDR');
+    expect(text).toContain('local.ccm-kit.io/source-ranges: "10.0.0.1" is not a CIDR');
   });
 
   it('validates static addresses against the pool, families and policy', () => {
