@@ -7,7 +7,7 @@
 import { NODE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import { defaultNodeIPAMConfig } from '../contract/node-ipam-config.js';
-import { loadControllerStart } from '../shared/controller-start.js';
+import { startController } from '../shared/controller-start.js';
 import { nodeIPAMParams } from './config.js';
 
 /** Canonical name, selected with `--controllers` (upstream `names.NodeIpamController`). */
@@ -22,16 +22,14 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     return { started: false, reason: '--allocate-node-cidrs is false' };
   }
   const params = nodeIPAMParams(ctx.config.clusterCIDR, ctx.config.nodeIPAM ?? defaultNodeIPAMConfig);
-  const [{ CoreV1Client, startWithEventRecorder }, { NodeIPAMController }] = await Promise.all([
-    loadControllerStart(),
-    import('./controller.js'),
-  ]);
-  const core = ctx.clients.client(nodeIpamController.clientName, CoreV1Client);
-  return startWithEventRecorder(core, NODE_IPAM_EVENT_SOURCE, log, (recorder) =>
-    new NodeIPAMController({ client: core, informers: ctx.informers, recorder, logger: log, config: params }).run(
-      ctx.signal,
-    ),
-  );
+  const identity = { clientName: nodeIpamController.clientName, eventSource: NODE_IPAM_EVENT_SOURCE, logger: log };
+  return startController(ctx, identity, async () => {
+    const { NodeIPAMController } = await import('./controller.js');
+    return (client, recorder) =>
+      new NodeIPAMController({ client, informers: ctx.informers, recorder, logger: log, config: params }).run(
+        ctx.signal,
+      );
+  });
 }
 
 /**

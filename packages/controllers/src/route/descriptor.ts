@@ -10,7 +10,7 @@ import {
 } from '@ccm-kit/cloud-provider';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import { upstreamAliases } from '../shared/aliases.js';
-import { loadControllerStart } from '../shared/controller-start.js';
+import { startController } from '../shared/controller-start.js';
 import { parseClusterCIDRs } from './cluster-cidrs.js';
 
 /** The alpha gate that switches the controller to Node-event-driven passes (default off). */
@@ -37,21 +37,23 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       `routeReconciliationPeriodMs (--route-reconciliation-period) must be > 0 ms, got ${config.routeReconciliationPeriodMs}`,
     );
   }
-  const [{ CoreV1Client, startWithEventRecorder }, { NodeRouteController }] = await Promise.all([
-    loadControllerStart(),
-    import('./controller.js'),
-  ]);
-  const core = ctx.clients.client(nodeRouteController.clientName, CoreV1Client);
-  return startWithEventRecorder(core, ROUTE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
-    new NodeRouteController({
-      cloud: ctx.cloud,
-      client: core,
-      informers: ctx.informers,
-      recorder,
-      logger: log,
-      config: { ...config, clusterCIDRs, watchBased },
-    }).run(ctx.signal),
-  );
+  const identity = {
+    clientName: nodeRouteController.clientName,
+    eventSource: ROUTE_CONTROLLER_EVENT_SOURCE,
+    logger: log,
+  };
+  return startController(ctx, identity, async () => {
+    const { NodeRouteController } = await import('./controller.js');
+    return (client, recorder) =>
+      new NodeRouteController({
+        cloud: ctx.cloud,
+        client,
+        informers: ctx.informers,
+        recorder,
+        logger: log,
+        config: { ...config, clusterCIDRs, watchBased },
+      }).run(ctx.signal);
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { SERVICE_CONTROLLER_CLIENT_NAME } from '@ccm-kit/cloud-provider';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
-import { loadControllerStart } from '../shared/controller-start.js';
+import { startController } from '../shared/controller-start.js';
 import { defaultLoadBalancerGCConfig, loadBalancerGCConfigProblems } from '../contract/load-balancer-gc-config.js';
 
 /** Canonical name, selected with `--controllers`. */
@@ -38,21 +38,23 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
       `--controllers enables ${SERVICE_LB_GC_CONTROLLER}, but provider ${provider} does not implement LoadBalancer.listLoadBalancers; implement it (docs/interfaces/load-balancer.md) or remove ${SERVICE_LB_GC_CONTROLLER} from --controllers`,
     );
   }
-  const [{ CoreV1Client, startWithEventRecorder }, { LoadBalancerCollector }] = await Promise.all([
-    loadControllerStart(),
-    import('./controller.js'),
-  ]);
-  const core = ctx.clients.client(serviceLbGcController.clientName, CoreV1Client);
-  return startWithEventRecorder(core, SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
-    new LoadBalancerCollector({
-      cloud: ctx.cloud,
-      client: core,
-      informers: ctx.informers,
-      recorder,
-      logger: log,
-      config: { ...ctx.config, loadBalancerGC: config },
-    }).run(ctx.signal),
-  );
+  const identity = {
+    clientName: serviceLbGcController.clientName,
+    eventSource: SERVICE_LB_GC_CONTROLLER_EVENT_SOURCE,
+    logger: log,
+  };
+  return startController(ctx, identity, async () => {
+    const { LoadBalancerCollector } = await import('./controller.js');
+    return (client, recorder) =>
+      new LoadBalancerCollector({
+        cloud: ctx.cloud,
+        client,
+        informers: ctx.informers,
+        recorder,
+        logger: log,
+        config: { ...ctx.config, loadBalancerGC: config },
+      }).run(ctx.signal);
+  });
 }
 
 /**

@@ -11,7 +11,7 @@ import {
 } from '@ccm-kit/cloud-provider';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import { upstreamAliases } from '../shared/aliases.js';
-import { loadControllerStart } from '../shared/controller-start.js';
+import { startController } from '../shared/controller-start.js';
 
 /** Upstream's reason when the LoadBalancer facet is missing (`the cloud provider does not support external load balancers`). */
 export const NO_LOAD_BALANCER_REASON = 'the cloud provider does not support external load balancers';
@@ -24,21 +24,18 @@ async function init(ctx: ControllerContext): Promise<ControllerStartResult> {
     log.error(new Error(NO_LOAD_BALANCER_REASON), 'Failed to start service controller');
     return { started: false, reason: NO_LOAD_BALANCER_REASON };
   }
-  const [{ CoreV1Client, startWithEventRecorder }, { ServiceController }] = await Promise.all([
-    loadControllerStart(),
-    import('./controller.js'),
-  ]);
-  const core = ctx.clients.client(serviceLbController.clientName, CoreV1Client);
-  return startWithEventRecorder(core, SERVICE_CONTROLLER_EVENT_SOURCE, log, (recorder) =>
-    new ServiceController({
-      cloud: ctx.cloud,
-      client: core,
-      informers: ctx.informers,
-      recorder,
-      logger: log,
-      config,
-    }).run(ctx.signal),
-  );
+  const identity = {
+    clientName: serviceLbController.clientName,
+    eventSource: SERVICE_CONTROLLER_EVENT_SOURCE,
+    logger: log,
+  };
+  return startController(ctx, identity, async () => {
+    const { ServiceController } = await import('./controller.js');
+    return (client, recorder) =>
+      new ServiceController({ cloud: ctx.cloud, client, informers: ctx.informers, recorder, logger: log, config }).run(
+        ctx.signal,
+      );
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import type { CloudControllerConfig } from '../contract/controller-config.js';
 import type { ControllerContext, ControllerDescriptor, ControllerStartResult } from '../contract/controller-context.js';
 import type { ControllerOptions } from '../contract/controller-options.js';
 import { upstreamAliases } from './aliases.js';
-import { loadControllerStart } from './controller-start.js';
+import { startController } from './controller-start.js';
 
 const NO_INSTANCES = 'cloud provider does not support instances';
 
@@ -45,14 +45,15 @@ export function nodeControllerDescriptor(parts: NodeControllerParts): Controller
       log.warn(parts.skippedMessage, { err: NO_INSTANCES });
       return { started: false, reason: NO_INSTANCES };
     }
-    const [{ CoreV1Client, startWithEventRecorder }, run] = await Promise.all([loadControllerStart(), parts.load()]);
-    const client = ctx.clients.client(NODE_CONTROLLER_CLIENT_NAME, CoreV1Client);
-    return startWithEventRecorder(client, parts.eventSource, log, (recorder) =>
-      run(
-        { cloud: ctx.cloud, client, informers: ctx.informers, recorder, logger: log, config: ctx.config },
-        ctx.signal,
-      ),
-    );
+    const identity = { clientName: NODE_CONTROLLER_CLIENT_NAME, eventSource: parts.eventSource, logger: log };
+    return startController(ctx, identity, async () => {
+      const run = await parts.load();
+      return (client, recorder) =>
+        run(
+          { cloud: ctx.cloud, client, informers: ctx.informers, recorder, logger: log, config: ctx.config },
+          ctx.signal,
+        );
+    });
   }
   return Object.freeze({
     name: parts.name,
