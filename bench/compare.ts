@@ -33,6 +33,7 @@ import { tsCcmBundle, vendorEnv } from './compare/ts-bundle.ts';
 import { type Impl, type ImplId, type RunResult, runOnce } from './compare/run.ts';
 import { median } from './compare/stats.ts';
 import { workloadById } from './compare/workloads/index.ts';
+import { abbaRound } from './transport/order.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) {
@@ -242,8 +243,7 @@ for (const c of configs) {
     continue;
   }
   for (let rep = 0; rep < c.reps; rep++) {
-    // ABBA: A B C, then C B A, then A B C, ...
-    const order = rep % 2 === 0 ? c.impls : [...c.impls].reverse();
+    const order = abbaRound(c.impls, rep);
     if (workloadById(c.workload).concurrent) {
       results.push(
         ...(await Promise.all(order.map((impl) => run(c, impl, `rep ${rep + 1}/${c.reps} (side by side)`)))),
