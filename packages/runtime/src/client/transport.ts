@@ -28,6 +28,7 @@ import { RawRequest, type TransportRequest } from './raw-request.js';
 import { RequestAbort } from './request-abort.js';
 import { ServerAnswers } from './server-answers.js';
 import { TransportResponse } from './transport-response.js';
+import { adoptUnrequestedStreams } from './unrequested-streams.js';
 import { restClientRateLimiterDuration, restClientRequestDuration, restClientRequestsTotal } from './metrics.js';
 import { ClientRateLimiter } from './rate-limiter.js';
 import { traceApiWrite } from '../tracing/spans.js';
@@ -184,7 +185,10 @@ export class RestTransport {
         ...pool,
         connect: (o, cb) =>
           connector(o, (err, socket) => {
-            if (!err) this.#connectionsOpened++;
+            if (!err) {
+              this.#connectionsOpened++;
+              adoptUnrequestedStreams(socket);
+            }
             (cb as (e: Error | null, s: unknown) => void)(err, socket);
           }),
       }).compose(atSend);
@@ -241,6 +245,7 @@ export class RestTransport {
       const t0 = performance.now();
       await this.limiter.wait(callerSignal);
       restClientRateLimiterDuration.observe({ verb: method, host: this.host }, (performance.now() - t0) / 1000);
+      if (this.#closed) throw new Error('RestTransport: closed');
     }
     const url = ctx.getUrl();
     const abort = new RequestAbort(callerSignal, watch ? 0 : this.#opts.timeoutMs);
