@@ -110,13 +110,15 @@ export interface CloudState {
   routes: { name: string; targetNode: string; destinationCIDR: string; blackhole: boolean }[];
 }
 
-/** FNV-1a, 32 bits, over the UTF-8 bytes of `s` (Go's hash/fnv New32a). */
+/**
+ * FNV-1a, 32 bits, over the UTF-8 bytes of `s` (Go's hash/fnv New32a). An indexed loop over one copy of the
+ * bytes, as Go's: a `for…of` over the Buffer allocated an iterator result per byte (about 100 MB in a W2 of
+ * 1,000 Nodes and 200 Services, whose host hash covers 17 KB of names per EnsureLoadBalancer).
+ */
 export function fnv32a(s: string): number {
+  const bytes = Buffer.from(s, 'utf8');
   let h = 0x811c9dc5;
-  for (const b of Buffer.from(s, 'utf8')) {
-    h ^= b;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   return h >>> 0;
 }
 
