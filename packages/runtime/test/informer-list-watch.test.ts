@@ -275,6 +275,55 @@ describe('SharedInformerFactory', () => {
     await f.shutdown();
   });
 
+  it('Node and Service informers with their default transforms cache the same objects from events parsed without managedFields and images; a custom transform still gets them', async () => {
+    const line = (o: unknown) => `${JSON.stringify(o)}\n`;
+    const managedFields = [{ manager: 'kubelet', fieldsV1: { 'f:status': { 'f:images': {} } } }];
+    const images = [{ names: ['registry.example/a@sha256:00', 'a:1'], sizeBytes: 1 }];
+    const node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'a', resourceVersion: '5', managedFields, annotations: { n: '"images":["x"]' } },
+      status: { images, addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] },
+    };
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's', namespace: 'd', resourceVersion: '6', managedFields },
+      spec: { type: 'LoadBalancer' },
+    };
+    srv.setHandler((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const nodes = req.url.pathname === '/api/v1/nodes';
+      res.write(line({ type: 'ADDED', object: nodes ? node : svc }));
+      res.write(
+        line({
+          type: 'BOOKMARK',
+          object: { metadata: { resourceVersion: '9', annotations: { 'k8s.io/initial-events-end': 'true' } } },
+        }),
+      );
+    });
+    const seen: unknown[] = [];
+    const keep = (o: Record<string, unknown>) => {
+      seen.push(structuredClone(o));
+      return o;
+    };
+    const ac = new AbortController();
+    const byDefault = new SharedInformerFactory(clients);
+    const custom = new SharedInformerFactory(clients, { transforms: { '/api/v1/nodes': keep } });
+    const [n1, s1, n2] = [byDefault.nodes(), byDefault.services(), custom.nodes()];
+    for (const f of [byDefault, custom]) f.start(ac.signal);
+    expect(await byDefault.waitForCacheSync(ac.signal)).toBe(true);
+    expect(await custom.waitForCacheSync(ac.signal)).toBe(true);
+    const { managedFields: _m, ...nodeMeta } = node.metadata;
+    expect(n1.lister.get('a')).toEqual({ ...node, metadata: nodeMeta, status: { addresses: node.status.addresses } });
+    const { managedFields: _s, ...svcMeta } = svc.metadata;
+    expect(s1.lister.get('d/s')).toEqual({ ...svc, metadata: svcMeta });
+    expect(seen).toEqual([node]);
+    expect(n2.lister.get('a')).toEqual(node);
+    ac.abort();
+    await Promise.all([byDefault.shutdown(), custom.shutdown()]);
+  });
+
   it('falls back to LIST + WATCH for good when the server rejects the WatchList request', async () => {
     srv.setHandler((req, res) => {
       if (req.url.searchParams.get('sendInitialEvents') === 'true')

@@ -11,7 +11,7 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import type { ClientFactory } from '../client/factory.js';
 import type { ReconnectBackoffOptions } from './backoff.js';
 import type { ObjectWithMeta } from './keys.js';
-import { type ListerWatcher, type ListPage, restListerWatcher } from './list-watch.js';
+import { type ListerWatcher, type ListPage, restListerWatcherOmitting } from './list-watch.js';
 import { stripManagedFieldsAndNodeImages, type TransformFunc } from './normalize.js';
 import { SharedInformer } from './shared-informer.js';
 import type { IndexFunc } from './store.js';
@@ -152,21 +152,33 @@ export class SharedInformerFactory implements SharedInformers {
     this.#opts = opts;
   }
 
-  /** The Node informer (`/api/v1/nodes`). */
+  /**
+   * The Node informer (`/api/v1/nodes`). With its default transform, watch events are parsed without
+   * `metadata.managedFields` and `status.images` (the members that transform drops; the same cached Node).
+   */
   nodes(): SharedInformer<V1Node> {
-    return this.forResource<V1Node>({
-      path: '/api/v1/nodes',
-      apiVersion: 'v1',
-      kind: 'Node',
-      ...(this.#opts.transform || this.#opts.transforms?.['/api/v1/nodes']
-        ? {}
-        : { transform: stripManagedFieldsAndNodeImages }),
-    });
+    const byDefault = !(this.#opts.transform || this.#opts.transforms?.['/api/v1/nodes']);
+    return this.#forResource<V1Node>(
+      {
+        path: '/api/v1/nodes',
+        apiVersion: 'v1',
+        kind: 'Node',
+        ...(byDefault ? { transform: stripManagedFieldsAndNodeImages } : {}),
+      },
+      byDefault ? ['managedFields', 'images'] : [],
+    );
   }
 
-  /** The Service informer, all namespaces (`/api/v1/services`). */
+  /**
+   * The Service informer, all namespaces (`/api/v1/services`). With its default transform, watch events are
+   * parsed without `metadata.managedFields`.
+   */
   services(): SharedInformer<V1Service> {
-    return this.forResource<V1Service>({ path: '/api/v1/services', apiVersion: 'v1', kind: 'Service' });
+    const byDefault = !(this.#opts.transform || this.#opts.transforms?.['/api/v1/services']);
+    return this.#forResource<V1Service>(
+      { path: '/api/v1/services', apiVersion: 'v1', kind: 'Service' },
+      byDefault ? ['managedFields'] : [],
+    );
   }
 
   /**
@@ -175,6 +187,14 @@ export class SharedInformerFactory implements SharedInformers {
    * @throws Error naming `path` when it is not an absolute collection path.
    */
   forResource<T extends ObjectWithMeta>(opts: ResourceInformerOptions<T>): SharedInformer<T> {
+    return this.#forResource(opts, []);
+  }
+
+  /**
+   * {@link SharedInformerFactory.forResource}, its watch events parsed without the array members `omit`
+   * (`restListerWatcherOmitting`) when this call creates the informer.
+   */
+  #forResource<T extends ObjectWithMeta>(opts: ResourceInformerOptions<T>, omit: readonly string[]): SharedInformer<T> {
     if (typeof opts.path !== 'string' || !/^\/(api|apis)\/.+[^/]$/.test(opts.path)) {
       throw new Error(`path: expected a collection path like /api/v1/nodes, got ${JSON.stringify(opts.path)}`);
     }
@@ -182,13 +202,17 @@ export class SharedInformerFactory implements SharedInformers {
     const id = JSON.stringify([path, opts.labelSelector ?? '', opts.fieldSelector ?? '']);
     const existing = this.#informers.get(id);
     if (existing) return existing as unknown as SharedInformer<T>;
-    const rest = restListerWatcher(this.#clients, {
-      path,
-      ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
-      ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
-      ...(this.#opts.clientName ? { clientName: this.#opts.clientName } : {}),
-      ...(this.#opts.watchInactivityTimeoutMs ? { inactivityTimeoutMs: this.#opts.watchInactivityTimeoutMs } : {}),
-    });
+    const rest = restListerWatcherOmitting(
+      this.#clients,
+      {
+        path,
+        ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
+        ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),
+        ...(this.#opts.clientName ? { clientName: this.#opts.clientName } : {}),
+        ...(this.#opts.watchInactivityTimeoutMs ? { inactivityTimeoutMs: this.#opts.watchInactivityTimeoutMs } : {}),
+      },
+      omit,
+    );
     const sel: ListFnParams = {
       ...(opts.labelSelector ? { labelSelector: opts.labelSelector } : {}),
       ...(opts.fieldSelector ? { fieldSelector: opts.fieldSelector } : {}),

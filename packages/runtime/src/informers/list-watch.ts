@@ -6,6 +6,7 @@
 import { throwForStatus } from '../client/status-error.js';
 import { type ClientFactory, clientFactoryTransport } from '../client/factory.js';
 import { transportAnswers } from '../client/transport.js';
+import { omitArrayMembers } from './omit-json-members.js';
 
 /** One page of a LIST. */
 export interface ListPage {
@@ -112,6 +113,20 @@ export interface RestListerWatcherOptions {
 
 /** A ListerWatcher over raw REST calls through the client factory. */
 export function restListerWatcher(clients: ClientFactory, opts: RestListerWatcherOptions): ListerWatcher {
+  return restListerWatcherOmitting(clients, opts, []);
+}
+
+/**
+ * {@link restListerWatcher} whose watch events are parsed without the array members named in `omit`
+ * (`omitArrayMembers`): only for an informer whose transform drops those members anyway and whose object
+ * schema has no other member of those names (the factory's Node and Service informers with their default
+ * transforms).
+ */
+export function restListerWatcherOmitting(
+  clients: ClientFactory,
+  opts: RestListerWatcherOptions,
+  omit: readonly string[],
+): ListerWatcher {
   const name = opts.clientName ?? 'shared-informers';
   const inactivityMs = opts.inactivityTimeoutMs ?? 120_000;
   const selectors = {
@@ -147,7 +162,7 @@ export function restListerWatcher(clients: ClientFactory, opts: RestListerWatche
       };
     },
     watch(req) {
-      return watchStream(clients, name, opts.path, selectors, req, inactivityMs);
+      return watchStream(clients, name, opts.path, selectors, req, inactivityMs, omit);
     },
     waitForServer(ms, signal) {
       return transportAnswers(clientFactoryTransport(clients)).waitForServer(ms, signal);
@@ -165,6 +180,7 @@ async function* watchStream(
   selectors: { labelSelector: string | undefined; fieldSelector: string | undefined },
   req: WatchRequest,
   inactivityMs: number,
+  omit: readonly string[],
 ): AsyncGenerator<WatchEvent> {
   req.signal.throwIfAborted();
   const ac = new AbortController();
@@ -204,12 +220,12 @@ async function* watchStream(
         from = nl + 1;
         nl = buf.indexOf('\n', from);
         if (line === '') continue;
-        yield JSON.parse(line) as WatchEvent;
+        yield parseEvent(line, omit);
       }
       buf = buf.slice(from);
     }
     const rest = buf.trim();
-    if (rest !== '') yield JSON.parse(rest) as WatchEvent;
+    if (rest !== '') yield parseEvent(rest, omit);
   } catch (err) {
     if (inactive) throw new WatchInactivityError(inactivityMs);
     throw err;
@@ -218,4 +234,18 @@ async function* watchStream(
     req.signal.removeEventListener('abort', onAbort);
     ac.abort();
   }
+}
+
+/** One event line parsed, without the `omit` members; the whole line when the shortened text does not parse. */
+function parseEvent(line: string, omit: readonly string[]): WatchEvent {
+  if (omit.length === 0) return JSON.parse(line) as WatchEvent;
+  const shorter = omitArrayMembers(line, omit);
+  if (shorter !== line) {
+    try {
+      return JSON.parse(shorter) as WatchEvent;
+    } catch {
+      // Not the compact JSON the omission expects: the transform drops the members from the whole event.
+    }
+  }
+  return JSON.parse(line) as WatchEvent;
 }
