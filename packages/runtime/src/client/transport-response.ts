@@ -1,6 +1,7 @@
 /**
  * The API server's answer to one request sent by {@link RestTransport}: status, headers and the body as a
- * Node stream (undici's `Dispatcher.request` answer, which costs less CPU than `fetch`'s web `Response`).
+ * Node stream (undici's `Dispatcher.request` answer or a `node:http2` stream, which cost less CPU than `fetch`'s
+ * web `Response`).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -19,17 +20,17 @@ export class ResponseHeaders {
     if (v === undefined) return null;
     return Array.isArray(v) ? v.join(', ') : v;
   }
-  /** Calls `fn` for each header, values of a repeated header joined with `, `. */
+  /** Calls `fn` for each header (not HTTP/2's `:status`), values of a repeated header joined with `, `. */
   forEach(fn: (value: string, name: string) => void): void {
     for (const [k, v] of Object.entries(this.#raw)) {
-      if (v !== undefined) fn(Array.isArray(v) ? v.join(', ') : v, k);
+      if (v !== undefined && k.charCodeAt(0) !== 58 /* ':' */) fn(Array.isArray(v) ? v.join(', ') : v, k);
     }
   }
 }
 
-/** The part of undici's response body this class reads. */
+/** The part of undici's response body this class reads (an HTTP/2 stream has no `dump`). */
 interface UndiciBody extends Readable {
-  dump(opts?: { limit?: number }): Promise<void>;
+  dump?(opts?: { limit?: number }): Promise<void>;
 }
 
 /**
@@ -70,9 +71,13 @@ export class TransportResponse {
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }
 
-  /** Discards the body (reads a small remainder so the connection can be reused, else closes the stream). */
+  /**
+   * Discards the body: undici's reads a small remainder so the connection can be reused, else closes the stream; an
+   * HTTP/2 stream is reset (the connection stays).
+   */
   async cancel(): Promise<void> {
     if (this.body !== this.#raw) this.body.destroy();
-    await this.#raw.dump().catch(() => undefined);
+    if (this.#raw.dump) await this.#raw.dump().catch(() => undefined);
+    else this.#raw.destroy();
   }
 }

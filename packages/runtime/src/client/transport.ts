@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import type { HttpLibrary, RequestContext } from '@kubernetes/client-node';
 import { Readable } from 'node:stream';
 import { Agent, buildConnector, type Dispatcher, getGlobalDispatcher, ProxyAgent } from 'undici';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { checkAtSendInterceptor, leaseFencedCause, type SendCheck } from '../leader-election/fence-interceptor.js';
 import { createLogger } from '../logging.js';
 import { ResponseContext, wrapHttpLibrary } from './client-node-parts.js';
@@ -27,6 +28,7 @@ import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { RawRequest, type TransportRequest } from './raw-request.js';
 import { RequestAbort } from './request-abort.js';
 import { ServerAnswers } from './server-answers.js';
+import { abortStreamOn, Http2Connection, responseOf } from './http2-connection.js';
 import { TransportResponse } from './transport-response.js';
 import { adoptUnrequestedStreams } from './unrequested-streams.js';
 import { restClientRateLimiterDuration, restClientRequestDuration, restClientRequestsTotal } from './metrics.js';
@@ -86,6 +88,13 @@ function readData(file?: string, data?: string): Buffer | undefined {
   return undefined;
 }
 
+/** A response before it becomes a {@link TransportResponse}: undici's `Dispatcher.request` answer, or a stream's. */
+interface RawAnswer {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
+
 const answersOf = new WeakMap<RestTransport, ServerAnswers>();
 
 /**
@@ -118,7 +127,11 @@ export class RestTransport {
   /** Whether the server answers; reflectors wait on it after losing the server ({@link transportAnswers}). */
   readonly #answers: ServerAnswers;
   readonly #opts: RestTransportOptions;
-  readonly #dispatcher: Dispatcher | undefined;
+  /** The undici dispatcher: with a proxy, for an `http://` server, and (made on first use) for another origin. */
+  #dispatcher: Dispatcher | undefined;
+  readonly #makeAgent: () => Dispatcher;
+  /** The one `node:http2` connection to an `https://` server reached without a proxy. */
+  readonly #h2: Http2Connection | undefined;
   #writeGuard: SendCheck | undefined;
   #connectionsOpened = 0;
   #closed = false;
@@ -173,15 +186,9 @@ export class RestTransport {
     // The write guard runs again at the moment each request is written to its connection, so a write that
     // waited in the pool (for a connection, or while the process was paused) is not sent late.
     const atSend = checkAtSendInterceptor(() => this.#writeGuard);
-    const proxy = cluster.proxyUrl;
-    if (proxy && /^socks/i.test(proxy)) {
-      log.warn('SOCKS proxies use client-node per-request connections; connection reuse is off', { proxy });
-      this.#dispatcher = undefined;
-    } else if (proxy) {
-      this.#dispatcher = new ProxyAgent({ uri: proxy, requestTls: tlsOpts, ...pool }).compose(atSend);
-    } else {
+    this.#makeAgent = () => {
       const connector = buildConnector(tlsOpts);
-      this.#dispatcher = new Agent({
+      return new Agent({
         ...pool,
         connect: (o, cb) =>
           connector(o, (err, socket) => {
@@ -192,6 +199,29 @@ export class RestTransport {
             (cb as (e: Error | null, s: unknown) => void)(err, socket);
           }),
       }).compose(atSend);
+    };
+    const proxy = cluster.proxyUrl;
+    if (proxy && /^socks/i.test(proxy)) {
+      log.warn('SOCKS proxies use client-node per-request connections; connection reuse is off', { proxy });
+      this.#dispatcher = undefined;
+    } else if (proxy) {
+      this.#dispatcher = new ProxyAgent({ uri: proxy, requestTls: tlsOpts, ...pool }).compose(atSend);
+    } else if (serverUrl.protocol === 'https:') {
+      // kube-apiserver speaks HTTP/2 over TLS only; a plain-HTTP server (tests, a local proxy) keeps undici.
+      this.#h2 = new Http2Connection({
+        origin: this.#origin,
+        tls: {
+          ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}),
+          ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
+          ...(ca ? { ca } : {}),
+          ...(cert ? { cert } : {}),
+          ...(key ? { key } : {}),
+        },
+        idleTimeoutMs: pool.keepAliveTimeout,
+        onConnect: () => this.#connectionsOpened++,
+      });
+    } else {
+      this.#dispatcher = this.#makeAgent();
     }
   }
 
@@ -250,19 +280,13 @@ export class RestTransport {
     const url = ctx.getUrl();
     const abort = new RequestAbort(callerSignal, watch ? 0 : this.#opts.timeoutMs);
     const signal = abort.signal;
-    const dispatcher = this.#dispatcher ?? ctx.getDispatcher() ?? getGlobalDispatcher();
     const { origin, path } = this.#splitUrl(url);
     const start = performance.now();
     try {
-      const body = ctx.getBody();
-      const resp = await dispatcher.request({
-        origin,
-        path,
-        method: method as Dispatcher.HttpMethod,
-        headers: ctx.getHeaders(),
-        body: (body as string | undefined) ?? null,
-        ...(signal ? { signal } : {}),
-      });
+      const resp =
+        this.#h2 && origin === this.#origin
+          ? await this.#requestH2(this.#h2, ctx, method, url, path, signal)
+          : await this.#requestUndici(ctx, method, origin, path, signal);
       abort.until(resp.body);
       restClientRequestsTotal.inc({ code: String(resp.statusCode), host: this.host, method });
       this.#answers.answered(resp.statusCode);
@@ -278,6 +302,52 @@ export class RestTransport {
       this.#answers.unreachable();
       throw new TransportError(`${method} ${url}: ${(err as Error).message}`, err);
     }
+  }
+
+  /** Sends through the undici dispatcher: the proxy's, the `http://` server's, or one for another origin. */
+  #requestUndici(
+    ctx: TransportRequest,
+    method: string,
+    origin: string,
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<RawAnswer> {
+    const dispatcher =
+      this.#dispatcher ??
+      (this.#h2 ? (this.#dispatcher = this.#makeAgent()) : (ctx.getDispatcher() ?? getGlobalDispatcher()));
+    const body = ctx.getBody();
+    return dispatcher.request({
+      origin,
+      path,
+      method: method as Dispatcher.HttpMethod,
+      headers: ctx.getHeaders(),
+      body: (body as string | undefined) ?? null,
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  /**
+   * Sends as one stream of the `node:http2` connection (connected first if need be). The write guard runs once the
+   * connection is up, just before the stream opens, so a request that waited for the connect is not sent late. The
+   * request's own header object gets the `:method` and `:path` pseudo-headers (a request is sent once).
+   */
+  async #requestH2(
+    h2: Http2Connection,
+    ctx: TransportRequest,
+    method: string,
+    url: string,
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<RawAnswer> {
+    const session = h2.current() ?? (await h2.connect(signal));
+    this.#writeGuard?.(method, new URL(url));
+    const headers: OutgoingHttpHeaders = ctx.getHeaders();
+    headers[':method'] = method;
+    headers[':path'] = path;
+    const stream = session.request(headers, ctx.getBody() as string | undefined);
+    if (signal) abortStreamOn(stream, signal);
+    const answer = await responseOf(stream);
+    return { statusCode: answer.status, headers: answer.headers, body: stream };
   }
 
   /** `url`'s origin and path with query, without parsing it when it starts with the server's URL. */
@@ -330,6 +400,7 @@ export class RestTransport {
     if (this.#closed) return;
     this.#closed = true;
     this.#answers.close();
+    this.#h2?.close();
     await this.#dispatcher?.destroy().catch(() => undefined);
   }
 }

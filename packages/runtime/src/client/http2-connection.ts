@@ -1,0 +1,252 @@
+/**
+ * One HTTP/2 connection to the API server over `node:http2` directly, the way client-go's `http2.Transport` holds
+ * one connection per server (golang.org/x/net/http2 `transport.go`): connected on first use and again after the
+ * server sent GOAWAY or the connection failed; a PING every 30 s, the connection closed when it is not answered
+ * within 15 s (client-go's `ReadIdleTimeout` and `PingTimeout`, k8s.io/apimachinery `pkg/util/net/http.go`
+ * `readIdleTimeoutSeconds`/`pingTimeoutSeconds`); closed after `idleTimeoutMs` without a stream (`IdleConnTimeout`);
+ * unreferenced while no stream is open, so an idle connection does not keep the process alive. The flow-control
+ * windows are undici's defaults (256 KiB per stream, 512 KiB per connection), the transport it replaces.
+ */
+import * as http2 from 'node:http2';
+import type { SecureClientSessionOptions } from 'node:http2';
+
+/** TLS settings of the connection, from the kubeconfig. */
+export interface Http2TlsOptions {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  rejectUnauthorized?: boolean;
+  servername?: string;
+}
+
+/** Settings of {@link Http2Connection}; times in milliseconds. */
+export interface Http2ConnectionOptions {
+  /** `https://host:port` of the server. */
+  origin: string;
+  tls: Http2TlsOptions;
+  /** Closes the connection after this long without an open stream (client-go's `IdleConnTimeout`, 90 000). */
+  idleTimeoutMs: number;
+  /** Called once per connection the server accepted (TCP connect and TLS handshake done). */
+  onConnect: () => void;
+}
+
+/** Every this long a PING (client-go's `ReadIdleTimeout`, 30 s). */
+const PING_INTERVAL_MS = 30_000;
+/** A PING not answered within this closes the connection (client-go's `PingTimeout`, 15 s). */
+const PING_TIMEOUT_MS = 15_000;
+/** undici's HTTP/2 defaults (`lib/dispatcher/client.js`), kept so that an A/B compares the clients only. */
+const STREAM_WINDOW = 262_144;
+const CONNECTION_WINDOW = 524_288;
+
+const noop = (): void => undefined;
+const withBody = { endStream: false } as const;
+const withoutBody = { endStream: true } as const;
+
+/** The error a stream open on a connection that closed or got GOAWAY before answering is rejected with. */
+export class Http2ClosedError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.name = 'Http2ClosedError';
+    this.code = code;
+  }
+}
+
+/** One connected session and the streams open on it. */
+export class OpenSession {
+  readonly http2: http2.ClientHttp2Session;
+  active = 0;
+  idleSince = performance.now();
+  readonly #onStreamClose = (): void => {
+    if (--this.active === 0) {
+      this.idleSince = performance.now();
+      this.http2.unref();
+    }
+  };
+
+  constructor(session: http2.ClientHttp2Session) {
+    this.http2 = session;
+  }
+
+  /** True while new streams may be opened on it. */
+  get usable(): boolean {
+    return !this.http2.closed && !this.http2.destroyed;
+  }
+
+  request(headers: http2.OutgoingHttpHeaders, body: string | undefined): http2.ClientHttp2Stream {
+    const stream = this.http2.request(headers, body === undefined ? withoutBody : withBody);
+    if (body !== undefined) stream.end(body);
+    stream.on('error', noop);
+    if (this.active++ === 0) this.http2.ref();
+    stream.once('close', this.#onStreamClose);
+    return stream;
+  }
+}
+
+/** See the module notes. */
+export class Http2Connection {
+  readonly #opts: Http2ConnectionOptions;
+  readonly #connectOpts: SecureClientSessionOptions;
+  /** The connected session requests go to; undefined before the first connect and after it ended. */
+  #session: OpenSession | undefined;
+  #connecting: Promise<OpenSession> | undefined;
+  #pinger: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(opts: Http2ConnectionOptions) {
+    this.#opts = opts;
+    this.#connectOpts = {
+      ...opts.tls,
+      settings: { enablePush: false, initialWindowSize: STREAM_WINDOW },
+    };
+  }
+
+  /**
+   * The connected session (open a stream with its `request(headers, body)`: pseudo-headers `:method` and `:path`
+   * included, the stream never emits an unhandled `error`; read it or destroy it), or undefined when
+   * {@link connect} must be awaited first.
+   */
+  current(): OpenSession | undefined {
+    const s = this.#session;
+    return s?.usable ? s : undefined;
+  }
+
+  /**
+   * Connects (or waits for the connect under way).
+   * @throws the socket or TLS error (`code` `ECONNREFUSED`, …) when the connect fails; `signal`'s reason when it
+   *   aborts first; Error when closed.
+   */
+  connect(signal: AbortSignal | undefined): Promise<OpenSession> {
+    if (this.#closed) return Promise.reject(new Error('RestTransport: closed'));
+    const connecting = (this.#connecting ??= this.#open());
+    if (!signal) return connecting;
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason as Error);
+      signal.addEventListener('abort', onAbort, { once: true });
+      connecting.then(
+        (s) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(s);
+        },
+        (err: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(err as Error);
+        },
+      );
+    });
+  }
+
+  /** Destroys the connection; open streams end. Idempotent. */
+  close(): void {
+    this.#closed = true;
+    const s = this.#session;
+    this.#forget(s);
+    s?.http2.destroy();
+  }
+
+  #open(): Promise<OpenSession> {
+    return new Promise((resolve, reject) => {
+      const session = http2.connect(this.#opts.origin, this.#connectOpts);
+      session.on('error', noop);
+      const failed = (err: Error) => {
+        this.#connecting = undefined;
+        session.destroy();
+        reject(err);
+      };
+      const closedEarly = () => failed(new Http2ClosedError('HTTP/2 connection closed while connecting', 'ECONNRESET'));
+      session.once('error', failed);
+      session.once('close', closedEarly);
+      session.once('connect', () => {
+        session.off('close', closedEarly);
+        session.off('error', failed);
+        this.#connecting = undefined;
+        if (this.#closed) {
+          session.destroy();
+          reject(new Error('RestTransport: closed'));
+          return;
+        }
+        const s = new OpenSession(session);
+        this.#session = s;
+        session.setLocalWindowSize(CONNECTION_WINDOW);
+        try {
+          (session.socket as unknown as { setKeepAlive?: (on: boolean, ms: number) => void }).setKeepAlive?.(
+            true,
+            30_000,
+          );
+        } catch {
+          // not every socket allows it; the PING covers a dead peer
+        }
+        session.unref();
+        const end = () => this.#forget(s);
+        session.once('goaway', end);
+        session.once('close', end);
+        session.once('error', end);
+        this.#startPings(s);
+        this.#opts.onConnect();
+        resolve(s);
+      });
+    });
+  }
+
+  /** Stops sending requests to `s` (it got GOAWAY, failed or closed); the next request connects anew. */
+  #forget(s: OpenSession | undefined): void {
+    if (!s || s !== this.#session) return;
+    this.#session = undefined;
+    clearInterval(this.#pinger);
+    this.#pinger = undefined;
+  }
+
+  #startPings(s: OpenSession): void {
+    clearInterval(this.#pinger);
+    this.#pinger = setInterval(() => {
+      if (s !== this.#session) return;
+      if (s.active === 0 && performance.now() - s.idleSince >= this.#opts.idleTimeoutMs) {
+        this.#forget(s);
+        s.http2.close();
+        return;
+      }
+      const timeout = setTimeout(() => {
+        this.#forget(s);
+        s.http2.destroy(new Http2ClosedError('HTTP/2 PING not answered within 15 s', 'ETIMEDOUT'));
+      }, PING_TIMEOUT_MS).unref();
+      try {
+        s.http2.ping(() => clearTimeout(timeout));
+      } catch {
+        clearTimeout(timeout);
+      }
+    }, PING_INTERVAL_MS).unref();
+  }
+}
+
+/** The status and headers of a stream's response (`:status` included in `headers`). */
+export interface Http2Answer {
+  status: number;
+  headers: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader;
+}
+
+/**
+ * Resolves with `stream`'s response headers.
+ * @throws the stream's error (the abort reason when it was destroyed with one); {@link Http2ClosedError} when it
+ *   closed without a response (reset by the server, or the connection ended).
+ */
+export function responseOf(stream: http2.ClientHttp2Stream): Promise<Http2Answer> {
+  return new Promise((resolve, reject) => {
+    stream.once('response', (headers) => resolve({ status: Number(headers[':status']), headers }));
+    stream.once('error', reject);
+    stream.once('close', () =>
+      reject(new Http2ClosedError(`HTTP/2 stream closed without a response (code ${stream.rstCode})`, 'ECONNRESET')),
+    );
+  });
+}
+
+/** Destroys `stream` with `signal`'s reason when it aborts, until the stream closes. */
+export function abortStreamOn(stream: http2.ClientHttp2Stream, signal: AbortSignal): void {
+  if (signal.aborted) {
+    stream.destroy(signal.reason as Error);
+    return;
+  }
+  const onAbort = () => stream.destroy(signal.reason as Error);
+  signal.addEventListener('abort', onAbort, { once: true });
+  stream.once('close', () => signal.removeEventListener('abort', onAbort));
+}
