@@ -137,12 +137,12 @@ export class Http2Connection {
     });
   }
 
-  /** Destroys the connection; open streams end. Idempotent. */
+  /** Destroys the connection; open streams fail (a body being read rejects). Idempotent. */
   close(): void {
     this.#closed = true;
     const s = this.#session;
     this.#forget(s);
-    s?.http2.destroy();
+    s?.http2.destroy(new Http2ClosedError('RestTransport: closed', 'ECONNABORTED'));
   }
 
   #open(): Promise<OpenSession> {
@@ -232,11 +232,17 @@ export interface Http2Answer {
  */
 export function responseOf(stream: http2.ClientHttp2Stream): Promise<Http2Answer> {
   return new Promise((resolve, reject) => {
-    stream.once('response', (headers) => resolve({ status: Number(headers[':status']), headers }));
+    let answered = false;
+    stream.once('response', (headers) => {
+      answered = true;
+      resolve({ status: Number(headers[':status']), headers });
+    });
     stream.once('error', reject);
-    stream.once('close', () =>
-      reject(new Http2ClosedError(`HTTP/2 stream closed without a response (code ${stream.rstCode})`, 'ECONNRESET')),
-    );
+    stream.once('close', () => {
+      // The usual close comes after the answer; only one without an answer is an error (and builds one).
+      if (!answered)
+        reject(new Http2ClosedError(`HTTP/2 stream closed without a response (code ${stream.rstCode})`, 'ECONNRESET'));
+    });
   });
 }
 
