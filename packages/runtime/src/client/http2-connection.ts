@@ -219,23 +219,19 @@ export class Http2Connection {
   }
 }
 
-/** The status and headers of a stream's response (`:status` included in `headers`). */
-export interface Http2Answer {
-  status: number;
-  headers: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader;
-}
-
 /**
- * Resolves with `stream`'s response headers.
+ * Resolves with `stream`'s response headers (`:status` included).
  * @throws the stream's error (the abort reason when it was destroyed with one); {@link Http2ClosedError} when it
  *   closed without a response (reset by the server, or the connection ended).
  */
-export function responseOf(stream: http2.ClientHttp2Stream): Promise<Http2Answer> {
+export function responseOf(
+  stream: http2.ClientHttp2Stream,
+): Promise<http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader> {
   return new Promise((resolve, reject) => {
     let answered = false;
     stream.once('response', (headers) => {
       answered = true;
-      resolve({ status: Number(headers[':status']), headers });
+      resolve(headers);
     });
     stream.once('error', reject);
     stream.once('close', () => {
@@ -244,15 +240,4 @@ export function responseOf(stream: http2.ClientHttp2Stream): Promise<Http2Answer
         reject(new Http2ClosedError(`HTTP/2 stream closed without a response (code ${stream.rstCode})`, 'ECONNRESET'));
     });
   });
-}
-
-/** Destroys `stream` with `signal`'s reason when it aborts, until the stream closes. */
-export function abortStreamOn(stream: http2.ClientHttp2Stream, signal: AbortSignal): void {
-  if (signal.aborted) {
-    stream.destroy(signal.reason as Error);
-    return;
-  }
-  const onAbort = () => stream.destroy(signal.reason as Error);
-  signal.addEventListener('abort', onAbort, { once: true });
-  stream.once('close', () => signal.removeEventListener('abort', onAbort));
 }

@@ -28,7 +28,7 @@ import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { RawRequest, type TransportRequest } from './raw-request.js';
 import { RequestAbort } from './request-abort.js';
 import { ServerAnswers } from './server-answers.js';
-import { abortStreamOn, Http2Connection, responseOf } from './http2-connection.js';
+import { Http2Connection, responseOf } from './http2-connection.js';
 import { TransportResponse } from './transport-response.js';
 import { adoptUnrequestedStreams } from './unrequested-streams.js';
 import { restClientRateLimiterDuration, restClientRequestDuration, restClientRequestsTotal } from './metrics.js';
@@ -279,14 +279,13 @@ export class RestTransport {
     }
     const url = ctx.getUrl();
     const abort = new RequestAbort(callerSignal, watch ? 0 : this.#opts.timeoutMs);
-    const signal = abort.signal;
     const { origin, path } = this.#splitUrl(url);
     const start = performance.now();
     try {
       const resp =
         this.#h2 && origin === this.#origin
-          ? await this.#requestH2(this.#h2, ctx, method, url, path, signal)
-          : await this.#requestUndici(ctx, method, origin, path, signal);
+          ? await this.#requestH2(this.#h2, ctx, method, url, path, abort)
+          : await this.#requestUndici(ctx, method, origin, path, abort.signal);
       abort.until(resp.body);
       restClientRequestsTotal.inc({ code: String(resp.statusCode), host: this.host, method });
       this.#answers.answered(resp.statusCode);
@@ -296,7 +295,7 @@ export class RestTransport {
       abort.done();
       restClientRequestsTotal.inc({ code: '<error>', host: this.host, method });
       restClientRequestDuration.observe({ verb: method, host: this.host }, (performance.now() - start) / 1000);
-      if (signal?.aborted) throw signal.reason;
+      if (abort.aborted) throw abort.reason;
       const fenced = leaseFencedCause(err);
       if (fenced) throw fenced;
       this.#answers.unreachable();
@@ -337,17 +336,18 @@ export class RestTransport {
     method: string,
     url: string,
     path: string,
-    signal: AbortSignal | undefined,
+    abort: RequestAbort,
   ): Promise<RawAnswer> {
-    const session = h2.current() ?? (await h2.connect(signal));
+    const session = h2.current() ?? (await h2.connect(abort.signal));
+    if (abort.aborted) throw abort.reason as Error;
     this.#writeGuard?.(method, new URL(url));
     const headers: OutgoingHttpHeaders = ctx.getHeaders();
     headers[':method'] = method;
     headers[':path'] = path;
     const stream = session.request(headers, ctx.getBody() as string | undefined);
-    if (signal) abortStreamOn(stream, signal);
+    abort.destroyOnAbort(stream);
     const answer = await responseOf(stream);
-    return { statusCode: answer.status, headers: answer.headers, body: stream };
+    return { statusCode: answer[':status'] ?? 0, headers: answer, body: stream };
   }
 
   /** `url`'s origin and path with query, without parsing it when it starts with the server's URL. */
