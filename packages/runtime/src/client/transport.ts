@@ -1,15 +1,16 @@
 /**
  * The HTTP transport every ccm-kit API client shares (the role of client-go's `rest.Config` transport):
- * - one undici keep-alive `Agent` per process (client-node otherwise creates a new `Agent`, and so a
- *   new TLS handshake, for every request). When the server offers HTTP/2 (kube-apiserver does), all
- *   requests and watches share one multiplexed connection, as with client-go, kept alive by a PING
- *   every 30 s (client-go's HTTP/2 `ReadIdleTimeout`);
+ * - to an `https://` server without a proxy, one `node:http2` session of its own ({@link Http2Connection},
+ *   decision 0430): all requests and watches are streams of one multiplexed connection, as with client-go, kept
+ *   alive by a PING every 30 s (client-go's HTTP/2 `ReadIdleTimeout`). Through a proxy, to a plain `http://`
+ *   server or another origin, one undici keep-alive `Agent` (client-node otherwise creates a new `Agent`, and so a
+ *   new TLS handshake, for every request);
  * - a client-side token-bucket QPS/burst limiter shared by all clients;
  * - a `User-Agent` per client name;
  * - a per-request timeout, one timer per request (watches are exempt: they end by `timeoutSeconds`
  *   and their own inactivity timer);
- * - undici's `Dispatcher.request` rather than `fetch`: the answer's body is a Node stream, with no web
- *   streams, `Headers` or URL parsing per request (a third of the CCM's CPU went to them, bench/README.md);
+ * - no `fetch`: the answer's body is a Node stream (the HTTP/2 stream, or undici's `Dispatcher.request` body), with
+ *   no web streams, `Headers` or URL parsing per request (a third of the CCM's CPU went to them, bench/README.md);
  * - client-go's `rest_client_*` metrics;
  * - with tracing on, a span per API write made inside a reconcile (docs/tracing.md).
  *
@@ -107,8 +108,9 @@ export function transportAnswers(transport: RestTransport): ServerAnswers {
 }
 
 /**
- * The HTTP layer of every API client (client-go `rest.RESTClient` over one `http.Transport`): undici
- * `Dispatcher.request` over one connection pool per process, the kubeconfig's TLS and credentials, the client rate
+ * The HTTP layer of every API client (client-go `rest.RESTClient` over one `http.Transport`): one `node:http2`
+ * session (or, through a proxy or to `http://`, undici `Dispatcher.request` over one connection pool) per process,
+ * the kubeconfig's TLS and credentials, the client rate
  * limiter, the request timeout (watches excepted), the client-go `rest_client_*` metrics and the lease fence's write
  * check.
  */
@@ -227,10 +229,10 @@ export class RestTransport {
 
   /**
    * Installs a check of each request (the manager's lease fence, see `leaseWriteGuard`); it throws to refuse
-   * the request. It runs twice: before the request waits for the limiter (a cheap refusal), and inside the
-   * shared dispatcher at the moment the request is written to its connection, so a request that waited for a
-   * connection is refused then rather than sent late (not with a SOCKS proxy, whose connections client-node
-   * makes). Undefined removes it.
+   * the request. It runs twice: before the request waits for the limiter (a cheap refusal), and at the moment the
+   * request is written to its connection (just before its HTTP/2 stream opens, or inside the undici dispatcher),
+   * so a request that waited for a connection is refused then rather than sent late (not with a SOCKS proxy,
+   * whose connections client-node makes). Undefined removes it.
    */
   setWriteGuard(guard: ((method: string, url: URL) => void) | undefined): void {
     this.#writeGuard = guard;
