@@ -9,6 +9,7 @@
  */
 import * as http2 from 'node:http2';
 import type { SecureClientSessionOptions } from 'node:http2';
+import { untilAborted } from '../wait/until-aborted.js';
 
 /** TLS settings of the connection, from the kubeconfig. */
 export interface Http2TlsOptions {
@@ -118,23 +119,8 @@ export class Http2Connection {
    */
   connect(signal: AbortSignal | undefined): Promise<OpenSession> {
     if (this.#closed) return Promise.reject(new Error('RestTransport: closed'));
-    const connecting = (this.#connecting ??= this.#open());
-    if (!signal) return connecting;
-    if (signal.aborted) return Promise.reject(signal.reason as Error);
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason as Error);
-      signal.addEventListener('abort', onAbort, { once: true });
-      connecting.then(
-        (s) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(s);
-        },
-        (err: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(err as Error);
-        },
-      );
-    });
+    // A connect that fails after the waiter gave up is observed there, never reported as unhandled.
+    return untilAborted((this.#connecting ??= this.#open()), signal);
   }
 
   /** Destroys the connection; open streams fail (a body being read rejects). Idempotent. */
