@@ -272,21 +272,23 @@ export class RestTransport {
     // As client-go (Go's transport) and fetch before: large answers may come gzip-compressed.
     if (!hasEncoding) ctx.setHeaderParam('Accept-Encoding', 'gzip');
     const callerSignal = ctx.getSignal();
-    this.#writeGuard?.(method, new URL(ctx.getUrl()));
+    const url = ctx.getUrl();
+    // Parsed only for the write guard, and once for both of its checks.
+    let parsed: URL | undefined;
+    if (this.#writeGuard) this.#writeGuard(method, (parsed = new URL(url)));
     if (this.limiter) {
       const t0 = performance.now();
       await this.limiter.wait(callerSignal);
       restClientRateLimiterDuration.observe({ verb: method, host: this.host }, (performance.now() - t0) / 1000);
       if (this.#closed) throw new Error('RestTransport: closed');
     }
-    const url = ctx.getUrl();
     const abort = new RequestAbort(callerSignal, watch ? 0 : this.#opts.timeoutMs);
     const { origin, path } = this.#splitUrl(url);
     const start = performance.now();
     try {
       const resp =
         this.#h2 && origin === this.#origin
-          ? await this.#requestH2(this.#h2, ctx, method, url, path, abort)
+          ? await this.#requestH2(this.#h2, ctx, method, parsed ?? url, path, abort)
           : await this.#requestUndici(ctx, method, origin, path, abort.signal);
       abort.until(resp.body);
       restClientRequestsTotal.inc({ code: String(resp.statusCode), host: this.host, method });
@@ -336,13 +338,13 @@ export class RestTransport {
     h2: Http2Connection,
     ctx: TransportRequest,
     method: string,
-    url: string,
+    url: URL | string,
     path: string,
     abort: RequestAbort,
   ): Promise<RawAnswer> {
     const session = h2.current() ?? (await h2.connect(abort.signal));
     if (abort.aborted) throw abort.reason as Error;
-    this.#writeGuard?.(method, new URL(url));
+    this.#writeGuard?.(method, typeof url === 'string' ? new URL(url) : url);
     const headers: OutgoingHttpHeaders = ctx.getHeaders();
     headers[':method'] = method;
     headers[':path'] = path;
