@@ -40,6 +40,12 @@ const STREAM_WINDOW = 262_144;
 const CONNECTION_WINDOW = 524_288;
 
 const noop = (): void => undefined;
+
+/** Reads an unrequested stream to its end and ignores its errors. */
+function dropUnrequested(stream: http2.ClientHttp2Stream): void {
+  stream.on('error', noop);
+  stream.resume();
+}
 const withBody = { endStream: false } as const;
 const withoutBody = { endStream: true } as const;
 
@@ -135,6 +141,11 @@ export class Http2Connection {
     return new Promise((resolve, reject) => {
       const session = http2.connect(this.#opts.origin, this.#connectOpts);
       session.on('error', noop);
+      // An answer to a stream already reset (an aborted request whose reset the busy connection had not yet
+      // written) comes as a stream the session does not know: Node emits it as 'stream'
+      // (`onSessionHeaders`, lib/internal/http2/core.js). Nobody waits for it: read it to its end and drop it, so
+      // destroying the session cannot raise an 'error' on it that no one listens to.
+      session.on('stream', dropUnrequested);
       const failed = (err: Error) => {
         this.#connecting = undefined;
         session.destroy();
