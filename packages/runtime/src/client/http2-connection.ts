@@ -35,9 +35,9 @@ export interface Http2ConnectionOptions {
 const PING_INTERVAL_MS = 30_000;
 /** A PING not answered within this closes the connection (client-go's `PingTimeout`, 15 s). */
 const PING_TIMEOUT_MS = 15_000;
-/** undici's HTTP/2 defaults (`lib/dispatcher/client.js`), kept so that an A/B compares the clients only. */
-const STREAM_WINDOW = 262_144;
-const CONNECTION_WINDOW = 524_288;
+/** Go's HTTP/2 client windows (golang.org/x/net/http2 `transport.go` transportDefaultStreamFlow, transportDefaultConnFlow). */
+const STREAM_WINDOW = 4 << 20;
+const CONNECTION_WINDOW = 1 << 30;
 
 const noop = (): void => undefined;
 
