@@ -29,7 +29,7 @@ import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { RawRequest, type TransportRequest } from './raw-request.js';
 import { RequestAbort } from './request-abort.js';
 import { ServerAnswers } from './server-answers.js';
-import { Http2Connection, responseOf } from './http2-connection.js';
+import { Http2Connection, type Http2TlsOptions, responseOf } from './http2-connection.js';
 import { TransportResponse } from './transport-response.js';
 import { adoptUnrequestedStreams } from './unrequested-streams.js';
 import { restClientRateLimiterDuration, restClientRequestDuration, restClientRequestsTotal } from './metrics.js';
@@ -168,18 +168,18 @@ export class RestTransport {
     );
 
     const user = kubeConfig.getCurrentUser();
-    const tlsOpts: buildConnector.BuildOptions = {
-      keepAlive: true,
-      keepAliveInitialDelay: 30_000,
-      ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}),
-      ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
-    };
+    // The kubeconfig's TLS, for the node:http2 session and (with TCP keep-alive) for undici's connections.
     const ca = readData(cluster.caFile, cluster.caData);
     const cert = readData(user?.certFile, user?.certData);
     const key = readData(user?.keyFile, user?.keyData);
-    if (ca) Object.assign(tlsOpts, { ca });
-    if (cert) Object.assign(tlsOpts, { cert });
-    if (key) Object.assign(tlsOpts, { key });
+    const tls: Http2TlsOptions = {
+      ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}),
+      ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
+      ...(ca ? { ca } : {}),
+      ...(cert ? { cert } : {}),
+      ...(key ? { key } : {}),
+    };
+    const tlsOpts: buildConnector.BuildOptions = { keepAlive: true, keepAliveInitialDelay: 30_000, ...tls };
     const pool = {
       keepAliveTimeout: opts.keepAliveTimeoutMs ?? 90_000,
       h2Options: { pingInterval: 30_000 },
@@ -212,13 +212,7 @@ export class RestTransport {
       // kube-apiserver speaks HTTP/2 over TLS only; a plain-HTTP server (tests, a local proxy) keeps undici.
       this.#h2 = new Http2Connection({
         origin: this.#origin,
-        tls: {
-          ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}),
-          ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
-          ...(ca ? { ca } : {}),
-          ...(cert ? { cert } : {}),
-          ...(key ? { key } : {}),
-        },
+        tls,
         idleTimeoutMs: pool.keepAliveTimeout,
         onConnect: () => this.#connectionsOpened++,
       });
