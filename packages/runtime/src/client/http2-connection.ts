@@ -5,7 +5,7 @@
  * within 15 s (client-go's `ReadIdleTimeout` and `PingTimeout`, k8s.io/apimachinery `pkg/util/net/http.go`
  * `readIdleTimeoutSeconds`/`pingTimeoutSeconds`); closed after `idleTimeoutMs` without a stream (`IdleConnTimeout`);
  * unreferenced while no stream is open, so an idle connection does not keep the process alive. The flow-control
- * windows are undici's defaults (256 KiB per stream, 512 KiB per connection), the transport it replaces.
+ * windows are Go's HTTP/2 client's (4 MiB per stream, 1 GiB per connection; decision 0430).
  */
 import * as http2 from 'node:http2';
 import type { SecureClientSessionOptions } from 'node:http2';
