@@ -17,6 +17,7 @@ export {
 } from './client/raw-api.js';
 export { ServerAnswers, type ServerProbe } from './client/server-answers.js';
 export { clientFactoryTransport, clientFactoryRawConfig } from './client/factory.js';
+export { typedConfiguration } from './client/typed-configuration.js';
 export { RestTransport, type RestTransportOptions } from './client/transport.js';
 export { type TransportRequest } from './client/raw-request.js';
 export { ClientRateLimiter } from './client/rate-limiter.js';

@@ -5,7 +5,7 @@ import * as clientNodeIndex from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as parts from '../src/client/client-node-parts.js';
 import { LeanKubeConfig } from '../src/client/index.js';
-import { asClientNodeKubeConfig, clientNode } from '../src/internal.js';
+import { asClientNodeKubeConfig, clientNode, typedConfiguration } from '../src/internal.js';
 
 /** Headers the config adds to a request. */
 async function authHeaders(kc: {
@@ -217,5 +217,20 @@ describe('client-node-parts', () => {
     expect(parts.ApiException).toBe(clientNodeIndex.ApiException);
     expect(clientNode()).toBe(clientNode());
     expect(clientNode().KubeConfig).toBe(clientNodeIndex.KubeConfig);
+  });
+
+  it("typedConfiguration is the object client-node's createConfiguration makes for the same parameters", () => {
+    const httpApi = clientNodeIndex.wrapHttpLibrary({ send: () => Promise.reject(new Error('not sent')) });
+    const auth = { applySecurityAuthentication: () => undefined };
+    const ours = typedConfiguration('https://api.example:6443', httpApi, auth);
+    const theirs = clientNodeIndex.createConfiguration({
+      baseServer: new clientNodeIndex.ServerConfiguration('https://api.example:6443', {}),
+      httpApi,
+      authMethods: { default: auth as unknown as clientNodeIndex.KubeConfig },
+    });
+    expect(ours).toStrictEqual(theirs);
+    expect(ours.baseServer.makeRequestContext('/api/v1/nodes', clientNodeIndex.HttpMethod.GET).getUrl()).toBe(
+      'https://api.example:6443/api/v1/nodes',
+    );
   });
 });

@@ -15,6 +15,7 @@ import {
   clientFactoryTransport,
   clientNode,
   type RawApiConfig,
+  typedConfiguration,
 } from '@ccm-kit/runtime/internal';
 // client-node's generated API is loaded (clientNode()) only when these clients are used.
 import type { Configuration, KubeConfig, RequestContext } from '@kubernetes/client-node';
@@ -124,17 +125,10 @@ export class ServiceAccountClientBuilder implements ControllerClientBuilder {
   configuration(name: string): Configuration {
     const anonymous = this.#o.anonymous;
     const transport = clientFactoryTransport(anonymous);
-    const { createConfiguration, ServerConfiguration } = clientNode();
-    return createConfiguration({
-      baseServer: new ServerConfiguration(transport.server, {}),
-      authMethods: {
-        default: {
-          applySecurityAuthentication: async (ctx: RequestContext) => {
-            ctx.setHeaderParam('Authorization', `Bearer ${await this.token(name)}`);
-          },
-        } as unknown as KubeConfig,
+    return typedConfiguration(transport.server, transport.httpLibrary(anonymous.userAgent(name)), {
+      applySecurityAuthentication: async (ctx: RequestContext) => {
+        ctx.setHeaderParam('Authorization', `Bearer ${await this.token(name)}`);
       },
-      httpApi: transport.httpLibrary(anonymous.userAgent(name)),
     });
   }
 

@@ -8,10 +8,11 @@ import { createRequire } from 'node:module';
 import type { ControllerClientBuilder } from '@ccm-kit/cloud-provider';
 import type { Configuration, KubeConfig } from '@kubernetes/client-node';
 import type { TransportResponse } from './transport-response.js';
-import { clientNode, createConfiguration, ServerConfiguration } from './client-node-parts.js';
+import { clientNode } from './client-node-parts.js';
 import type { KubeConfigLike } from './lean-kubeconfig.js';
 import { type ApiClientSource, cachedApiClient, type RawApiConfig } from './raw-api.js';
 import { type RawRequestOptions, RestTransport } from './transport.js';
+import { typedConfiguration } from './typed-configuration.js';
 
 /** Options of {@link createClientFactory}. */
 export interface ClientFactoryOptions {
@@ -125,11 +126,11 @@ export class ClientFactory implements ControllerClientBuilder {
 
   /** A client-node `Configuration` for the named client, sending through the shared transport. */
   configuration(name: string): Configuration {
-    return createConfiguration({
-      baseServer: new ServerConfiguration(this.#transport.server, {}),
-      authMethods: { default: this.kubeConfig as KubeConfig },
-      httpApi: this.#transport.httpLibrary(this.userAgent(name)),
-    });
+    return typedConfiguration(
+      this.#transport.server,
+      this.#transport.httpLibrary(this.userAgent(name)),
+      this.kubeConfig as KubeConfig,
+    );
   }
 
   /** How raw clients (`CoreV1Client`, `CoordinationV1Client`) of the named client send. */

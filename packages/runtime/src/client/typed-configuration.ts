@@ -1,0 +1,28 @@
+/**
+ * The client-node `Configuration` a typed API client (`CoreV1Api`, ...) is built with, sending through the shared
+ * transport. It is the object client-node's `createConfiguration` (`dist/gen/configuration.js`) returns for these
+ * parameters, built here because that module imports its default HTTP library, whose module evaluates all of undici
+ * (about a fifth of a small CCM's start-up CPU and 20 MiB of RSS), and a ccm-kit client never uses it.
+ * `client-node-parts.test` compares the two, so a client-node upgrade that changes `createConfiguration` fails there.
+ */
+import type { Configuration, HttpLibrary, RequestContext, SecurityAuthentication } from '@kubernetes/client-node';
+import { configureAuthMethods, ServerConfiguration } from './client-node-parts.js';
+
+/**
+ * @param server the API server's base URL, without a trailing slash (the `baseServer`).
+ * @param httpApi how requests are sent (`RestTransport.httpLibrary`).
+ * @param auth what adds credentials to each request (the kubeconfig, or a service account's token); the generated
+ *   API calls only its `applySecurityAuthentication`.
+ */
+export function typedConfiguration(
+  server: string,
+  httpApi: HttpLibrary,
+  auth: { applySecurityAuthentication(ctx: RequestContext): void | Promise<void> },
+): Configuration {
+  return {
+    baseServer: new ServerConfiguration(server, {}),
+    httpApi,
+    middleware: [],
+    authMethods: configureAuthMethods({ default: auth as SecurityAuthentication }),
+  };
+}
