@@ -52,6 +52,6 @@ it("client-node's typed API is in a chunk next to the bundle, not in the module 
   expect(chunks.some((f) => readFileSync(join(alone, 'chunks', f), 'utf8').includes('CoreV1Api'))).toBe(true);
 });
 
-it("a vendor's bundled binary builds a typed client with its own CoreV1Api, without loadClientNode()", () => {
-  expect(runAlone('', vendor)).toBe('typed client true');
+it("a vendor's bundled binary builds a typed client with its own CoreV1Api, without loadClientNode(), and reads with it over http:// (undici from its chunk)", () => {
+  expect(runAlone('', vendor)).toBe('typed client true read n1');
 });
