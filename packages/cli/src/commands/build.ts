@@ -47,8 +47,9 @@ export async function bundle(entry: string, outfile: string, minify = true): Pro
     platform: 'node',
     logLevel: 'warn',
     // client-node's `gen/http/http.js` (ResponseContext, RequestContext) re-exports its default HTTP library, whose
-    // module imports all of undici (~0.05 CPU s and ~20 MiB at start); it has no side effects, so when nothing uses
-    // that library (ccm-kit sends through its own transport) it and undici stay out of the start path.
+    // module imports all of undici (5–7 MiB of a small CCM's peak, bench/results/2026-11-29-start-path.md); it has
+    // no side effects, so when nothing uses that library (ccm-kit sends through its own transport) it and undici stay
+    // out of the start path.
     treeshake: { moduleSideEffects: (id) => (CLIENT_NODE_FETCH.test(id) ? false : undefined) },
     output: {
       dir,

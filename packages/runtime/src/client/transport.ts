@@ -17,8 +17,9 @@
  * Authentication still comes from the KubeConfig (`applySecurityAuthentication`: tokens, token files,
  * exec plugins); only the dispatcher it creates is replaced by the shared one.
  *
- * undici is imported on first use (a proxy, an `http://` server, another origin): evaluating it costs about a
- * fifth of a small CCM's start-up CPU and 20 MiB of RSS, and the common case (`https://`, no proxy) never needs it.
+ * undici is imported on first use (a proxy, an `http://` server, another origin): the common case (`https://`, no
+ * proxy) never needs it, and loading it at start added 5–7 MiB to a 30-Node W1's peak
+ * (bench/results/2026-11-29-start-path.md).
  */
 import * as fs from 'node:fs';
 import type { HttpLibrary, RequestContext } from '@kubernetes/client-node';

@@ -2,8 +2,9 @@
  * The client-node `Configuration` a typed API client (`CoreV1Api`, ...) is built with, sending through the shared
  * transport. It is the object client-node's `createConfiguration` (`dist/gen/configuration.js`) returns for these
  * parameters, built here because that module imports its default HTTP library, whose module evaluates all of undici
- * (about a fifth of a small CCM's start-up CPU and 20 MiB of RSS), and a ccm-kit client never uses it.
- * `client-node-parts.test` compares the two, so a client-node upgrade that changes `createConfiguration` fails there.
+ * (5–7 MiB of a small CCM's peak, bench/results/2026-11-29-start-path.md), and a ccm-kit client never uses it.
+ * A test (`runtime/test/lean-kubeconfig.test.ts`, "client-node-parts") compares the two, so a client-node upgrade
+ * that changes `createConfiguration` fails there.
  */
 import type { Configuration, HttpLibrary, RequestContext, SecurityAuthentication } from '@kubernetes/client-node';
 import { configureAuthMethods, ServerConfiguration } from './client-node-parts.js';
