@@ -6,7 +6,8 @@
  * is not among them: its module imports undici, see `typed-configuration.ts`); they are the same module
  * instances the package's index re-exports (`V1MicroTime` and `ApiException` are the
  * same classes, so `instanceof` holds). client-node 2.x has no `exports` map, so these deep paths
- * resolve; `runtime/test/lean-kubeconfig.test.ts` ("client-node-parts") fails if an upgrade moves them. See decision 0030.
+ * resolve; `runtime/test/lean-kubeconfig.test.ts` ("client-node-parts") fails if an upgrade moves them. See
+ * decision 0030.
  *
  * {@link clientNode} loads the whole package, synchronously, for what only some configurations use
  * (a vendor's typed `CoreV1Api`, OIDC/Azure/GCP auth providers); {@link loadClientNode} does it in a way a
