@@ -10,6 +10,7 @@ import type { Configuration, HttpLibrary, RequestContext, SecurityAuthentication
 import { configureAuthMethods, ServerConfiguration } from './client-node-parts.js';
 
 /**
+ * The `Configuration` of a typed API client (what `createConfiguration` makes for these parameters).
  * @param server the API server's base URL, without a trailing slash (the `baseServer`).
  * @param httpApi how requests are sent (`RestTransport.httpLibrary`).
  * @param auth what adds credentials to each request (the kubeconfig, or a service account's token); the generated
