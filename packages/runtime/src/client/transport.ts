@@ -144,9 +144,8 @@ export class RestTransport {
    * with a SOCKS proxy (client-node's per-request dispatcher, else undici's global one).
    */
   #dispatcher: Promise<Dispatcher | undefined> | undefined;
-  readonly #makeDispatcher: (() => Promise<Dispatcher | undefined>) | undefined;
-  /** An undici `Agent` with the kubeconfig's TLS and the write guard at send. */
-  readonly #makeAgent: () => Promise<Dispatcher>;
+  /** Makes {@link #dispatcher}: a `ProxyAgent`, nothing (SOCKS), or an `Agent` with the kubeconfig's TLS. */
+  readonly #makeDispatcher: () => Promise<Dispatcher | undefined>;
   /** The one `node:http2` connection to an `https://` server reached without a proxy. */
   readonly #h2: Http2Connection | undefined;
   #writeGuard: SendCheck | undefined;
@@ -203,7 +202,7 @@ export class RestTransport {
     // The write guard runs again at the moment each request is written to its connection, so a write that
     // waited in the pool (for a connection, or while the process was paused) is not sent late.
     const atSend = checkAtSendInterceptor(() => this.#writeGuard);
-    this.#makeAgent = async () => {
+    const makeAgent = async (): Promise<Dispatcher> => {
       const { Agent, buildConnector } = await undici();
       const connector = buildConnector(tlsOpts);
       return new Agent({
@@ -227,6 +226,7 @@ export class RestTransport {
         new (await undici()).ProxyAgent({ uri: proxy, requestTls: tlsOpts, ...pool }).compose(atSend);
     } else if (serverUrl.protocol === 'https:') {
       // kube-apiserver speaks HTTP/2 over TLS only; a plain-HTTP server (tests, a local proxy) keeps undici.
+      this.#makeDispatcher = makeAgent; // for another origin only
       this.#h2 = new Http2Connection({
         origin: this.#origin,
         tls,
@@ -234,7 +234,7 @@ export class RestTransport {
         onConnect: () => this.#connectionsOpened++,
       });
     } else {
-      this.#makeDispatcher = this.#makeAgent;
+      this.#makeDispatcher = makeAgent;
     }
   }
 
@@ -327,7 +327,7 @@ export class RestTransport {
     signal: AbortSignal | undefined,
   ): Promise<RawAnswer> {
     const dispatcher =
-      (await (this.#dispatcher ??= (this.#makeDispatcher ?? this.#makeAgent)())) ??
+      (await (this.#dispatcher ??= this.#makeDispatcher())) ??
       ctx.getDispatcher() ??
       (await undici()).getGlobalDispatcher();
     if (this.#closed) throw new Error('RestTransport: closed');
