@@ -172,9 +172,10 @@ export class ServiceController {
   readonly cache = new ServiceCache();
   /**
    * The node set last sent to the cloud, per Service key; written before each cloud call (upstream quirk 4 in docs/upstream-quirks.md) and
-   * dropped with the key's cache entry once no node sync runs (docs/decisions/0202).
+   * dropped with the key's cache entry once no node sync runs (docs/decisions/0202). Services synced against the
+   * same Node cache share one frozen array (`StableNodeSet`).
    */
-  readonly lastSyncedNodes = new Map<string, V1Node[]>();
+  readonly lastSyncedNodes = new Map<string, readonly V1Node[]>();
   /** The `service` queue: `namespace/name` keys (per-key exponential backoff 5 s … 300 s). */
   readonly serviceQueue: KeyQueue;
   /** The `node` queue: the single key {@link NODE_SYNC_KEY} (per-key exponential backoff 5 s … 300 s). */
@@ -744,7 +745,7 @@ export class ServiceController {
       );
     }
     this.lastSyncedNodes.set(metaNamespaceKey(svc), nodes);
-    return this.#balancer.ensureLoadBalancer(this.#clusterName, svc, nodes, signal);
+    return this.#balancer.ensureLoadBalancer(this.#clusterName, svc, [...nodes], signal);
   }
 
   /** Adds the cleanup finalizer with a status-subresource SMP, unless already present. */
@@ -884,9 +885,12 @@ export class ServiceController {
     }
     const key = metaNamespaceKey(svc);
     const newNodes = this.#hosts.filter(all);
-    const oldNodes = filterWithPredicates(this.lastSyncedNodes.get(key) ?? [], this.#hosts.predicates);
+    const lastSynced = this.lastSyncedNodes.get(key) ?? [];
     // Stored before the outcome is known: a failed update is retried through the service queue (full ensure).
     this.lastSyncedNodes.set(key, newNodes);
+    // The stable set is one array while the Node cache is unchanged: the same array needs no comparison.
+    if (lastSynced === newNodes) return false;
+    const oldNodes = filterWithPredicates(lastSynced, this.#hosts.predicates);
     if (nodesSufficientlyEqual(oldNodes, newNodes)) return false;
     this.#log.v(4).info('nodeSyncService started', { service: key });
     try {
@@ -904,7 +908,7 @@ export class ServiceController {
    * Calls `updateLoadBalancer` (without the controller's signal, as upstream's `context.TODO()`), records the
    * outcome event, and throws the provider's error when the load balancer still exists.
    */
-  async lockedUpdateLoadBalancerHosts(svc: V1Service, hosts: V1Node[]): Promise<void> {
+  async lockedUpdateLoadBalancerHosts(svc: V1Service, hosts: readonly V1Node[]): Promise<void> {
     const start = performance.now();
     this.#metrics.loadBalancerSyncCount.inc();
     const ref = serviceReference(svc);
@@ -916,7 +920,7 @@ export class ServiceController {
         );
       let updateErr: unknown;
       try {
-        await this.#balancer.updateLoadBalancer(this.#clusterName, svc, hosts);
+        await this.#balancer.updateLoadBalancer(this.#clusterName, svc, [...hosts]);
         if (hosts.length === 0) {
           this.#event(ref, 'Warning', EVENT_UNAVAILABLE_LOAD_BALANCER.reason, EVENT_UNAVAILABLE_LOAD_BALANCER.message);
         } else {

@@ -108,7 +108,7 @@ export function listWithPredicates(
 export class StableNodeSet {
   readonly #predicates: readonly NodeConditionPredicate[];
   #input: readonly V1Node[] = [];
-  #answer: V1Node[] | undefined;
+  #answer: readonly V1Node[] | undefined;
 
   /** @param predicates pure tests of one Node (the answer depends on the Node object alone). */
   constructor(predicates: readonly NodeConditionPredicate[]) {
@@ -116,15 +116,17 @@ export class StableNodeSet {
   }
 
   /**
-   * The Nodes of `nodes` that pass every predicate, in order: a new array on each call (callers keep it and
-   * hand it to the provider), equal to `filterWithPredicates(nodes, predicates)`.
+   * The Nodes of `nodes` that pass every predicate, in order, equal to `filterWithPredicates(nodes, predicates)`:
+   * one frozen array, the same while `nodes` holds the same objects in the same order. Every Service keeps the
+   * set it last synced, so a cluster of N Nodes and S Services holds one array of N rather than S of them
+   * (at 50,000 Nodes and 2,500 Services, about 1 GB less); a caller that hands it to a provider copies it.
    */
-  filter(nodes: readonly V1Node[]): V1Node[] {
+  filter(nodes: readonly V1Node[]): readonly V1Node[] {
     if (this.#answer === undefined || !sameObjects(nodes, this.#input)) {
       this.#input = nodes.slice();
-      this.#answer = filterWithPredicates(nodes, this.#predicates);
+      this.#answer = Object.freeze(filterWithPredicates(nodes, this.#predicates));
     }
-    return this.#answer.slice();
+    return this.#answer;
   }
 }
 
@@ -200,8 +202,11 @@ export function formatGoStringSlice(items: readonly string[]): string {
 export interface HostNodeSet {
   /** {@link stableNodeSetPredicates}, then the `nodeOwnership` test when there is one. */
   readonly predicates: readonly NodeConditionPredicate[];
-  /** The Nodes of `nodes` that pass every predicate, in order; a new array on each call. */
-  filter(nodes: readonly V1Node[]): V1Node[];
+  /**
+   * The Nodes of `nodes` that pass every predicate, in order. Not to be changed: the stable set answers the same
+   * array while the Node cache holds the same objects.
+   */
+  filter(nodes: readonly V1Node[]): readonly V1Node[];
 }
 
 /**
