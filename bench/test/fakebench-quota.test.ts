@@ -18,6 +18,16 @@ describe('TokenBucket', () => {
     expect(b.take(1_000)).toBe(false); // a clock going back adds nothing
   });
 
+  it('answers a call exactly one token of time after the bucket emptied, whatever the rounding of the refills', () => {
+    // Seen in a W9 run: ccm-kit's budget granted the thirteenth call at 782 ms, exactly 300 ms after the first,
+    // and the refills' floating-point sum left 0.9999999999999993 tokens.
+    const b = new TokenBucket(10, 10, 470);
+    for (const ms of [482, 572, 589, 590, 594, 597, 598, 600, 601, 604, 606, 683]) expect(b.take(ms)).toBe(true);
+    expect(b.take(781)).toBe(false);
+    expect(b.take(782)).toBe(true);
+    expect(b.take(782)).toBe(false);
+  });
+
   it('rejects a rate or burst that is not positive', () => {
     expect(() => new TokenBucket(0, 10, 0)).toThrow(/rate/);
     expect(() => new TokenBucket(10, Number.NaN, 0)).toThrow(/burst/);

@@ -42,6 +42,27 @@ func TestTokenBucketBurstThenRate(t *testing.T) {
 	}
 }
 
+func TestTokenBucketCountsANearlyWholeToken(t *testing.T) {
+	// The sequence of bench/test/fakebench-quota.test.ts: the refills' floating-point sum leaves 0.9999999999999993
+	// tokens at 782 ms, exactly three tokens' time after the first call at 482 ms.
+	ms := func(n int64) time.Time { return time.UnixMilli(1_000_000 + n) }
+	b, err := newTokenBucket(10, 10, ms(470))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{482, 572, 589, 590, 594, 597, 598, 600, 601, 604, 606, 683} {
+		if !b.take(ms(n)) {
+			t.Fatalf("refused at %d ms", n)
+		}
+	}
+	if b.take(ms(781)) {
+		t.Fatal("allowed at 781 ms")
+	}
+	if !b.take(ms(782)) {
+		t.Fatal("refused at 782 ms")
+	}
+}
+
 func TestTokenBucketRejectsBadRates(t *testing.T) {
 	if _, err := newTokenBucket(0, 10, time.Now()); err == nil {
 		t.Fatal("rate 0 accepted")
