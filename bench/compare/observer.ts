@@ -96,11 +96,16 @@ export class ConvergenceObserver<T extends Obj> {
 
   /**
    * Resolves when every expected name has converged.
-   * @throws Error after `timeoutMs`, naming how many converged.
+   * @throws Error after `timeoutMs`, or once {@link ConvergenceObserver.stop} was called, naming how many converged.
    */
   async waitAll(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.convergedCount() < this.#expected.size) {
+      // A run that failed (its CCM killed) stops its observers while this wait, which lost the race, still loops:
+      // its timer would hold the harness for the rest of `timeoutMs` (26 minutes for W8 at 50,000 Nodes).
+      if (this.#stopped) {
+        throw new Error(`observer stopped: ${this.convergedCount()} of ${this.#expected.size} converged`);
+      }
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new Error(
