@@ -87,9 +87,9 @@ export function defaultManifestValues(
     args: { 'cloud-config': `/etc/${providerName}/cloud.yaml`, 'leader-elect': true, 'secure-port': 10258, v: 2 },
     env: [defaultCredentialsEnv(providerName)],
     cloudConfigSecret: `${providerName}-cloud-config`,
-    // The smallest memory limit 5,000 Nodes and 1,000 LoadBalancer Services completed under was 120 MiB
-    // (bench:compare --find-mem-limit, docs/scale.md "Memory"): the request rounds it up, the limit doubles it for
-    // what the benchmark lacks (the route controller, Events, the provider's own caches).
+    // The smallest memory limit 5,000 Nodes and 1,000 LoadBalancer Services completed under was 72 MiB
+    // (bench:compare --find-mem-limit, docs/scale.md "Memory"): the request is above it with room for what the
+    // benchmark lacks (the route controller, Events, the provider's own caches), the limit doubles the request.
     resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
     tolerations: CCM_TOLERATIONS,
     nodeSelector: kind === 'DaemonSet' ? { 'node-role.kubernetes.io/control-plane': '' } : {},
