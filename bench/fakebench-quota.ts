@@ -8,6 +8,7 @@
  * A rejected call takes no token (a cloud refuses it before doing any work), so a client that keeps calling
  * while throttled is answered again as soon as a token has accrued.
  */
+import { WHOLE_TOKEN } from '@ccm-kit/runtime/internal';
 
 /** The `Retry-After` fakebench sends with a 429, milliseconds (the header's `1`). */
 export const RETRY_AFTER_MS = 1_000;
@@ -26,17 +27,10 @@ export class CloudThrottledError extends Error {
 }
 
 /**
- * What counts as a whole token. The refill adds `elapsed × rate / 1000` in floating point, and a sum of such
- * fractions can fall short of a whole by about 1e-15: at 10 a second, after calls at 482, 572, 589, 590, 594,
- * 597, 598, 600, 601, 604, 606 and 683 ms, a bucket full at 482 holds 0.9999999999999993 at 782 ms, exactly three
- * tokens' time later. A cloud counts in integers and would answer that call; so does ccm-kit's cloud budget, which
- * uses the same tolerance and grants at that very millisecond.
- */
-const WHOLE = 1 - 1e-9;
-
-/**
- * A token bucket: `rate` tokens a second, at most `burst` held, full at creation; a token within 1e-9 of whole
- * counts (see {@link WHOLE}).
+ * A token bucket: `rate` tokens a second, at most `burst` held, full at creation. A balance of
+ * {@link WHOLE_TOKEN} counts as a token: the floating-point sum of the refills can fall short of a whole by about
+ * 1e-15, and a cloud, counting whole calls, would answer a call that ccm-kit's budget (which uses the same
+ * tolerance) granted at that very millisecond.
  * @throws Error when `rate` or `burst` is not a positive finite number.
  */
 export class TokenBucket {
@@ -62,7 +56,7 @@ export class TokenBucket {
     const elapsed = Math.max(0, nowMs - this.#lastMs);
     this.#lastMs = Math.max(this.#lastMs, nowMs);
     this.#tokens = Math.min(this.burst, this.#tokens + (elapsed * this.rate) / 1000);
-    if (this.#tokens < WHOLE) return false;
+    if (this.#tokens < WHOLE_TOKEN) return false;
     this.#tokens -= 1;
     return true;
   }

@@ -53,7 +53,7 @@ func (b *tokenBucket) take(now time.Time) bool {
 		b.last = now
 	}
 	// A token within 1e-9 of whole counts: sums of elapsed×rate fall short of a whole by about 1e-15 (as
-	// WHOLE in bench/fakebench-quota.ts).
+	// WHOLE_TOKEN, which bench/fakebench-quota.ts takes from @ccm-kit/runtime).
 	if b.tokens < 1-1e-9 {
 		return false
 	}

@@ -33,7 +33,7 @@ export { sprintf } from './sprintf/sprintf.js';
 export { jitter } from './wait/jitter.js';
 export { LruCache } from './lru/lru-cache.js';
 export { onError, defaultRetry, defaultBackoff, BackoffStepper } from './retry/retry.js';
-export { TokenBucket } from './token-bucket/token-bucket.js';
+export { TokenBucket, WHOLE_TOKEN } from './token-bucket/token-bucket.js';
 export { workqueueDurationBuckets } from './workqueue/metrics.js';
 export { routeQueueRateLimiter } from './workqueue/default-rate-limiters.js';
 export { leaderElectionJitterFactor } from './leader-election/jitter-factor.js';

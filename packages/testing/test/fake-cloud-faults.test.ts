@@ -250,6 +250,22 @@ describe('FakeCloud throttling', () => {
     for (let i = 0; i < 10; i++) await cloud.getZone();
   });
 
+  it('admits a call exactly one token of time after the bucket emptied, whatever the rounding of the refills', async () => {
+    let t = 470;
+    const cloud = new FakeCloud({ now: () => t });
+    cloud.faults.throttle({ qps: 10, burst: 10 });
+    for (const ms of [482, 572, 589, 590, 594, 597, 598, 600, 601, 604, 606, 683]) {
+      t = ms;
+      await cloud.getZone();
+    }
+    // The refills' floating-point sum leaves 0.9999999999999993 tokens at 782 ms.
+    t = 781;
+    await expect(cloud.getZone()).rejects.toBeInstanceOf(ThrottledError);
+    t = 782;
+    await cloud.getZone();
+    await expect(cloud.getZone()).rejects.toMatchObject({ retryAfterMs: 100 });
+  });
+
   it('a wildcard bucket is shared by all methods and refills up to burst only', async () => {
     const clock = manualClock();
     const cloud = new FakeCloud({ now: clock.now });

@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../logging.js';
 import { CloudCallThrottledError, classifyCloudError, retryAfterOf } from '../guard/errors.js';
 import { type Clock, realClock } from '../clock/clock.js';
+import { WHOLE_TOKEN } from '../token-bucket/token-bucket.js';
 import { AimdRate } from './aimd.js';
 import { publishCloudBudgetCharge } from './charge.js';
 import { CLOUD_LANES, type CloudLane, callContext, runInCallContext } from './lane.js';
@@ -53,9 +54,6 @@ interface Waiter {
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
-
-/** One token or one owed grant, allowing for the rounding of sums of fractions (ten times 0.1 is below 1). */
-const WHOLE = 1 - 1e-9;
 
 /** The lanes below `'user'`, which are owed a minimum share while they wait. */
 const LOWER_LANES: readonly CloudLane[] = CLOUD_LANES.slice(1);
@@ -140,7 +138,7 @@ export class CloudBudget {
     const now = this.#clock.now();
     if (this.#waiting === 0 && this.#blockedUntil.get(lane)! <= now) {
       this.#refill(now);
-      if (this.#tokens >= WHOLE) {
+      if (this.#tokens >= WHOLE_TOKEN) {
         this.#tokens -= 1;
         this.#charge(lane, controller, operation, 0);
         return undefined;
@@ -257,7 +255,7 @@ export class CloudBudget {
   /** The lane served next: a lower lane owed its minimum share, else the highest lane that may send. */
   #pick(now: number): CloudLane | undefined {
     const ready = (l: CloudLane) => this.#queues.get(l)!.length > 0 && this.#blockedUntil.get(l)! <= now;
-    for (const l of LOWER_LANES) if (ready(l) && this.#owed.get(l)! >= WHOLE) return l;
+    for (const l of LOWER_LANES) if (ready(l) && this.#owed.get(l)! >= WHOLE_TOKEN) return l;
     return CLOUD_LANES.find(ready);
   }
 
@@ -270,7 +268,7 @@ export class CloudBudget {
     if (this.#waiting === 0) return;
     const now = this.#clock.now();
     this.#refill(now);
-    while (this.#tokens >= WHOLE) {
+    while (this.#tokens >= WHOLE_TOKEN) {
       const lane = this.#pick(now);
       if (lane === undefined) break;
       const waiter = this.#queues.get(lane)!.shift()!;
@@ -287,7 +285,7 @@ export class CloudBudget {
       waiter.resolve();
     }
     if (this.#waiting === 0) return;
-    const tokenWait = this.#tokens >= WHOLE ? 0 : ((1 - this.#tokens) / this.#aimd.rate(now)) * 1000;
+    const tokenWait = this.#tokens >= WHOLE_TOKEN ? 0 : ((1 - this.#tokens) / this.#aimd.rate(now)) * 1000;
     let next = Number.POSITIVE_INFINITY;
     for (const l of CLOUD_LANES) {
       if (this.#queues.get(l)!.length > 0) next = Math.min(next, Math.max(tokenWait, this.delayMs(l)));

@@ -6,6 +6,15 @@
  */
 import { type Clock, realClock } from '../clock/clock.js';
 
+/**
+ * The balance that counts as one whole token (or one owed grant): a refill adds `elapsed × qps / 1000` in floating
+ * point, and a sum of such fractions can fall short of a whole by about 1e-15 (ten times 0.1 is below 1; at 10 a
+ * second, refills at 482, 572, 589, … 683 ms leave 0.9999999999999993 at 782 ms, exactly one token's time after the
+ * bucket emptied). Used where one bucket must answer as another of the same rate would: the cloud budget and the
+ * test kit's cloud quota.
+ */
+export const WHOLE_TOKEN = 1 - 1e-9;
+
 /** A token bucket; see the module notes. */
 export class TokenBucket {
   /** Refill rate in tokens per second (`Infinity` means no limit). */

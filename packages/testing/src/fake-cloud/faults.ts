@@ -7,7 +7,7 @@
  * "every 3rd call" counts the calls of all those methods together, and a throttle is one bucket.
  */
 
-import { TokenBucket } from '@ccm-kit/runtime/internal';
+import { TokenBucket, WHOLE_TOKEN } from '@ccm-kit/runtime/internal';
 import { InjectedError, ThrottledError } from './errors.js';
 import { type FakeCloudMethod, type MethodSelector, resolveSelector } from './methods.js';
 
@@ -236,8 +236,11 @@ export class FaultInjector {
   }
 }
 
-/** 0 when `bucket` has a token now, else the whole milliseconds (≥ 1) until it has one. */
+/**
+ * 0 when `bucket` has a token now (within {@link WHOLE_TOKEN}: a cloud counts whole calls, and ccm-kit's budget
+ * grants at that very balance), else the whole milliseconds (≥ 1) until it has one by the same measure.
+ */
 function refillWaitMs(bucket: TokenBucket): number {
   const tokens = bucket.tokensAt();
-  return tokens >= 1 ? 0 : Math.max(1, Math.ceil(((1 - tokens) * 1000) / bucket.qps));
+  return tokens >= WHOLE_TOKEN ? 0 : Math.max(1, Math.ceil(((WHOLE_TOKEN - tokens) * 1000) / bucket.qps));
 }
