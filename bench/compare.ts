@@ -125,7 +125,7 @@ const allImpls: Record<Exclude<ImplId, 'go-at-c'>, Impl> = {
     label: tsEntry === 'bundle' ? 'ccm-kit (TS, JSON)' : 'ccm-kit (TS, JSON, unbundled)',
     command: process.execPath,
     prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), tsProgram],
-    env: vendorEnv,
+    env: vendorEnv(tsEntry === 'bundle' ? tsProgram : undefined),
     extraArgs: [],
   },
   go: { id: 'go', label: 'upstream (Go, protobuf)', command: goBinary, prefixArgs: [], extraArgs: [] },

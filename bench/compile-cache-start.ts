@@ -5,9 +5,9 @@
  * been idle for 1 s: the sum over its threads of `/proc/<pid>/task/<tid>/schedstat`'s time on a CPU, in
  * nanoseconds (utime and stime count in 10 ms ticks, too coarse for a 0.3 s start). Variants, interleaved over the rounds (the order rotating), in one process:
  *
- * - `none`: no compile cache (today's image and bench);
- * - `build-time`: a cache made as an image build could make it, `node <bundle> --help` once (no cluster), copied
- *   fresh before each run (an image's layer: what a run adds is not kept);
+ * - `none`: no compile cache (an image without one);
+ * - `build-time`: the cache the scaffolded image's build makes, the bundle's `fill-compile-cache.mjs` run once (no
+ *   cluster), copied fresh before each run (an image's layer: what a run adds is not kept);
  * - `after a run`: a cache made by one full run of the same W1 (what a writable cache holds after the first
  *   start), copied fresh before each run: the most a cache can give.
  *
@@ -16,7 +16,6 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { setVerbosity } from '@ccm-kit/runtime';
 import { createClientFactory } from '@ccm-kit/runtime/client';
 import { startControlPlane } from '@ccm-kit/testing';
@@ -73,7 +72,7 @@ try {
     const { items } = await core.listNode();
     await Promise.all(items.map((n) => core.deleteNode({ name: n.metadata!.name! })));
     await Promise.all(Array.from({ length: N }, (_, i) => core.createNode({ body: makeNode(i, false) })));
-    const env = { ...process.env, ...vendorEnv, ...(cacheDir ? { NODE_COMPILE_CACHE: cacheDir } : {}) };
+    const env = { ...process.env, ...vendorEnv(), ...(cacheDir ? { NODE_COMPILE_CACHE: cacheDir } : {}) };
     if (!cacheDir) delete env.NODE_COMPILE_CACHE;
     const ccm = new ProcessUnderTest(process.execPath, [bundle, ...flags], {
       env,
@@ -102,13 +101,10 @@ try {
     }
   }
 
-  // The caches, made once with the image's NODE_OPTIONS (V8 rejects a cache made under other flags).
+  // The caches, made with the image's NODE_OPTIONS (V8 rejects a cache made under other flags); tsCcmBundle
+  // filled the build-time one.
   const buildTime = join(work, 'build-time');
-  const r = spawnSync(process.execPath, [bundle, '--help'], {
-    env: { ...process.env, ...vendorEnv, NODE_COMPILE_CACHE: buildTime },
-    stdio: 'ignore',
-  });
-  if (r.status !== 0) throw new Error(`node ${bundle} --help exited ${r.status}`);
+  cpSync(vendorEnv(bundle).NODE_COMPILE_CACHE!, buildTime, { recursive: true });
   const afterRun = join(work, 'after-run');
   await run(afterRun);
   const fresh = (from: string) => {

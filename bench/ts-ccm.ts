@@ -12,8 +12,8 @@
 import { enableCompileCache } from 'node:module';
 
 // As the examples' binaries: Node's on-disk compile cache for every module loaded after this line (static
-// imports would be compiled before it runs). Not in the bundle, which runs as the scaffolded image runs its main
-// (without one; bench/README.md): there its chunks would be cached too (decision 0414).
+// imports would be compiled before it runs). Not in the bundle, which runs as the scaffolded image runs its main:
+// with NODE_COMPILE_CACHE, filled by the bundle's fill-compile-cache.mjs (decision 0417).
 if (import.meta.url.endsWith('.ts')) enableCompileCache();
 const { runCloudControllerManager } = await import('@ccm-kit/app');
 const { registerCloudProvider } = await import('@ccm-kit/cloud-provider');

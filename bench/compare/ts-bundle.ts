@@ -1,20 +1,31 @@
 /**
  * The ccm-kit side of bench:compare as a vendor ships it: bench/ts-ccm.ts bundled by `ccm-kit build`'s
  * code path (`bundle()` of @ccm-kit/cli, rolldown, decision 0072) into one ES module, run as the scaffolded
- * image runs its bundle. Built once per source version and cached by a hash of its inputs (the entry, the
- * fake cloud's `bench/fakebench*.ts`, the built `dist` of the workspace packages and package-lock.json), like the Go binary.
+ * image runs its bundle: with its `NODE_OPTIONS` and Node's compile cache filled by the bundle's
+ * `fill-compile-cache.mjs` (decision 0417). Built once per source version and cached by a hash of its inputs (the
+ * entry, the fake cloud's `bench/fakebench*.ts`, the built `dist` of the workspace packages and package-lock.json),
+ * like the Go binary.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { bundle } from '@ccm-kit/cli';
+import { dirname, join } from 'node:path';
+import { bundle, FILL_COMPILE_CACHE } from '@ccm-kit/cli';
 import { nodeOptions } from 'create-ccm-kit';
 
-/** The environment the scaffolded image gives the CCM (`ENV NODE_OPTIONS` of create-ccm-kit's Dockerfile). */
-export const vendorEnv: Record<string, string> = { NODE_OPTIONS: nodeOptions };
-// No NODE_COMPILE_CACHE, as the image: bench/compile-cache-start.ts measures what one would change (packages/cli/README.md,
-// "Figures").
+/**
+ * The environment the scaffolded image gives the CCM: `ENV NODE_OPTIONS` of create-ccm-kit's Dockerfile and, for
+ * a bundle, its `ENV NODE_COMPILE_CACHE` (the cache next to the bundle, as the image's `/app/.compile-cache`).
+ * Unlike the image's read-only cache this one is writable: a run adds the bundle's entry file (under 1 KB).
+ */
+export function vendorEnv(bundleFile?: string): Record<string, string> {
+  return bundleFile
+    ? { NODE_OPTIONS: nodeOptions, NODE_COMPILE_CACHE: compileCacheOf(bundleFile) }
+    : { NODE_OPTIONS: nodeOptions };
+}
+
+const compileCacheOf = (bundleFile: string) => join(dirname(bundleFile), '.compile-cache');
 
 function* files(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -42,7 +53,7 @@ export async function tsCcmBundle(repo: string, log: (line: string) => void): Pr
   for (const f of inputs) h.update(f.slice(repo.length)).update('\0').update(readFileSync(f)).update('\0');
   const dir = join(homedir(), '.cache', 'ccm-kit', 'bench', 'ts-bundle', h.digest('hex').slice(0, 16));
   const outfile = join(dir, 'ts-ccm.mjs');
-  if (existsSync(outfile)) return outfile;
+  if (existsSync(outfile)) return fillCompileCache(outfile);
   // Built aside and renamed into place, so an interrupted build never leaves a partial bundle in the cache.
   const tmp = `${dir}.tmp-${process.pid}`;
   const r = await bundle(join(repo, 'bench', 'ts-ccm.ts'), join(tmp, 'ts-ccm.mjs'));
@@ -51,5 +62,23 @@ export async function tsCcmBundle(repo: string, log: (line: string) => void): Pr
   log(
     `bundled bench/ts-ccm.ts with ccm-kit build: ${(r.bytes / 1024 / 1024).toFixed(2)} MiB in ${r.ms} ms → ${outfile}`,
   );
+  return fillCompileCache(outfile);
+}
+
+/**
+ * Fills the bundle's compile cache as the image's build does, once: after the bundle is in its final place (Node
+ * keys the cache by each module's path), into a directory renamed into place when complete.
+ * @throws Error with the script's output when it fails.
+ */
+function fillCompileCache(outfile: string): string {
+  const cache = compileCacheOf(outfile);
+  if (existsSync(cache)) return outfile;
+  const tmp = `${cache}.tmp-${process.pid}`;
+  const r = spawnSync(process.execPath, [join(dirname(outfile), FILL_COMPILE_CACHE)], {
+    env: { ...process.env, ...vendorEnv(), NODE_COMPILE_CACHE: tmp },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`${FILL_COMPILE_CACHE} exited ${r.status}: ${r.stderr}${r.stdout}`);
+  renameSync(tmp, cache);
   return outfile;
 }

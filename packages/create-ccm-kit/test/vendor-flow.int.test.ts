@@ -289,5 +289,28 @@ describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', ()
     expect(unknown.status).toBe(1);
     const version = run(process.execPath, [join(alone, 'main.mjs'), '--version'], alone);
     expect(version.out).toMatch(/^acme-cloud-controller-manager v0\.1\.0/);
+
+    // The image's last stage (decision 0417), without a container engine: its ENV lines and its fill step, with
+    // /app as the copied bundle; a start then reads the chunks it loads from the cache.
+    const dockerfile = readFileSync(join(project, 'Dockerfile'), 'utf8');
+    const finalStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const [, name, value] of finalStage.matchAll(/^ENV (\w+)=(\S+)$/gm))
+      env[name!] = value!.replaceAll('/app', alone);
+    expect(env.NODE_COMPILE_CACHE).toBe(join(alone, '.compile-cache'));
+    const fillStep = /^RUN node (\/app\/\S+)$/m.exec(finalStage)?.[1];
+    expect(fillStep).toBe('/app/fill-compile-cache.mjs');
+    const fill = spawnSync(process.execPath, [fillStep!.replace('/app', alone)], { cwd: alone, encoding: 'utf8', env });
+    expect(fill.status, fill.stderr).toBe(0);
+    expect(fill.stdout).toMatch(/^filled Node's compile cache in .* with (\d+) of \1 chunks$/m);
+    const started = spawnSync(process.execPath, [join(alone, 'main.mjs'), '--help'], {
+      cwd: alone,
+      encoding: 'utf8',
+      env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
+    });
+    expect(started.status, started.stderr).toBe(0);
+    const chunkLines = started.stderr.split('\n').filter((l) => /code cache for ESM \S+\/chunks\//.test(l));
+    expect(chunkLines.length).toBeGreaterThan(0);
+    expect(chunkLines.filter((l) => !l.includes('was accepted'))).toEqual([]);
   }, 300_000);
 });

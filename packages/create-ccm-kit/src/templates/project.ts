@@ -90,6 +90,9 @@ export function tsconfigTestJson(): string {
  */
 export const nodeOptions = '--max-semi-space-size=2';
 
+/** Where the scaffolded image keeps Node's compile cache of the bundle (`ENV NODE_COMPILE_CACHE`, decision 0417). */
+export const compileCacheDir = '/app/.compile-cache';
+
 export function dockerfile(o: ProjectOptions): string {
   return `# The ${o.provider} cloud-controller-manager image: the production bundle (npx ccm-kit build) on the
 # official Node.js image, running as a non-root user (numeric, so Kubernetes' runAsNonRoot can verify it).
@@ -106,7 +109,12 @@ COPY --from=build /src/dist/bundle/ /app/
 # A smaller V8 young generation: about a sixth less peak memory for no measurable CPU (ccm-kit decision 0412).
 # Set NODE_OPTIONS in the pod to change it; add --enable-source-maps there to map stack traces to the sources.
 ENV NODE_OPTIONS=${nodeOptions}
+# Node's compile cache of the bundle's chunks, filled here so that a start compiles less (ccm-kit decision 0417).
+# Node keys it by user id and NODE_OPTIONS: it serves the user below with these options, and is read-only at run time.
+ENV NODE_COMPILE_CACHE=${compileCacheDir}
+RUN mkdir ${compileCacheDir} && chown 65532:65532 ${compileCacheDir}
 USER 65532:65532
+RUN node /app/fill-compile-cache.mjs
 ENTRYPOINT ["node", "/app/main.mjs"]
 `;
 }
@@ -159,7 +167,7 @@ Facets: ${o.facets.join(', ')}.
 | \`src/main.ts\` | the binary: registers the provider and runs ccm-kit's cloud-controller-manager |
 | \`test/conformance-options.ts\` | how the conformance suite builds your provider (point it at a fake of your API) |
 | \`dev/cloud-config.yaml\` | the cloud-config \`npm run dev\` uses |
-| \`Dockerfile\`, \`chart/\` | the image (the production bundle, non-root) and a Helm chart |
+| \`Dockerfile\`, \`chart/\` | the image (the production bundle with Node's compile cache filled at build time, non-root) and a Helm chart |
 
 ## Develop
 
