@@ -16,7 +16,7 @@
  * a restart is followed by a "running again" line, and the bundle refuses an unknown flag with exit 1.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,6 +150,12 @@ function startDev(args: string[], cwd: string) {
 
 describe('a vendor, from npm create ccm-kit to a CCM serving a LoadBalancer', () => {
   it('npm create ccm-kit@<version> writes the project', () => {
+    // npm exec reuses a create-ccm-kit of the same version installed by an earlier run (under <npm cache>/_npx)
+    // without asking the registry; remove those so the scaffolder just published is the one that runs.
+    const npmCache = npm(['config', 'get', 'cache'], work).out.trim();
+    for (const dir of existsSync(join(npmCache, '_npx')) ? readdirSync(join(npmCache, '_npx')) : [])
+      if (existsSync(join(npmCache, '_npx', dir, 'node_modules', 'create-ccm-kit')))
+        rmSync(join(npmCache, '_npx', dir), { recursive: true, force: true });
     createdAt = Date.now();
     // --yes before the package: npm's own "Ok to proceed?" (a vendor on a terminal answers it).
     const r = npm(['create', '--yes', `ccm-kit@${version}`, project, '--', '--provider', 'acme'], work, 600_000, true);
