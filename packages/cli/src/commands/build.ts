@@ -69,9 +69,8 @@ export async function bundle(entry: string, outfile: string, minify = true): Pro
       minify,
       keepNames: true,
       sourcemap: true,
-      // CommonJS dependencies call require() for Node's built-ins; give the ES module one.
-      banner:
-        "import { createRequire as __ccmKitCreateRequire } from 'node:module'; const require = __ccmKitCreateRequire(import.meta.url);",
+      // No `createRequire` banner: bundled CommonJS modules require Node's built-ins through rolldown's runtime
+      // (`__require`, one `createRequire` for the bundle); a banner ran one more in every chunk at start.
     },
   });
   await writeFile(join(dir, FILL_COMPILE_CACHE), fillCompileCacheScript(chunksToFill(built.output)));
