@@ -15,7 +15,8 @@
  * --out=<dir> (default ~/.cache/ccm-kit/bench/results), --ts-node-args='<node flags for the TS CCM>' (for example
  * '--cpu-prof --cpu-prof-dir=/tmp/prof'; NODE_OPTIONS refuses --cpu-prof), --ts-entry=bundle|unbundled (default
  * bundle: bench/ts-ccm.ts built by `ccm-kit build` and run as the scaffolded image runs it; unbundled: the tsc
- * output through node_modules), --ts-repo=<checkout> (the ccm-kit side from another checkout's bench/ts-ccm.ts,
+ * output through node_modules), --no-compile-cache (the bundle without the image's compile cache, decision 0417, to
+ * measure it), --ts-repo=<checkout> (the ccm-kit side from another checkout's bench/ts-ccm.ts,
  * built there with `tsc -b`; default this one: to compare two commits, run twice and alternate), --find-mem-limit
  * (per config and implementation, the smallest memory limit it completes under: compare/mem-limit-search.ts).
  */
@@ -81,6 +82,7 @@ const known = [
   'out',
   'ts-node-args',
   'ts-entry',
+  'no-compile-cache',
   'ts-repo',
   'find-mem-limit',
 ];
@@ -125,7 +127,7 @@ const allImpls: Record<Exclude<ImplId, 'go-at-c'>, Impl> = {
     label: tsEntry === 'bundle' ? 'ccm-kit (TS, JSON)' : 'ccm-kit (TS, JSON, unbundled)',
     command: process.execPath,
     prefixArgs: [...(opt('ts-node-args')?.split(' ').filter(Boolean) ?? []), tsProgram],
-    env: vendorEnv(tsEntry === 'bundle' ? tsProgram : undefined),
+    env: vendorEnv(tsEntry === 'bundle' && opt('no-compile-cache') !== 'true' ? tsProgram : undefined),
     extraArgs: [],
   },
   go: { id: 'go', label: 'upstream (Go, protobuf)', command: goBinary, prefixArgs: [], extraArgs: [] },
