@@ -27,7 +27,7 @@ import {
 } from '@ccm-kit/cloud-provider';
 import { createLogger, type Logger } from '@ccm-kit/runtime';
 import { type EventRecorder } from '@ccm-kit/runtime/events';
-import type { V1LoadBalancerStatus, V1Node, V1Service } from '@kubernetes/client-node';
+import type { V1LoadBalancerStatus, V1Node, V1NodeAddress, V1Service } from '@kubernetes/client-node';
 import { type ServiceStore, writeAllocation } from './allocation-store.js';
 import {
   ANNOTATION_PROXY_PROTOCOL,
@@ -57,6 +57,14 @@ export interface LocalLoadBalancerDeps {
   readonly store: ServiceStore;
   readonly recorder: EventRecorder;
   readonly dataPlane: DataPlane;
+  /**
+   * The addresses of a Node's machine as the cloud knows them (the inventory's), or undefined when it has none
+   * (then the Node's `status.addresses` are used). The backends come from these first: the cloud-node controller
+   * writes a Node's addresses after its providerID, and the service controller starts a host update for the
+   * providerID but not for an address change (upstream's `shouldSyncUpdatedNode`), so backends read from the Node
+   * alone stay empty when that update comes between the two writes.
+   */
+  readonly machineAddresses?: (node: V1Node) => readonly V1NodeAddress[] | undefined;
   /** Present when the data plane keeps running load balancers (the proxy); tells `updateLoadBalancer` what runs. */
   readonly isRunning?: (key: string) => boolean;
   readonly ipam?: Ipam;
@@ -155,7 +163,7 @@ export class LocalLoadBalancer implements LoadBalancer {
     await this.#deps.dataPlane.ensure(key, serviceName(service), {
       ips,
       ports: options.ports,
-      nodes: nodeTargets(nodes),
+      nodes: nodeTargets(nodes, this.#deps.machineAddresses),
       algorithm: options.algorithm,
       connectTimeoutMs: options.connectTimeoutMs,
       healthCheckIntervalMs: options.healthCheckIntervalMs,
@@ -178,7 +186,7 @@ export class LocalLoadBalancer implements LoadBalancer {
     await this.ready(signal);
     const running = this.#deps.isRunning ? this.#deps.isRunning(key) : this.ipam.get(key) !== undefined;
     if (running) {
-      await this.#deps.dataPlane.updateNodes(key, nodeTargets(nodes));
+      await this.#deps.dataPlane.updateNodes(key, nodeTargets(nodes, this.#deps.machineAddresses));
       return;
     }
     await this.ensureLoadBalancer(clusterName, service, nodes, signal);

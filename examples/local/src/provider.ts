@@ -78,6 +78,13 @@ export class LocalCloud implements CloudProvider {
     this.#loadBalancer = new LocalLoadBalancer({
       config: this.config,
       dataPlane: this.dataPlane,
+      machineAddresses: (node) => {
+        try {
+          return this.#instances.machineOf(node)?.addresses;
+        } catch {
+          return undefined; // a Node of another cloud: its own addresses
+        }
+      },
       ...(proxy ? { isRunning: (key: string) => proxy.get(key) !== undefined } : {}),
       store: this.#lateStore(),
       recorder: this.#lateRecorder(),

@@ -321,6 +321,34 @@ describe('LocalLoadBalancer update and delete', () => {
     expect(store.patches).toBe(patches);
   });
 
+  it('takes the backends from the addresses the cloud knows for each machine, else from the Node', async () => {
+    // The cloud-node controller writes a Node's addresses after its providerID, and a host update starts for the
+    // providerID alone: the Nodes it is given may not have their addresses yet.
+    const known: Record<string, string> = { n1: '10.0.1.1', n2: '10.0.1.2' };
+    lb = new LocalLoadBalancer({
+      config,
+      store,
+      recorder,
+      dataPlane,
+      isRunning: (k) => dataPlane.running.has(k),
+      machineAddresses: (node) => {
+        const ip = known[node.metadata!.name!];
+        return ip === undefined ? undefined : [{ type: 'InternalIP', address: ip }];
+      },
+    });
+    const svc = store.put(lbService('web'));
+    await lb.ensureLoadBalancer('kubernetes', svc, [nodeWith('n1'), nodeWith('n3', '10.0.0.3')]);
+    expect(dataPlane.running.get(svc.metadata!.uid!)?.nodes).toEqual([
+      { name: 'n1', ipv4: '10.0.1.1' },
+      { name: 'n3', ipv4: '10.0.0.3' },
+    ]);
+    await lb.updateLoadBalancer('kubernetes', svc, [nodeWith('n1'), nodeWith('n2', '10.0.0.2')]);
+    expect(dataPlane.running.get(svc.metadata!.uid!)?.nodes).toEqual([
+      { name: 'n1', ipv4: '10.0.1.1' },
+      { name: 'n2', ipv4: '10.0.1.2' },
+    ]);
+  });
+
   it('updateLoadBalancer ensures in full a load balancer the data plane does not run (after a restart)', async () => {
     const svc = store.put(lbService('web', { annotations: { [ANNOTATION_ALLOCATED_IPS]: '127.0.2.3' } }));
     await lb.updateLoadBalancer('kubernetes', svc, nodes);

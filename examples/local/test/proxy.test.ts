@@ -229,9 +229,9 @@ describe('LocalCloud shutdown', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function localCloud(drainTimeoutMs: number): Promise<LocalCloud> {
+  async function localCloud(drainTimeoutMs: number, inventoryYaml = 'machines: []'): Promise<LocalCloud> {
     dir = await mkdtemp(join(tmpdir(), 'ccm-local-cloud-'));
-    await writeFile(join(dir, 'inventory.yaml'), 'machines: []');
+    await writeFile(join(dir, 'inventory.yaml'), inventoryYaml);
     const inventory = await InventoryWatcher.open(join(dir, 'inventory.yaml'));
     return new LocalCloud({
       config: { ...config, drainTimeoutMs },
@@ -264,6 +264,18 @@ describe('LocalCloud shutdown', () => {
     await new Promise<void>((r) => server.listen(nodes[0]!.port, '127.0.1.1', r));
     return [nodeWith('held', '127.0.1.1')];
   }
+
+  it('sends to the address the inventory gives a machine while its Node has none yet', async () => {
+    // A Node is given to the load balancer before the cloud-node controller wrote its addresses.
+    const cloud = await localCloud(
+      0,
+      `machines:\n  - name: n2\n    addresses: [{ type: InternalIP, address: ${nodes[1]!.ip} }]\n`,
+    );
+    await cloud.initialize(builder, new AbortController().signal);
+    await cloud.loadBalancer().ensureLoadBalancer('kubernetes', service(), [nodeWith('n2')]);
+    expect(await get('127.0.2.1', fx.svcPort)).toBe('n2');
+    await cloud.shutdown(new AbortController().signal);
+  });
 
   it('keeps serving after the initialize signal aborts; shutdown stops every listener', async () => {
     const cloud = await localCloud(0);

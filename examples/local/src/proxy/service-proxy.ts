@@ -8,7 +8,7 @@
  * their new settings in place; only added or removed (address, port, protocol) listeners are bound or closed.
  */
 import { createLogger, type Logger } from '@ccm-kit/runtime';
-import type { V1Node } from '@kubernetes/client-node';
+import type { V1Node, V1NodeAddress } from '@kubernetes/client-node';
 import type { Algorithm, HealthCheckNodePort, ProxyPort, ProxyProtocolVersion } from '../annotations.js';
 import { canonicalIP } from '../ip.js';
 import type { ListenerSettings } from './balancing.js';
@@ -23,13 +23,19 @@ export interface NodeTarget {
   readonly ipv6?: string;
 }
 
-/** The first InternalIP of each family of every node; nodes with none are left out. */
-export function nodeTargets(nodes: readonly V1Node[]): NodeTarget[] {
+/**
+ * The first InternalIP of each family of every node; nodes with none are left out. `addressesOf` answers the
+ * addresses the cloud knows for a node's machine (undefined: use the Node's `status.addresses`).
+ */
+export function nodeTargets(
+  nodes: readonly V1Node[],
+  addressesOf?: (node: V1Node) => readonly V1NodeAddress[] | undefined,
+): NodeTarget[] {
   const out: NodeTarget[] = [];
   for (const node of nodes) {
     let ipv4: string | undefined;
     let ipv6: string | undefined;
-    for (const a of node.status?.addresses ?? []) {
+    for (const a of addressesOf?.(node) ?? node.status?.addresses ?? []) {
       if (a.type !== 'InternalIP') continue;
       const ip = canonicalIP(a.address);
       if (ip === undefined) continue;
