@@ -53,7 +53,8 @@ export async function tsCcmBundle(repo: string, log: (line: string) => void): Pr
   for (const f of inputs) h.update(f.slice(repo.length)).update('\0').update(readFileSync(f)).update('\0');
   const dir = join(homedir(), '.cache', 'ccm-kit', 'bench', 'ts-bundle', h.digest('hex').slice(0, 16));
   const outfile = join(dir, 'ts-ccm.mjs');
-  if (existsSync(outfile)) return fillCompileCache(outfile);
+  // A bundle cached before `ccm-kit build` wrote the fill script is built again.
+  if (existsSync(outfile) && existsSync(join(dir, FILL_COMPILE_CACHE))) return fillCompileCache(outfile);
   // Built aside and renamed into place, so an interrupted build never leaves a partial bundle in the cache.
   const tmp = `${dir}.tmp-${process.pid}`;
   const r = await bundle(join(repo, 'bench', 'ts-ccm.ts'), join(tmp, 'ts-ccm.mjs'));
