@@ -10,9 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { bundle, FILL_COMPILE_CACHE } from '@ccm-kit/cli';
-import { nodeOptions } from 'create-ccm-kit';
+import { compileCacheDir, nodeOptions } from 'create-ccm-kit';
 
 /**
  * The environment the scaffolded image gives the CCM: `ENV NODE_OPTIONS` of create-ccm-kit's Dockerfile and, for
@@ -25,7 +25,8 @@ export function vendorEnv(bundleFile?: string): Record<string, string> {
     : { NODE_OPTIONS: nodeOptions };
 }
 
-const compileCacheOf = (bundleFile: string) => join(dirname(bundleFile), '.compile-cache');
+/** The compile cache next to the bundle, named as the image's next to its bundle in `/app`. */
+const compileCacheOf = (bundleFile: string) => join(dirname(bundleFile), basename(compileCacheDir));
 
 function* files(dir: string): Generator<string> {
   for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -79,7 +80,10 @@ function fillCompileCache(outfile: string): string {
     env: { ...process.env, ...vendorEnv(), NODE_COMPILE_CACHE: tmp },
     encoding: 'utf8',
   });
-  if (r.status !== 0) throw new Error(`${FILL_COMPILE_CACHE} exited ${r.status}: ${r.stderr}${r.stdout}`);
+  if (r.status !== 0) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw new Error(`${FILL_COMPILE_CACHE} exited ${r.status}: ${r.stderr}${r.stdout}`);
+  }
   renameSync(tmp, cache);
   return outfile;
 }

@@ -29,7 +29,7 @@ import {
 } from './templates/source.js';
 
 export { type Facet, type ProjectOptions } from './options.js';
-export { nodeOptions } from './templates/project.js';
+export { compileCacheDir, nodeOptions } from './templates/project.js';
 
 /** Every file of the project, `path → content`. */
 export function projectFiles(o: ProjectOptions): Record<string, string> {

@@ -96,8 +96,10 @@ describe('create-ccm-kit', () => {
     // Decision 0417: the compile cache is filled as the user the CCM runs as (Node keys the cache by user id).
     expect(files.Dockerfile).toContain('ENV NODE_COMPILE_CACHE=/app/.compile-cache');
     const user = files.Dockerfile!.indexOf('USER 65532:65532');
+    const chown = files.Dockerfile!.indexOf('RUN mkdir /app/.compile-cache && chown 65532:65532 /app/.compile-cache');
+    expect(chown).toBeGreaterThanOrEqual(0);
+    expect(chown).toBeLessThan(user);
     expect(files.Dockerfile!.indexOf('RUN node /app/fill-compile-cache.mjs')).toBeGreaterThan(user);
-    expect(files.Dockerfile!.indexOf('chown 65532:65532 /app/.compile-cache')).toBeLessThan(user);
     expect(files['chart/Chart.yaml']).toContain('name: acme-cloud-controller-manager');
     expect(files['chart/values.yaml']).toContain('providerName: acme');
     // The cloud API token comes from a Secret by default, and the chart's README says how to create it.
