@@ -7,6 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { bodyChunks } from './body-chunks.js';
 
 /** Response headers by lower-case name; a repeated header's values are joined with `, ` (as `fetch`'s `Headers`). */
 export class ResponseHeaders {
@@ -51,7 +52,9 @@ export class TransportResponse {
     this.headers = new ResponseHeaders(headers);
     this.#raw = body as UndiciBody;
     const encoding = headers['content-encoding'];
-    this.body = encoding === 'gzip' ? pipeline(body, createGunzip(), () => undefined) : body;
+    // The raw body is read by `bodyChunks`, not piped (see there: Node's own reader can fail an HTTP/2 body the
+    // server already closed); destroying the gunzip stream returns the reader, which destroys the raw body.
+    this.body = encoding === 'gzip' ? pipeline(bodyChunks(body), createGunzip(), () => undefined) : body;
   }
 
   /** The whole body as UTF-8 text. @throws the abort reason when the request was cancelled or timed out. */
@@ -67,7 +70,7 @@ export class TransportResponse {
   /** The whole body as bytes. @throws the abort reason when the request was cancelled or timed out. */
   async bytes(): Promise<Buffer> {
     const chunks: Buffer[] = [];
-    for await (const c of this.body) chunks.push(c as Buffer);
+    for await (const c of bodyChunks(this.body)) chunks.push(c as Buffer);
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   }
 

@@ -3,6 +3,7 @@
  * implementation: a raw paged LIST and a raw WATCH stream read line by line, both through the
  * shared client transport so they reuse connections and count in the QPS limiter and metrics.
  */
+import { bodyChunks } from '../client/body-chunks.js';
 import { throwForStatus } from '../client/status-error.js';
 import { type ClientFactory, clientFactoryTransport } from '../client/factory.js';
 import { transportAnswers } from '../client/transport.js';
@@ -210,7 +211,7 @@ async function* watchStream(
     // One JSON document per line; a Node stream decoded by its StringDecoder (no web streams or TextDecoder).
     resp.body.setEncoding('utf8');
     let buf = '';
-    for await (const chunk of resp.body as AsyncIterable<string>) {
+    for await (const chunk of bodyChunks(resp.body) as AsyncIterable<string>) {
       timer.refresh();
       buf += chunk;
       let from = 0;
