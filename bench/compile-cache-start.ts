@@ -11,11 +11,16 @@
  * - `after a run`: a cache made by one full run of the same W1 (what a writable cache holds after the first
  *   start), copied fresh before each run: the most a cache can give.
  *
- *   npx tsc -b && node bench/compile-cache-start.ts [--rounds=5] [--nodes=30]
+ * With `--node-flags='<flags>;<flags>…'` the variants are instead V8/Node flag sets on the command line (`''` is
+ * the image's), each with its own build-time cache filled under the same flags (V8 rejects a cache made under
+ * other flags; Node refuses most V8 flags in `NODE_OPTIONS`), the ratios to the first set.
+ *
+ *   npx tsc -b && node bench/compile-cache-start.ts [--rounds=5] [--nodes=30] [--node-flags='<flags>;…']
  */
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setVerbosity } from '@ccm-kit/runtime';
 import { createClientFactory } from '@ccm-kit/runtime/client';
 import { startControlPlane } from '@ccm-kit/testing';
@@ -24,6 +29,7 @@ import { makeNode, nodeConverged } from './compare/objects.ts';
 import { ProcessUnderTest } from './compare/process.ts';
 import { median } from './compare/stats.ts';
 import { tsCcmBundle, vendorEnv } from './compare/ts-bundle.ts';
+import { FILL_COMPILE_CACHE } from '@ccm-kit/cli';
 
 const arg = (name: string, def: number) => {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -31,6 +37,12 @@ const arg = (name: string, def: number) => {
 };
 const ROUNDS = arg('rounds', 5);
 const N = arg('nodes', 30);
+const flagSets = process.argv
+  .find((a) => a.startsWith('--node-flags='))
+  ?.slice('--node-flags='.length)
+  .split(';')
+  .map((f) => f.trim());
+const argvOf = (flags: string) => flags.split(' ').filter(Boolean);
 const repo = join(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'ccm-kit-compile-cache-'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -67,14 +79,14 @@ try {
     '--concurrent-service-syncs=10',
   ];
 
-  /** One W1 of N Nodes; the CCM's CPU seconds once it converged and idled for 1 s. */
-  async function run(cacheDir: string | undefined): Promise<number> {
+  /** One W1 of N Nodes, the CCM started with `nodeFlags`; its CPU seconds once it converged and idled for 1 s. */
+  async function run(cacheDir: string | undefined, nodeFlags = ''): Promise<number> {
     const { items } = await core.listNode();
     await Promise.all(items.map((n) => core.deleteNode({ name: n.metadata!.name! })));
     await Promise.all(Array.from({ length: N }, (_, i) => core.createNode({ body: makeNode(i, false) })));
     const env = { ...process.env, ...vendorEnv(), ...(cacheDir ? { NODE_COMPILE_CACHE: cacheDir } : {}) };
     if (!cacheDir) delete env.NODE_COMPILE_CACHE;
-    const ccm = new ProcessUnderTest(process.execPath, [bundle, ...flags], {
+    const ccm = new ProcessUnderTest(process.execPath, [...argvOf(nodeFlags), bundle, ...flags], {
       env,
       cpu: 1,
       logPath: join(work, 'ccm.log'),
@@ -101,23 +113,35 @@ try {
     }
   }
 
-  // The caches, made with the image's NODE_OPTIONS (V8 rejects a cache made under other flags); tsCcmBundle
-  // filled the build-time one.
-  const buildTime = join(work, 'build-time');
-  cpSync(vendorEnv(bundle).NODE_COMPILE_CACHE!, buildTime, { recursive: true });
-  const afterRun = join(work, 'after-run');
-  await run(afterRun);
   const fresh = (from: string) => {
     const to = join(work, 'current');
     rmSync(to, { recursive: true, force: true });
     cpSync(from, to, { recursive: true });
     return to;
   };
-  const variants: Record<string, () => string | undefined> = {
-    none: () => undefined,
-    'build-time': () => fresh(buildTime),
-    'after a run': () => fresh(afterRun),
-  };
+  /** Per variant: the flags the CCM starts with, and the compile cache it gets (a fresh copy, or none). */
+  const variants: Record<string, { flags: string; cache: () => string | undefined }> = {};
+  if (flagSets) {
+    for (const [i, flagSet] of flagSets.entries()) {
+      const dir = join(work, `build-time-${i}`);
+      const fill = spawnSync(process.execPath, [...argvOf(flagSet), join(dirname(bundle), FILL_COMPILE_CACHE)], {
+        env: { ...process.env, ...vendorEnv(), NODE_COMPILE_CACHE: dir },
+        encoding: 'utf8',
+      });
+      if (fill.status !== 0) throw new Error(`filling the cache under '${flagSet}': ${fill.stderr}`);
+      variants[flagSet || "the image's"] = { flags: flagSet, cache: () => fresh(dir) };
+    }
+  } else {
+    // The caches, made with the image's NODE_OPTIONS (V8 rejects a cache made under other flags); tsCcmBundle
+    // filled the build-time one.
+    const buildTime = join(work, 'build-time');
+    cpSync(vendorEnv(bundle).NODE_COMPILE_CACHE!, buildTime, { recursive: true });
+    const afterRun = join(work, 'after-run');
+    await run(afterRun);
+    variants.none = { flags: '', cache: () => undefined };
+    variants['build-time'] = { flags: '', cache: () => fresh(buildTime) };
+    variants['after a run'] = { flags: '', cache: () => fresh(afterRun) };
+  }
   const names = Object.keys(variants);
   const cpu = new Map(names.map((v) => [v, [] as number[]]));
   const load0 = loadavg()[0]!;
@@ -125,7 +149,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < names.length; i++) {
       const v = names[(i + round) % names.length]!;
-      const s = await run(variants[v]!());
+      const s = await run(variants[v]!.cache(), variants[v]!.flags);
       cpu.get(v)!.push(s);
       console.error(`round ${round + 1}: ${v} ${s.toFixed(3)} CPU s (load ${loadavg()[0]!.toFixed(2)})`);
     }
@@ -136,9 +160,11 @@ try {
   console.log(
     `W1 of ${N} Nodes from the bundle, CCM CPU s until initialized and idle; ${ROUNDS} interleaved rounds; ${process.version}; load average (1 min) ${load0.toFixed(2)} → ${load1.toFixed(2)}\n`,
   );
-  console.log("| compile cache | CPU s, median (range) | ÷ none (median of the rounds' ratios) |");
+  console.log(
+    `| ${flagSets ? 'node flags' : 'compile cache'} | CPU s, median (range) | ÷ ${names[0]} (median of the rounds' ratios) |`,
+  );
   console.log('|---|---|---|');
-  const none = cpu.get('none')!;
+  const none = cpu.get(names[0]!)!;
   for (const [v, xs] of cpu) {
     const ratio = median(xs.map((x, i) => x / none[i]!));
     console.log(
