@@ -1,11 +1,11 @@
-/** bodyChunks: a response body read by its events, including an HTTP/2 body the server closed before the read. */
+/** bodyChunks and readBody: a response body read by its events, including an HTTP/2 body the server closed before the read. */
 import { once } from 'node:events';
 import * as http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bodyChunks } from '../src/client/body-chunks.js';
+import { bodyChunks, readBody } from '../src/client/body-chunks.js';
 
 async function collect(body: Readable): Promise<string> {
   let text = '';
@@ -13,7 +13,7 @@ async function collect(body: Readable): Promise<string> {
   return text;
 }
 
-describe('bodyChunks', () => {
+describe('bodyChunks and readBody', () => {
   let server: http2.Http2Server;
   let session: http2.ClientHttp2Session;
   beforeEach(async () => {
@@ -42,6 +42,35 @@ describe('bodyChunks', () => {
       expect(req.closed).toBe(true);
       expect(await collect(req)).toBe('{"kind":"Status"}');
     }
+    const req = session.request({ ':path': '/' });
+    req.end();
+    await once(req, 'response');
+    await tick();
+    await tick();
+    expect(req.closed).toBe(true);
+    expect((await readBody(req)).toString()).toBe('{"kind":"Status"}');
+  });
+
+  it('readBody: the whole body, the stream’s error, a premature close', async () => {
+    const many = new PassThrough();
+    many.write('a');
+    many.write('b');
+    setTimeout(() => many.end('c'), 5);
+    expect((await readBody(many)).toString()).toBe('abc');
+    expect((await readBody(many)).length).toBe(0);
+    const failing = new PassThrough();
+    failing.write('a');
+    const boom = new Error('timed out');
+    setTimeout(() => failing.destroy(boom), 5);
+    await expect(readBody(failing)).rejects.toBe(boom);
+    await expect(readBody(failing)).rejects.toBe(boom);
+    const cut = new PassThrough();
+    setTimeout(() => cut.destroy(), 5);
+    await expect(readBody(cut)).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    const text = new PassThrough();
+    text.setEncoding('utf8');
+    text.end('é');
+    expect((await readBody(text)).toString()).toBe('é');
   });
 
   it('gives the chunks that came before an error, then the error', async () => {

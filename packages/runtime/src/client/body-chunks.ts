@@ -1,5 +1,5 @@
 /**
- * Reads a response body chunk by chunk without Node's own async iterator of a `Readable`.
+ * Reads a response body without Node's own async iterator of a `Readable`: whole, or chunk by chunk.
  *
  * That iterator asks `finished()` whether the stream is already closed, and for an HTTP/2 stream `closed` means
  * the HTTP/2 stream ended, not that its data was read: from Node 24.20 (and 26.3) a body whose stream the server
@@ -15,6 +15,35 @@ const MAX_QUEUED = 16;
 /** The error Node gives a stream closed before its end, for a body that closed without `end` or an error. */
 function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/**
+ * The whole of `body` (its chunks joined; strings after `setEncoding` as UTF-8): one listener per event, no promise
+ * per chunk.
+ * @throws as {@link bodyChunks}: the stream's error, or `ERR_STREAM_PREMATURE_CLOSE` when it closed without an end.
+ */
+export function readBody(body: Readable): Promise<Buffer> {
+  if (body.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (body.destroyed) return Promise.reject(body.errored ?? prematureClose());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const onData = (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const settle = (error?: unknown) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      if (error !== undefined) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onEnd = () => settle();
+    const onError = (error: unknown) => settle(error);
+    const onClose = () => settle(body.errored ?? prematureClose());
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
 }
 
 /**

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { bodyChunks } from './body-chunks.js';
+import { bodyChunks, readBody } from './body-chunks.js';
 
 /** Response headers by lower-case name; a repeated header's values are joined with `, ` (as `fetch`'s `Headers`). */
 export class ResponseHeaders {
@@ -69,9 +69,7 @@ export class TransportResponse {
 
   /** The whole body as bytes. @throws the abort reason when the request was cancelled or timed out. */
   async bytes(): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    for await (const c of bodyChunks(this.body)) chunks.push(c as Buffer);
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    return readBody(this.body);
   }
 
   /**
