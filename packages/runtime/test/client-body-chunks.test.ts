@@ -31,24 +31,20 @@ describe('bodyChunks and readBody', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it('reads an HTTP/2 body whose stream the server closed before the first read', async () => {
-    for (let i = 0; i < 5; i++) {
-      const req = session.request({ ':path': '/' });
-      req.end();
-      await once(req, 'response');
-      // Read a few turns of the event loop later, when the HTTP/2 stream has ended (its `closed` is true).
-      await tick();
-      await tick();
-      expect(req.closed).toBe(true);
-      expect(await collect(req)).toBe('{"kind":"Status"}');
-    }
+  /** An answer's stream, a few turns of the event loop after it arrived: the HTTP/2 stream has ended. */
+  async function lateBody(): Promise<http2.ClientHttp2Stream> {
     const req = session.request({ ':path': '/' });
     req.end();
     await once(req, 'response');
     await tick();
     await tick();
     expect(req.closed).toBe(true);
-    expect((await readBody(req)).toString()).toBe('{"kind":"Status"}');
+    return req;
+  }
+
+  it('reads an HTTP/2 body whose stream the server closed before the first read', async () => {
+    for (let i = 0; i < 5; i++) expect(await collect(await lateBody())).toBe('{"kind":"Status"}');
+    expect((await readBody(await lateBody())).toString()).toBe('{"kind":"Status"}');
   });
 
   it('readBody: the whole body, the stream’s error, a premature close', async () => {
