@@ -17,6 +17,40 @@ function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
+/** What {@link listen} calls: each chunk, the end, and the stream's error or a close without an end. */
+interface BodyEvents {
+  data(chunk: Buffer | string): void;
+  end(): void;
+  fail(error: unknown): void;
+}
+
+/**
+ * Listens to `body`'s `data`, `end`, `error` and `close` events; a close before the end fails with the stream's
+ * error, else `ERR_STREAM_PREMATURE_CLOSE`. @returns a function that removes the listeners.
+ */
+function listen(body: Readable, on: BodyEvents): () => void {
+  let ended = false;
+  const onData = (chunk: Buffer | string) => on.data(chunk);
+  const onEnd = () => {
+    ended = true;
+    on.end();
+  };
+  const onError = (error: unknown) => on.fail(error);
+  const onClose = () => {
+    if (!ended) on.fail(body.errored ?? prematureClose());
+  };
+  body.on('data', onData);
+  body.on('end', onEnd);
+  body.on('error', onError);
+  body.on('close', onClose);
+  return () => {
+    body.off('data', onData);
+    body.off('end', onEnd);
+    body.off('error', onError);
+    body.off('close', onClose);
+  };
+}
+
 /**
  * The whole of `body` (its chunks joined; strings after `setEncoding` as UTF-8): one listener per event, no promise
  * per chunk.
@@ -27,22 +61,17 @@ export function readBody(body: Readable): Promise<Buffer> {
   if (body.destroyed) return Promise.reject(body.errored ?? prematureClose());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const onData = (chunk: Buffer | string) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    const settle = (error?: unknown) => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-      if (error !== undefined) reject(error);
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const onEnd = () => settle();
-    const onError = (error: unknown) => settle(error);
-    const onClose = () => settle(body.errored ?? prematureClose());
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    body.on('close', onClose);
+    const stop = listen(body, {
+      data: (chunk) => chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
+      end: () => {
+        stop();
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      },
+      fail: (error) => {
+        stop();
+        reject(error);
+      },
+    });
   });
 }
 
@@ -64,27 +93,21 @@ export async function* bodyChunks(body: Readable): AsyncGenerator<Buffer | strin
     wake = undefined;
     w?.();
   };
-  const onData = (chunk: Buffer | string) => {
-    queue.push(chunk);
-    if (queue.length >= MAX_QUEUED) body.pause();
-    notify();
-  };
-  const onEnd = () => {
-    ended = true;
-    notify();
-  };
-  const onError = (error: unknown) => {
-    failure ??= { error };
-    notify();
-  };
-  const onClose = () => {
-    if (!ended) failure ??= { error: body.errored ?? prematureClose() };
-    notify();
-  };
-  body.on('data', onData);
-  body.on('end', onEnd);
-  body.on('error', onError);
-  body.on('close', onClose);
+  const stop = listen(body, {
+    data: (chunk) => {
+      queue.push(chunk);
+      if (queue.length >= MAX_QUEUED) body.pause();
+      notify();
+    },
+    end: () => {
+      ended = true;
+      notify();
+    },
+    fail: (error) => {
+      failure ??= { error };
+      notify();
+    },
+  });
   try {
     for (;;) {
       const chunk = queue.shift();
@@ -96,10 +119,7 @@ export async function* bodyChunks(body: Readable): AsyncGenerator<Buffer | strin
       else await new Promise<void>((resolve) => (wake = resolve));
     }
   } finally {
-    body.off('data', onData);
-    body.off('end', onEnd);
-    body.off('error', onError);
-    body.off('close', onClose);
+    stop();
     if (!ended && !failure) body.destroy();
   }
 }
