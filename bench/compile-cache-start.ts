@@ -17,10 +17,9 @@
  *
  *   npx tsc -b && node bench/compile-cache-start.ts [--rounds=5] [--nodes=30] [--node-flags='<flags>;…']
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setVerbosity } from '@ccm-kit/runtime';
 import { createClientFactory } from '@ccm-kit/runtime/client';
 import { startControlPlane } from '@ccm-kit/testing';
@@ -28,8 +27,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { makeNode, nodeConverged } from './compare/objects.ts';
 import { ProcessUnderTest } from './compare/process.ts';
 import { median } from './compare/stats.ts';
-import { tsCcmBundle, vendorEnv } from './compare/ts-bundle.ts';
-import { FILL_COMPILE_CACHE } from '@ccm-kit/cli';
+import { fillCompileCacheInto, tsCcmBundle, vendorEnv } from './compare/ts-bundle.ts';
 
 const arg = (name: string, def: number) => {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -124,11 +122,7 @@ try {
   if (flagSets) {
     for (const [i, flagSet] of flagSets.entries()) {
       const dir = join(work, `build-time-${i}`);
-      const fill = spawnSync(process.execPath, [...argvOf(flagSet), join(dirname(bundle), FILL_COMPILE_CACHE)], {
-        env: { ...process.env, ...vendorEnv(), NODE_COMPILE_CACHE: dir },
-        encoding: 'utf8',
-      });
-      if (fill.status !== 0) throw new Error(`filling the cache under '${flagSet}': ${fill.stderr}`);
+      fillCompileCacheInto(bundle, dir, argvOf(flagSet));
       variants[flagSet || "the image's"] = { flags: flagSet, cache: () => fresh(dir) };
     }
   } else {

@@ -15,25 +15,36 @@
  * `@pid:<pid>`).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { parseSamples, renderSplit, split, symbolizeGo, unnamedOffsets } from './perf/split.ts';
 
 /** The virtual address of an ELF64 file's first loaded segment (where perf's offsets count from), or null. */
 function elfBase(file: string): bigint | null {
-  let b: Buffer;
+  let fd: number;
   try {
-    b = readFileSync(file);
+    fd = openSync(file, 'r');
   } catch {
     return null;
   }
-  if (b.length < 64 || b.readUInt32BE(0) !== 0x7f454c46 || b[4] !== 2) return null;
-  const phoff = Number(b.readBigUInt64LE(0x20));
-  const phentsize = b.readUInt16LE(0x36);
-  for (let i = 0; i < b.readUInt16LE(0x38); i++) {
-    const ph = phoff + i * phentsize;
-    if (b.readUInt32LE(ph) === 1 && b.readBigUInt64LE(ph + 8) === 0n) return b.readBigUInt64LE(ph + 16);
+  try {
+    // Only the file header and the program headers are read, not the (tens of MiB of) binary.
+    const head = (at: number, length: number) => {
+      const b = Buffer.alloc(length);
+      return b.subarray(0, readSync(fd, b, 0, length, at));
+    };
+    const h = head(0, 64);
+    if (h.length < 64 || h.readUInt32BE(0) !== 0x7f454c46 || h[4] !== 2) return null;
+    const phentsize = h.readUInt16LE(0x36);
+    const phnum = h.readUInt16LE(0x38);
+    const ph = head(Number(h.readBigUInt64LE(0x20)), phentsize * phnum);
+    for (let i = 0; (i + 1) * phentsize <= ph.length; i++) {
+      const at = i * phentsize;
+      if (ph.readUInt32LE(at) === 1 && ph.readBigUInt64LE(at + 8) === 0n) return ph.readBigUInt64LE(at + 16);
+    }
+    return null;
+  } finally {
+    closeSync(fd);
   }
-  return null;
 }
 
 /**

@@ -76,14 +76,26 @@ function fillCompileCache(outfile: string): string {
   const cache = compileCacheOf(outfile);
   if (existsSync(cache)) return outfile;
   const tmp = `${cache}.tmp-${process.pid}`;
-  const r = spawnSync(process.execPath, [join(dirname(outfile), FILL_COMPILE_CACHE)], {
-    env: { ...process.env, ...vendorEnv(), NODE_COMPILE_CACHE: tmp },
-    encoding: 'utf8',
-  });
-  if (r.status !== 0) {
+  try {
+    fillCompileCacheInto(outfile, tmp);
+  } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
-    throw new Error(`${FILL_COMPILE_CACHE} exited ${r.status}: ${r.stderr}${r.stdout}`);
+    throw err;
   }
   renameSync(tmp, cache);
   return outfile;
+}
+
+/**
+ * Runs the bundle's fill script (decision 0417) with the image's `NODE_OPTIONS`, `nodeArgs` before it on the
+ * command line (V8 keys a cache by its flags), the cache in `dir`.
+ * @throws Error with the script's output when it fails.
+ */
+export function fillCompileCacheInto(bundleFile: string, dir: string, nodeArgs: readonly string[] = []): void {
+  const r = spawnSync(process.execPath, [...nodeArgs, join(dirname(bundleFile), FILL_COMPILE_CACHE)], {
+    env: { ...process.env, ...vendorEnv(), NODE_COMPILE_CACHE: dir },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0)
+    throw new Error(`${[...nodeArgs, FILL_COMPILE_CACHE].join(' ')} exited ${r.status}: ${r.stderr}${r.stdout}`);
 }
