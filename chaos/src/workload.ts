@@ -361,14 +361,17 @@ export class Workload {
     return this.#op('delete-node', m.name, () => this.#core.deleteNode({ name: m.name }));
   }
 
-  /** After faults stop: every kubelet reports again (Ready exactly when its machine runs). */
+  /**
+   * After faults stop: every kubelet reports again (Ready exactly when its machine runs). Nodes the harness tried
+   * to delete are included: a delete that failed during a fault leaves the Node with the status it had, perhaps
+   * Ready on a machine since stopped.
+   */
   async reassertNodeStatus(): Promise<void> {
     for (const m of this.machines.values()) {
-      if (m.nodeDeleted) continue;
       try {
         await this.#status(m.name, m.state === 'running');
       } catch {
-        // the Node may be gone already (deleted by the CCM after its machine was deleted)
+        // the Node is gone (deleted by the harness, or by the CCM after its machine was deleted)
       }
     }
   }
